@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cli/: option parsing and wiring of the stages, one file per subcommand.
+ * No logic of its own: each cmd_* turns a stage's status into one error
+ * line naming the file and an exit code (0 ok, 1 usage, 2 bad input).
+ */
+#ifndef IDLEREPLAY_CLI_H
+#define IDLEREPLAY_CLI_H
+
+int cmd_replay(int argc, char **argv);
+
+/* Print "idlereplay: " + message to stderr; returns code. */
+int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

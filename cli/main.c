@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* idlereplay: dispatch to one subcommand. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "replay/replay.h"
+
+struct subcommand {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct subcommand subcommands[] = {
+	{ "replay", cmd_replay, "replay a trace.dat through the newidle balance policies" },
+};
+
+int cli_fail(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("idlereplay: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: idlereplay COMMAND [OPTIONS]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		fprintf(f, "  %-10s %s\n", subcommands[i].name, subcommands[i].help);
+	fprintf(f, "\n'idlereplay COMMAND --help' describes each command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return IR_ERR_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return IR_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("idlereplay %s\n", IDLEREPLAY_VERSION);
+		return IR_OK;
+	}
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		if (!strcmp(argv[1], subcommands[i].name))
+			return subcommands[i].fn(argc - 1, argv + 1);
+	return cli_fail(IR_ERR_USAGE, "unknown command '%s' (try 'idlereplay --help')", argv[1]);
+}

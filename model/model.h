@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * model/: the model stage's contract.
+ *
+ * In:  a topology (text, see ir_topology_parse) and resolved newidle points
+ *      (struct ir_point, replay/replay.h).
+ * Out: sched domains, the ring table replay/ needs, and for each policy a
+ *      decision and an outcome at each point.
+ *
+ * Policies are pure: ir_decide() reads a context, parameters and (for the
+ * policies that learn: bump, proportional) a state, and writes a decision.
+ * No I/O, no globals, no allocation in ir_decide() or ir_outcome().
+ * Each policy cites the kernel function it mirrors (SPEC section 1).
+ * Costs and avg_idle are nanoseconds.
+ */
+#ifndef IDLEREPLAY_MODEL_H
+#define IDLEREPLAY_MODEL_H
+
+#include <stdio.h>
+
+#include "replay/replay.h"
+
+/* ------------------------------------------------------------ topology */
+
+/* Level kinds, smallest span first (SPEC section 4). */
+enum ir_level_kind {
+	IR_LVL_SMT,
+	IR_LVL_CLS,
+	IR_LVL_MC,
+	IR_LVL_PKG,
+	IR_LVL_NODE,
+	IR_LVL_NUMA,
+	IR_LVL__COUNT
+};
+extern const char *const ir_level_name[IR_LVL__COUNT];	/* "SMT", "CLS", "MC", "PKG", "NODE", "NUMA" */
+
+/* A CPU set as an array of 64-bit words, sized for the topology. */
+typedef uint64_t ir_cpumask_word;
+
+struct ir_topology;	/* opaque; see model/topology.c */
+
+/*
+ * Topology text (what `idlereplay topology` prints and the recorder stores):
+ *   idlereplay-topology 1
+ *   online 0-7
+ *   cpu 0 core_cpus=0-1 cluster_cpus=0-1 package_cpus=0-3 die_cpus=0-3 node=0 cache=L1d:0,L1i:0,L2:0-1,L3:0-3
+ *   node 0 cpus=0-3 distance=10,20
+ * Unknown keys are ignored; '#' starts a comment.
+ */
+int ir_topology_parse(const char *text, struct ir_topology **out, char *err, size_t errlen);
+/* SPEC: "sockets=2,cores=2,threads=2,nodes=2[,llc=cores|socket][,clusters=N]"
+ * or explicit levels "smt=0-1,2-3;mc=0-3;numa=0-7"; or a file path. */
+int ir_topology_from_arg(const char *arg, struct ir_topology **out, char *err, size_t errlen);
+/* One flat package of nr_cpus CPUs sharing an LLC: used when a trace has none. */
+struct ir_topology *ir_topology_flat(int nr_cpus);
+int ir_topology_nr_cpus(const struct ir_topology *t);
+void ir_topology_free(struct ir_topology *t);
+
+/* -------------------------------------------------------- sched domains */
+
+struct ir_sched_domain {
+	enum ir_level_kind kind;
+	char name[8];
+	unsigned flags;			/* SD_* as the kernel names them, below */
+	unsigned span_weight;
+	unsigned imbalance_pct, cache_nice_tries, balance_interval;
+	const ir_cpumask_word *span;	/* into ir_domains storage */
+};
+
+#define SD_BALANCE_NEWIDLE	0x0001
+#define SD_SHARE_CPUCAPACITY	0x0080
+#define SD_SHARE_PKG_RESOURCES	0x0200	/* SD_SHARE_LLC since 6.9 */
+#define SD_NUMA			0x4000
+
+struct ir_domains;	/* opaque; see model/domains.c */
+
+struct ir_domains *ir_domains_build(const struct ir_topology *t, char *err, size_t errlen);
+int ir_domains_nr_levels(const struct ir_domains *d, int cpu);
+const struct ir_sched_domain *ir_domains_level(const struct ir_domains *d, int cpu, int level);
+/* Ring table for replay/ (struct ir_rings); valid while d lives. */
+struct ir_rings ir_domains_rings(const struct ir_domains *d);
+/* Human-readable listing for `idlereplay topology --domains`. */
+int ir_domains_print(const struct ir_domains *d, FILE *out);
+void ir_domains_free(struct ir_domains *d);
+
+/* ------------------------------------------------------------ policies */
+
+enum ir_policy_kind {
+	IR_POL_BASELINE,	/* v4.15 idle_balance() */
+	IR_POL_DOMAIN_COST,	/* Feb 2018 RFC, per-domain sched_migration_cost */
+	IR_POL_NO_CHECK,	/* Feb 2018 [PATCH v2] remove avg_idle check */
+	IR_POL_MAINLINE,	/* v5.16+ newidle_balance(), v6.10+ sched_balance_newidle() */
+	IR_POL_BUMP,		/* v6.17 155213a2aed4 */
+	IR_POL_PROPORTIONAL,	/* v6.19 33cf66d88306 NI_RANDOM */
+	IR_POL__COUNT
+};
+
+struct ir_policy_params {
+	enum ir_policy_kind kind;
+	char label[64];					/* name as given, e.g. "domain-cost:preset=cover" */
+	uint64_t sysctl_sched_migration_cost;		/* 500 us */
+	uint64_t max_newidle_lb_cost[IR_LVL__COUNT];	/* assumed per level */
+	uint64_t sd_migration_cost[IR_LVL__COUNT];	/* domain-cost only */
+	uint64_t seed;					/* proportional only */
+};
+
+/* Parse "NAME[:key=value,...]"; fills defaults first. */
+int ir_policy_parse(const char *arg, struct ir_policy_params *p, char *err, size_t errlen);
+void ir_policy_defaults(enum ir_policy_kind kind, struct ir_policy_params *p);
+const char *ir_policy_name(enum ir_policy_kind kind);
+/* Set one parameter by name ("sysctl_sched_migration_cost", "mc.max_newidle_lb_cost",
+ * "numa.migration_cost", ...): used by --policy and --sweep. */
+int ir_policy_set(struct ir_policy_params *p, const char *key, uint64_t value, char *err, size_t errlen);
+/* Print "key=value" pairs, stable order, for reports. */
+int ir_policy_params_format(const struct ir_policy_params *p, char *buf, size_t len);
+
+enum ir_bail {
+	IR_BAIL_NONE,
+	IR_BAIL_NOT_OVERLOADED,		/* !rd->overload */
+	IR_BAIL_MIGRATION_COST,		/* avg_idle < sysctl_sched_migration_cost */
+	IR_BAIL_LOWEST_COST,		/* avg_idle < lowest sd->max_newidle_lb_cost (v5.16+) */
+	IR_BAIL__COUNT
+};
+extern const char *const ir_bail_name[IR_BAIL__COUNT];
+
+/* What a policy sees at a newidle point. */
+struct ir_decision_ctx {
+	int32_t cpu;
+	uint64_t now;
+	uint64_t avg_idle;
+	bool overload;
+	int nr_levels;
+	enum ir_level_kind kind[IR_MAX_LEVELS];
+};
+
+/* Per-CPU, per-level state of the policies that learn. */
+struct ir_policy_state {
+	int nr_cpus;
+	uint64_t *max_newidle_lb_cost;	/* [cpu * IR_MAX_LEVELS + level]; bump */
+	uint32_t *newidle_call, *newidle_success;	/* proportional */
+	uint64_t rng;
+};
+int ir_policy_state_init(struct ir_policy_state *st, const struct ir_policy_params *p, int nr_cpus);
+void ir_policy_state_free(struct ir_policy_state *st);
+
+/* The levels a policy would try, in order, assuming nothing is pulled. */
+struct ir_decision {
+	enum ir_bail bail;
+	int nr_tried;
+	uint8_t tried[IR_MAX_LEVELS];		/* level indices, ascending */
+	uint64_t cost[IR_MAX_LEVELS];		/* modelled domain_cost of each try */
+	int stop_level;				/* level whose cost check stopped the walk, -1 none */
+};
+
+void ir_decide(const struct ir_decision_ctx *ctx, const struct ir_policy_params *p,
+	       struct ir_policy_state *st, struct ir_decision *d);
+
+/* The decision evaluated against what the trace says happened (SPEC 7). */
+struct ir_outcome {
+	bool pulled;
+	int level;			/* index of the level that pulled, -1 */
+	enum ir_level_kind level_kind;
+	int32_t pid, from_cpu;
+	uint64_t idle_recovered_ns;
+	uint64_t idle_lost_ns;
+	int attempts;			/* load_balance() calls made */
+	uint64_t cost_ns;		/* their modelled cost */
+	uint64_t attempt_cost[IR_MAX_LEVELS];
+};
+
+void ir_outcome(const struct ir_point *pt, const struct ir_decision *d, struct ir_outcome *o);
+/* Let a learning policy see what its decision led to. */
+void ir_policy_update(const struct ir_decision_ctx *ctx, const struct ir_policy_params *p,
+		      const struct ir_decision *d, const struct ir_outcome *o,
+		      struct ir_policy_state *st);
+
+#endif

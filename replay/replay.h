@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * replay/: the replay stage's contract.
+ *
+ * In:  a trace.dat file (ours or trace-cmd's), or synthetic ir_events.
+ * Out: decoded events, rebuilt per-CPU scheduler state, the observed
+ *      figures of SPEC section 7, and one ir_point per newidle point,
+ *      resolved (idle and wait durations known) when it is delivered.
+ *
+ * Names follow kernel/sched/: avg_idle, idle_stamp, max_idle_balance_cost,
+ * nr_running, overload.  Times are nanoseconds of the trace clock.
+ * Nothing here knows about policies: model/ consumes ir_point.
+ */
+#ifndef IDLEREPLAY_REPLAY_H
+#define IDLEREPLAY_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit statuses shared by every stage and the CLI. */
+enum {
+	IR_OK = 0,
+	IR_ERR_USAGE = 1,
+	IR_ERR_INPUT = 2,	/* bad input file or environment */
+};
+
+#define IR_COMM_LEN 16
+#define IR_MAX_LEVELS 8		/* sched domain levels per CPU */
+#define IR_NO_LEVEL 0xff
+
+/* ---------------------------------------------------------------- events */
+
+enum ir_ev_type {
+	IR_EV_SWITCH,
+	IR_EV_WAKING,
+	IR_EV_WAKEUP,
+	IR_EV_WAKEUP_NEW,
+	IR_EV_MIGRATE,
+	IR_EV_FORK,
+	IR_EV_EXIT,
+	IR_EV_EXEC,
+	IR_EV_MOVE_NUMA,
+	IR_EV_SWAP_NUMA,
+	IR_EV_PROBE_ENTRY,	/* newidle function entry kprobe (SPEC 6) */
+	IR_EV_PROBE_EXIT,	/* its kretprobe */
+	IR_EV_OTHER,
+	IR_EV__COUNT
+};
+
+/* prev_state as modern kernels report it (SPEC 5), after undoing the
+ * 4.15/4.16 one-bit shift.  0 means TASK_RUNNING without preemption. */
+#define IR_TASK_INTERRUPTIBLE	0x0001
+#define IR_TASK_UNINTERRUPTIBLE	0x0002
+#define IR_TASK_STOPPED		0x0004
+#define IR_TASK_TRACED		0x0008
+#define IR_EXIT_DEAD		0x0010
+#define IR_EXIT_ZOMBIE		0x0020
+#define IR_TASK_PARKED		0x0040
+#define IR_TASK_IDLE		0x0080
+#define IR_TASK_PREEMPTED	0x0100	/* TASK_REPORT_MAX: still runnable */
+
+static inline bool ir_state_runnable(uint32_t prev_state)
+{
+	return prev_state == 0 || (prev_state & IR_TASK_PREEMPTED);
+}
+
+/* Probe fields (SPEC 6; ../shared/traces/README.md).  Absent ones are -1. */
+struct ir_probe_entry {
+	int64_t nr_running;
+	int64_t avg_idle;
+	int64_t max_idle_balance_cost;
+	int64_t rd_overload;
+	int64_t ttwu_pending;
+	int64_t sd_max_newidle_lb_cost[3];
+	int64_t sd_newidle_ratio[3];
+};
+
+/*
+ * One decoded event.  Strings point into the record and live only for the
+ * duration of the callback; they are not NUL-terminated beyond their len.
+ */
+struct ir_event {
+	uint64_t ts;
+	int32_t cpu;
+	int32_t common_pid;
+	enum ir_ev_type type;
+	int64_t missed;		/* events lost on this CPU just before; -1 unknown count */
+	union {
+		struct {
+			int32_t prev_pid, prev_prio, next_pid, next_prio;
+			uint32_t prev_state;	/* normalised, see above */
+			const char *prev_comm, *next_comm;
+			uint16_t prev_comm_len, next_comm_len;
+		} sw;
+		struct {		/* waking, wakeup, wakeup_new */
+			int32_t pid, prio, target_cpu;
+			const char *comm;
+			uint16_t comm_len;
+		} wake;
+		struct {
+			int32_t pid, prio, orig_cpu, dest_cpu;
+			const char *comm;
+			uint16_t comm_len;
+		} mig;
+		struct {
+			int32_t parent_pid, child_pid;
+			const char *child_comm;
+			uint16_t child_comm_len;
+		} fork;
+		struct {
+			int32_t pid;
+		} exit;
+		struct {
+			int32_t pid, old_pid;
+		} exec;
+		struct {		/* move_numa, swap_numa: the moved task */
+			int32_t pid, src_cpu, dst_cpu;
+		} numa;
+		struct {
+			int32_t cpu;	/* the probed rq's CPU; -1 if absent */
+			struct ir_probe_entry v;
+		} probe_entry;
+		struct {
+			int64_t ret;
+		} probe_exit;
+	};
+};
+
+/* ----------------------------------------------------------- trace input */
+
+#define IR_MAX_CPUSTAT_CPUS 4096
+
+struct ir_cpu_loss {
+	int32_t cpu;
+	uint64_t overrun, dropped;	/* from the per-CPU stats option */
+	uint64_t missed;		/* from in-data missed-event markers */
+	uint64_t first_ts, last_ts;	/* span of the affected region */
+};
+
+/* What the trace says about itself, besides its events. */
+struct ir_trace_info {
+	char path[4096];
+	char kernel[128];		/* release from the uname option; "" unknown */
+	int kernel_major, kernel_minor, kernel_patch;	/* -1 unknown */
+	char clock[32];
+	int nr_cpus;
+	int file_version;
+	char *meta;			/* idlereplay metadata option text (NUL-terminated) or NULL */
+	uint64_t first_ts, last_ts;
+	uint64_t events[IR_EV__COUNT];
+	uint64_t events_total;
+	int has_waking, has_probes;
+	int nr_loss;			/* CPUs with any loss */
+	struct ir_cpu_loss *loss;	/* nr_loss entries */
+};
+
+struct ir_trace;
+
+/* Open and check a trace; on error return IR_ERR_INPUT and fill err with
+ * one line naming the file and the problem. */
+int ir_trace_open(const char *path, struct ir_trace **out, char *err, size_t errlen);
+const struct ir_trace_info *ir_trace_info(const struct ir_trace *t);
+/* Walk all events in time order.  fn returns non-zero to stop. */
+typedef int (*ir_event_fn)(void *arg, const struct ir_event *ev);
+int ir_trace_run(struct ir_trace *t, ir_event_fn fn, void *arg, char *err, size_t errlen);
+void ir_trace_close(struct ir_trace *t);
+
+/* Kernel-release helpers (replay/kver.c). */
+int ir_kver_parse(const char *release, int *major, int *minor, int *patch);
+bool ir_kver_state_shifted(int major, int minor, int patch);
+
+/* ---------------------------------------------------------------- state */
+
+enum ir_mig_cause {
+	IR_MIG_WAKEUP,
+	IR_MIG_NEWIDLE,
+	IR_MIG_PERIODIC,
+	IR_MIG_NOHZ,
+	IR_MIG_ACTIVE,
+	IR_MIG_EXEC,
+	IR_MIG_NUMA,
+	IR_MIG_RT,
+	IR_MIG_UNKNOWN,
+	IR_MIG__COUNT
+};
+extern const char *const ir_mig_cause_name[IR_MIG__COUNT];
+
+enum ir_anomaly {
+	IR_ANOM_MISSING_IDLE_EXIT,
+	IR_ANOM_PREV_NOT_CURRENT,	/* switch whose prev is not the CPU's current task */
+	IR_ANOM_TIME_BACKWARDS,
+	IR_ANOM_PID_REUSE,
+	IR_ANOM_NEXT_NOT_RUNNABLE,	/* switched in a task we thought asleep or elsewhere */
+	IR_ANOM_LOST_EVENTS,
+	IR_ANOM_CPU_OUT_OF_RANGE,
+	IR_ANOM__COUNT
+};
+extern const char *const ir_anomaly_name[IR_ANOM__COUNT];
+
+struct ir_state_params {
+	uint64_t sched_migration_cost;	/* task_hot() threshold; default 500 us */
+	uint64_t max_idle_balance_cost;	/* avg_idle cap is twice this; default 500 us */
+	uint64_t avg_idle_init;		/* default 2 * sched_migration_cost */
+	uint64_t tick_ns;		/* overload persists this long after nr_running < 2 */
+	bool avg_idle_shift;		/* 4.15 update_avg(): diff >> 3 instead of diff / 8 */
+};
+void ir_state_params_default(struct ir_state_params *p);
+
+/* Per-CPU observed figures. */
+struct ir_cpu_obs {
+	uint64_t idle_ns, busy_ns, idle_entries;
+	uint64_t newidle_points, newidle_pulls;
+};
+
+struct ir_observed {
+	int nr_cpus;
+	struct ir_cpu_obs *cpu;		/* nr_cpus entries */
+	uint64_t window_start, window_end;
+	uint64_t idle_while_waiting_ns;
+	uint64_t migrations, mig_by_cause[IR_MIG__COUNT];
+	uint64_t newidle_points, newidle_pulls;
+	uint64_t anomalies[IR_ANOM__COUNT];
+};
+
+/* Kinds of newidle point. */
+enum ir_point_kind {
+	IR_PT_IDLE,	/* the CPU went idle */
+	IR_PT_PULLED,	/* the kernel pulled a task (observed newidle pull) */
+	IR_PT_LATE,	/* a task that arrived during the balance ran instead */
+};
+
+/* Best pullable waiting task in one ring of a CPU's domains: CPUs in level
+ * i's span but not in level i-1's. */
+struct ir_cand {
+	int32_t pid;		/* -1: none */
+	int32_t cpu;		/* where it waits */
+	uint32_t src_nr_running;	/* that CPU's nr_running: busiest wins */
+	uint64_t gain_ns;	/* min(idle from ts, its wait from ts), resolved */
+};
+
+/* A resolved newidle point: everything a policy may look at. */
+struct ir_point {
+	uint64_t ts;
+	int32_t cpu;
+	enum ir_point_kind kind;
+	uint64_t avg_idle;		/* reconstructed, at entry */
+	uint64_t max_idle_balance_cost;	/* in force for the cap */
+	bool overload;			/* rd->overload as reconstructed */
+	uint64_t idle_ns;		/* how long cpu stayed idle from ts (estimate for PULLED) */
+	int32_t pulled_pid, pulled_from;	/* PULLED only, else -1 */
+	int nr_levels;			/* of cpu's domains, from the ring table */
+	struct ir_cand ring[IR_MAX_LEVELS];
+	bool has_probe;			/* a probed newidle call matched this point */
+	struct ir_probe_entry probe;
+	int64_t probe_ret;		/* -1 if no exit probe */
+};
+
+/*
+ * Domain rings, given by model/: ring[c * nr_cpus + o] is the index of the
+ * smallest level of c's domains whose span holds o, IR_NO_LEVEL if none.
+ * NULL means one flat level holding every CPU.
+ */
+struct ir_rings {
+	int nr_cpus;
+	const uint8_t *ring;
+	const uint8_t *nr_levels;	/* per CPU */
+};
+
+typedef void (*ir_point_fn)(void *arg, const struct ir_point *pt);
+
+struct ir_state;
+
+struct ir_state *ir_state_new(int nr_cpus, const struct ir_state_params *p,
+			      const struct ir_rings *rings,
+			      ir_point_fn on_point, void *arg);
+/* Feed one event; events must come in time order per trace. */
+void ir_state_feed(struct ir_state *s, const struct ir_event *ev);
+/* Close the window at end_ts: accounts the tail, resolves open points. */
+void ir_state_finish(struct ir_state *s, uint64_t end_ts);
+const struct ir_observed *ir_state_observed(const struct ir_state *s);
+/* Introspection for tests and ground truth. */
+uint64_t ir_state_avg_idle(const struct ir_state *s, int cpu);
+unsigned ir_state_nr_running(const struct ir_state *s, int cpu);
+bool ir_state_overload(const struct ir_state *s, uint64_t now);
+int32_t ir_state_curr(const struct ir_state *s, int cpu);
+void ir_state_free(struct ir_state *s);
+
+#endif
