@@ -7,7 +7,12 @@
 #ifndef IDLEREPLAY_CLI_H
 #define IDLEREPLAY_CLI_H
 
+#include <stdint.h>
+
 int cmd_replay(int argc, char **argv);
+
+/* "500us", "2ms", "1s" or plain nanoseconds; 0 ok, -1 bad. */
+int cli_parse_ns(const char *s, uint64_t *out);
 
 /* Print "idlereplay: " + message to stderr; returns code. */
 int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -135,6 +135,7 @@ struct ir_cpu_loss {
 	int32_t cpu;
 	uint64_t overrun, dropped;	/* from the per-CPU stats option */
 	uint64_t missed;		/* from in-data missed-event markers */
+	uint64_t missed_unknown;	/* markers that did not say how many */
 	uint64_t first_ts, last_ts;	/* span of the affected region */
 };
 
@@ -152,7 +153,7 @@ struct ir_trace_info {
 	uint64_t events_total;
 	int has_waking, has_probes;
 	int nr_loss;			/* CPUs with any loss */
-	struct ir_cpu_loss *loss;	/* nr_loss entries */
+	struct ir_cpu_loss *loss;	/* nr_cpus entries, one per CPU */
 };
 
 struct ir_trace;
@@ -164,6 +165,9 @@ const struct ir_trace_info *ir_trace_info(const struct ir_trace *t);
 /* Walk all events in time order.  fn returns non-zero to stop. */
 typedef int (*ir_event_fn)(void *arg, const struct ir_event *ev);
 int ir_trace_run(struct ir_trace *t, ir_event_fn fn, void *arg, char *err, size_t errlen);
+/* After ir_trace_run: fn(arg, event name, count) for each event seen. */
+void ir_trace_event_counts(const struct ir_trace *t,
+			   void (*fn)(void *arg, const char *name, uint64_t count), void *arg);
 void ir_trace_close(struct ir_trace *t);
 
 /* Kernel-release helpers (replay/kver.c). */
@@ -204,6 +208,10 @@ struct ir_state_params {
 	uint64_t avg_idle_init;		/* default 2 * sched_migration_cost */
 	uint64_t tick_ns;		/* overload persists this long after nr_running < 2 */
 	bool avg_idle_shift;		/* 4.15 update_avg(): diff >> 3 instead of diff / 8 */
+	uint64_t late_window_ns;	/* tasks enqueued this close to a blocking switch
+					 * arrived after newidle entry (SPEC 8) */
+	bool probe_seed;		/* take the avg_idle cap and each CPU's first
+					 * avg_idle from newidle probes when present */
 };
 void ir_state_params_default(struct ir_state_params *p);
 
@@ -221,6 +229,7 @@ struct ir_observed {
 	uint64_t migrations, mig_by_cause[IR_MIG__COUNT];
 	uint64_t newidle_points, newidle_pulls;
 	uint64_t anomalies[IR_ANOM__COUNT];
+	uint64_t probe_calls, probe_matched;	/* newidle probes; those matched to a point */
 };
 
 /* Kinds of newidle point. */

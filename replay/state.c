@@ -1,0 +1,1077 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The replay state machine: per-CPU runqueues rebuilt from sched events,
+ * avg_idle and idle_stamp as the kernel keeps them, overload, idle
+ * periods, migration causes, anomalies, and newidle points (SPEC 3, 5, 7, 8).
+ *
+ * Kernel references (kernel/sched/):
+ *  - avg_idle: v4.15..v6.x ttwu_do_wakeup()/ttwu_do_activate() samples
+ *    rq_clock - idle_stamp on a wakeup onto an rq whose idle_stamp is set,
+ *    update_avg() (diff / 8; 4.15: diff >> 3), caps at
+ *    2 * max_idle_balance_cost, clears idle_stamp.  sched_wakeup_new takes
+ *    no sample (wake_up_new_task() has no such block).
+ *  - idle_stamp: set on entry to idle_balance()/newidle_balance()/
+ *    sched_balance_newidle(), cleared when that pulled a task or a task
+ *    arrived meanwhile (pulled_task != 0).
+ *  - overload: rd->overload is set when an rq reaches 2 runnable tasks and
+ *    only a top-level load_balance() clears it; we approximate it as "some
+ *    CPU has, or had within the last tick, >= 2 runnable" (SPEC 8: ~97 %).
+ *
+ * Hot path: no allocation except the first time a pid is seen, no string
+ * work except the first time a task's comm is seen.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay/replay.h"
+
+const char *const ir_mig_cause_name[IR_MIG__COUNT] = {
+	"wakeup", "newidle", "periodic", "nohz", "active", "exec", "numa", "rt", "unknown",
+};
+
+const char *const ir_anomaly_name[IR_ANOM__COUNT] = {
+	"missing_idle_exit", "prev_not_current", "time_backwards", "pid_reuse",
+	"next_not_runnable", "lost_events", "cpu_out_of_range",
+};
+
+enum tstate { T_UNKNOWN, T_NEW, T_SLEEPING, T_QUEUED, T_RUNNING, T_DEAD };
+
+struct task {
+	int32_t pid;
+	uint8_t state;		/* enum tstate */
+	uint8_t comm_known, pinned, stopper, rt;
+	uint8_t numa_pending;	/* a move/swap_numa just named it */
+	uint8_t stopper_pending;	/* migrated by the stopper: exec or active? */
+	int32_t cpu;		/* where queued/running, or last CPU */
+	uint64_t enq_ts;	/* when it became runnable on cpu */
+	uint64_t last_ran;	/* switched out: approximates p->se.exec_start */
+	uint64_t waking_ts;
+	int32_t waking_cpu;
+	uint32_t watch;		/* open points that hold it as a candidate */
+	struct task *qnext, *qprev;	/* cpu's wait queue (runnable, not running) */
+	struct task *hnext;	/* hash chain */
+};
+
+#define MAX_PEND_MIG 16
+
+struct open_point {
+	bool active;
+	struct ir_point pt;
+	uint64_t ran[IR_MAX_LEVELS];	/* when ring candidate first ran after ts, 0 not yet */
+};
+
+struct cpu {
+	bool seen;
+	int32_t curr;		/* pid; 0 idle */
+	uint32_t nr_queued;	/* runnable, not running */
+	struct task *qhead;
+	uint64_t since;		/* start of the current idle or busy period */
+	uint64_t last_switch_ts;
+	uint64_t last_own_ts;	/* last event on this CPU emitted by curr */
+	uint64_t avg_idle, idle_stamp, max_idle_balance_cost;
+	bool probe_seeded;
+	/* sched_migrate_task with dest == this CPU, awaiting the next event here */
+	int nr_pend;
+	struct { int32_t pid, orig; } pend[MAX_PEND_MIG];
+	struct open_point op;
+	uint32_t pulled_watchers;	/* open PULLED points waiting on our next switch */
+	/* probe of a newidle call on this CPU, until its point */
+	bool probe_valid;
+	uint64_t probe_ts;
+	struct ir_probe_entry probe;
+	int64_t probe_ret;
+};
+
+struct ir_state {
+	struct ir_state_params p;
+	int nr_cpus;
+	struct cpu *cpu;
+	struct ir_rings rings;
+	ir_point_fn on_point;
+	void *arg;
+	struct ir_observed obs;
+	bool started;
+	uint64_t now;
+	/* for idle_while_waiting and overload */
+	uint32_t nr_idle, total_queued, nr_cpus_queued;
+	uint64_t sum_cpus_queued;	/* sum of ids of CPUs with queued tasks */
+	uint32_t nr_overloaded;		/* CPUs with nr_running >= 2 */
+	uint64_t overload_end;		/* when nr_overloaded last dropped to 0 */
+	bool overload_seen;
+	/* tasks: hash of pid -> task, slab-allocated */
+	struct task **hash;
+	uint32_t hash_mask, nr_tasks;
+	struct task *slab;
+	uint32_t slab_used, slab_size;
+	struct task **slabs;
+	uint32_t nr_slabs;
+};
+
+/* ------------------------------------------------------------- tasks */
+
+static uint32_t pid_hash(int32_t pid)
+{
+	return (uint32_t)pid * 2654435761u;
+}
+
+static int hash_grow(struct ir_state *s)
+{
+	uint32_t n = s->hash_mask ? (s->hash_mask + 1) * 2 : 1024;
+	struct task **h = calloc(n, sizeof(*h));
+
+	if (!h)
+		return -1;
+	for (uint32_t i = 0; s->hash && i <= s->hash_mask; i++) {
+		struct task *t = s->hash[i], *nx;
+
+		for (; t; t = nx) {
+			uint32_t b = pid_hash(t->pid) & (n - 1);
+
+			nx = t->hnext;
+			t->hnext = h[b];
+			h[b] = t;
+		}
+	}
+	free(s->hash);
+	s->hash = h;
+	s->hash_mask = n - 1;
+	return 0;
+}
+
+static struct task *task_find(struct ir_state *s, int32_t pid)
+{
+	struct task *t = s->hash[pid_hash(pid) & s->hash_mask];
+
+	while (t && t->pid != pid)
+		t = t->hnext;
+	return t;
+}
+
+/* Find or create; NULL only on allocation failure (then the event is ignored). */
+static struct task *task_get(struct ir_state *s, int32_t pid)
+{
+	struct task *t = task_find(s, pid);
+
+	if (t)
+		return t;
+	if (s->slab_used == s->slab_size) {
+		struct task **ns = realloc(s->slabs, (s->nr_slabs + 1) * sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		s->slabs = ns;
+		s->slab = calloc(4096, sizeof(struct task));
+		if (!s->slab) {
+			s->slab_size = s->slab_used = 0;
+			return NULL;
+		}
+		s->slabs[s->nr_slabs++] = s->slab;
+		s->slab_size = 4096;
+		s->slab_used = 0;
+	}
+	if (s->nr_tasks >= s->hash_mask && hash_grow(s))
+		return NULL;
+	t = &s->slab[s->slab_used++];
+	t->pid = pid;
+	t->cpu = -1;
+	t->waking_cpu = -1;
+	t->hnext = s->hash[pid_hash(pid) & s->hash_mask];
+	s->hash[pid_hash(pid) & s->hash_mask] = t;
+	s->nr_tasks++;
+	return t;
+}
+
+static bool comm_is(const char *c, uint16_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len >= n && !memcmp(c, prefix, n);
+}
+
+/* Per-CPU kthreads cannot be pulled; migration/N is the stopper (SPEC 3, 5). */
+static void task_comm(struct task *t, const char *c, uint16_t len)
+{
+	if (t->comm_known || !c)
+		return;
+	t->comm_known = 1;
+	t->stopper = comm_is(c, len, "migration/");
+	t->pinned = t->stopper || comm_is(c, len, "ksoftirqd/") || comm_is(c, len, "cpuhp/") ||
+		(comm_is(c, len, "kworker/") && len > 8 && c[8] >= '0' && c[8] <= '9') ||
+		comm_is(c, len, "watchdog/") || comm_is(c, len, "rcuc/") ||
+		comm_is(c, len, "idle_inject/");
+}
+
+/* ------------------------------------------------------ runqueue sums */
+
+static inline unsigned nr_running(const struct ir_state *s, int c)
+{
+	return s->cpu[c].nr_queued + (s->cpu[c].curr != 0 ? 1u : 0u);
+}
+
+/* Call before and after changing a CPU's queue or curr. */
+static inline void rq_before(struct ir_state *s, int c, unsigned *nr)
+{
+	*nr = nr_running(s, c);
+}
+
+static void rq_after(struct ir_state *s, int c, unsigned before, uint32_t queued_before)
+{
+	unsigned after = nr_running(s, c);
+	uint32_t q = s->cpu[c].nr_queued;
+
+	if (before < 2 && after >= 2) {
+		s->nr_overloaded++;
+		s->overload_seen = true;
+	} else if (before >= 2 && after < 2) {
+		if (--s->nr_overloaded == 0)
+			s->overload_end = s->now;
+	}
+	if (!queued_before && q) {
+		s->nr_cpus_queued++;
+		s->sum_cpus_queued += (uint64_t)c;
+	} else if (queued_before && !q) {
+		s->nr_cpus_queued--;
+		s->sum_cpus_queued -= (uint64_t)c;
+	}
+	s->total_queued += q;
+	s->total_queued -= queued_before;
+}
+
+static void dequeue(struct ir_state *s, struct task *t);
+
+static void enqueue(struct ir_state *s, int c, struct task *t, uint64_t ts)
+{
+	struct cpu *cp = &s->cpu[c];
+	unsigned before;
+	uint32_t qb;
+
+	if (t->state == T_QUEUED)
+		dequeue(s, t);	/* never on two queues, whatever the trace says */
+	qb = cp->nr_queued;
+	rq_before(s, c, &before);
+	t->state = T_QUEUED;
+	t->cpu = c;
+	t->enq_ts = ts;
+	t->qprev = NULL;
+	t->qnext = cp->qhead;
+	if (cp->qhead)
+		cp->qhead->qprev = t;
+	cp->qhead = t;
+	cp->nr_queued++;
+	rq_after(s, c, before, qb);
+}
+
+static void dequeue(struct ir_state *s, struct task *t)
+{
+	struct cpu *cp = &s->cpu[t->cpu];
+	unsigned before;
+	uint32_t qb = cp->nr_queued;
+
+	rq_before(s, t->cpu, &before);
+	if (t->qprev)
+		t->qprev->qnext = t->qnext;
+	else
+		cp->qhead = t->qnext;
+	if (t->qnext)
+		t->qnext->qprev = t->qprev;
+	t->qnext = t->qprev = NULL;
+	t->state = T_UNKNOWN;	/* the caller says what it is now */
+	cp->nr_queued--;
+	rq_after(s, t->cpu, before, qb);
+}
+
+static void set_curr(struct ir_state *s, int c, int32_t pid)
+{
+	struct cpu *cp = &s->cpu[c];
+	unsigned before;
+
+	rq_before(s, c, &before);
+	if ((cp->curr == 0) != (pid == 0)) {
+		if (pid == 0)
+			s->nr_idle++;
+		else
+			s->nr_idle--;
+	}
+	cp->curr = pid;
+	rq_after(s, c, before, cp->nr_queued);
+}
+
+/* ------------------------------------------------------------ time */
+
+/* Integrate time-weighted figures up to ts (SPEC 7, idle while waiting). */
+static void advance(struct ir_state *s, uint64_t ts)
+{
+	uint64_t dt = ts - s->now;
+	uint32_t n = 0;
+
+	if (s->total_queued && s->nr_idle) {
+		n = s->nr_idle;
+		if (s->nr_cpus_queued == 1) {
+			/* all waiting tasks sit on one CPU: it does not count if idle */
+			int w = (int)s->sum_cpus_queued;
+
+			if (w < s->nr_cpus && s->cpu[w].seen && s->cpu[w].curr == 0)
+				n--;
+		}
+	}
+	s->obs.idle_while_waiting_ns += dt * n;
+	s->now = ts;
+}
+
+bool ir_state_overload(const struct ir_state *s, uint64_t now)
+{
+	if (s->nr_overloaded)
+		return true;
+	return s->overload_seen && now - s->overload_end < s->p.tick_ns;
+}
+
+/* 4.15 update_avg(): avg += (sample - avg) >> 3; v5.x+: diff / 8. */
+static void update_avg(uint64_t *avg, uint64_t sample, bool shift)
+{
+	int64_t diff = (int64_t)sample - (int64_t)*avg;
+
+	*avg += (uint64_t)(shift ? diff >> 3 : diff / 8);
+}
+
+/* ------------------------------------------------------- newidle points */
+
+static void deliver(struct ir_state *s, struct open_point *op)
+{
+	op->active = false;
+	s->on_point(s->arg, &op->pt);
+}
+
+static void unwatch(struct ir_state *s, struct open_point *op)
+{
+	for (int l = 0; l < op->pt.nr_levels; l++) {
+		struct task *t;
+
+		if (op->pt.ring[l].pid < 0)
+			continue;
+		t = task_find(s, op->pt.ring[l].pid);
+		if (t && t->watch)
+			t->watch--;
+	}
+}
+
+/* Close c's open point at end (the CPU's idle end, or a bound). */
+static void close_point(struct ir_state *s, int c, uint64_t end)
+{
+	struct open_point *op = &s->cpu[c].op;
+	struct ir_point *pt = &op->pt;
+	uint64_t span = end > pt->ts ? end - pt->ts : 0;
+
+	if (!op->active)
+		return;
+	if (pt->kind == IR_PT_PULLED) {
+		s->cpu[pt->pulled_from].pulled_watchers--;
+		pt->idle_ns = span;
+		for (int l = 0; l < pt->nr_levels; l++)
+			if (pt->ring[l].pid >= 0)
+				pt->ring[l].gain_ns = span;
+	} else {
+		pt->idle_ns = pt->kind == IR_PT_IDLE ? span : 0;
+		for (int l = 0; l < pt->nr_levels; l++) {
+			uint64_t w;
+
+			if (pt->ring[l].pid < 0)
+				continue;
+			w = op->ran[l] && op->ran[l] < end ? op->ran[l] - pt->ts : span;
+			pt->ring[l].gain_ns = w < pt->idle_ns ? w : pt->idle_ns;
+		}
+	}
+	unwatch(s, op);
+	deliver(s, op);
+}
+
+static int ring_of(const struct ir_state *s, int c, int o)
+{
+	if (!s->rings.ring)
+		return o == c ? IR_NO_LEVEL : 0;
+	return s->rings.ring[(size_t)c * (size_t)s->nr_cpus + (size_t)o];
+}
+
+static int nr_levels_of(const struct ir_state *s, int c)
+{
+	return s->rings.nr_levels ? s->rings.nr_levels[c] : 1;
+}
+
+static bool pullable(const struct ir_state *s, const struct task *t, uint64_t now)
+{
+	if (t->pinned || t->rt)
+		return false;
+	/* task_hot(): exec_start within sysctl_sched_migration_cost */
+	if (t->last_ran && now - t->last_ran < s->p.sched_migration_cost)
+		return false;
+	return true;
+}
+
+/* Best pullable waiting task per ring of c's domains (SPEC 7). */
+static void find_candidates(struct ir_state *s, int c, struct ir_point *pt, uint64_t now)
+{
+	pt->nr_levels = nr_levels_of(s, c);
+	if (pt->nr_levels > IR_MAX_LEVELS)
+		pt->nr_levels = IR_MAX_LEVELS;
+	for (int l = 0; l < IR_MAX_LEVELS; l++)
+		pt->ring[l] = (struct ir_cand){ .pid = -1, .cpu = -1 };
+	for (int o = 0; o < s->nr_cpus; o++) {
+		struct cpu *oc = &s->cpu[o];
+		struct task *best = NULL;
+		unsigned nr;
+		int l;
+
+		if (o == c || !oc->nr_queued || (nr = nr_running(s, o)) < 2)
+			continue;
+		l = ring_of(s, c, o);
+		if (l == IR_NO_LEVEL || l >= pt->nr_levels)
+			continue;
+		if (pt->ring[l].pid >= 0 && pt->ring[l].src_nr_running >= nr)
+			continue;	/* busiest CPU wins; ties go to the lower id */
+		for (struct task *t = oc->qhead; t; t = t->qnext)
+			if (pullable(s, t, now) && (!best || t->enq_ts < best->enq_ts))
+				best = t;
+		if (best)
+			pt->ring[l] = (struct ir_cand){ .pid = best->pid, .cpu = o, .src_nr_running = nr };
+	}
+}
+
+static void watch_candidates(struct ir_state *s, struct open_point *op)
+{
+	for (int l = 0; l < op->pt.nr_levels; l++) {
+		struct task *t;
+
+		op->ran[l] = 0;
+		if (op->pt.ring[l].pid >= 0 && (t = task_find(s, op->pt.ring[l].pid)))
+			t->watch++;
+	}
+}
+
+/* A watched task runs: its wait ends for the points that hold it. */
+static void candidate_ran(struct ir_state *s, int32_t pid, uint64_t ts)
+{
+	for (int c = 0; c < s->nr_cpus; c++) {
+		struct open_point *op = &s->cpu[c].op;
+
+		if (!op->active)
+			continue;
+		for (int l = 0; l < op->pt.nr_levels; l++)
+			if (op->pt.ring[l].pid == pid && !op->ran[l])
+				op->ran[l] = ts;
+	}
+}
+
+/* PULLED points end at the first arrival on their CPU. */
+static void arrival(struct ir_state *s, int c, uint64_t ts)
+{
+	struct open_point *op = &s->cpu[c].op;
+
+	if (op->active && op->pt.kind == IR_PT_PULLED)
+		close_point(s, c, ts);
+}
+
+/* ------------------------------------------------------ migrations */
+
+static void count_migration(struct ir_state *s, enum ir_mig_cause cause)
+{
+	s->obs.mig_by_cause[cause]++;
+}
+
+/* Settle c's pending dest==c migrations: newidle if this switch blocks prev. */
+static int settle_pending(struct ir_state *s, int c, bool newidle)
+{
+	struct cpu *cp = &s->cpu[c];
+	int n = cp->nr_pend;
+
+	for (int i = 0; i < n; i++)
+		count_migration(s, newidle ? IR_MIG_NEWIDLE : IR_MIG_PERIODIC);
+	if (!newidle)
+		cp->nr_pend = 0;
+	return n;
+}
+
+static void settle_stopper(struct ir_state *s, struct task *t, bool exec)
+{
+	if (!t->stopper_pending)
+		return;
+	t->stopper_pending = 0;
+	count_migration(s, exec ? IR_MIG_EXEC : IR_MIG_ACTIVE);
+}
+
+static void on_migrate(struct ir_state *s, const struct ir_event *ev)
+{
+	int c = ev->cpu, orig = ev->mig.orig_cpu, dest = ev->mig.dest_cpu;
+	struct cpu *cp = &s->cpu[c];
+	struct task *t;
+	struct task *cur;
+	enum ir_mig_cause cause;
+	bool defer = false;
+
+	if (orig == dest)
+		return;	/* set_task_cpu() emits it unconditionally */
+	if (orig < 0 || dest < 0 || orig >= s->nr_cpus || dest >= s->nr_cpus) {
+		s->obs.anomalies[IR_ANOM_CPU_OUT_OF_RANGE]++;
+		return;
+	}
+	t = task_get(s, ev->mig.pid);
+	if (!t)
+		return;
+	s->obs.migrations++;
+	if (ev->mig.prio >= 0 && ev->mig.prio < 100)
+		t->rt = 1;
+	cur = cp->curr ? task_find(s, cp->curr) : NULL;
+
+	if (t->rt) {
+		cause = IR_MIG_RT;
+	} else if (t->state == T_SLEEPING || t->state == T_NEW ||
+		   (t->waking_cpu == c && t->waking_ts >= cp->last_switch_ts && t->waking_ts)) {
+		cause = IR_MIG_WAKEUP;	/* select_task_rq() in try_to_wake_up() */
+	} else if (cur && cur->stopper && orig == c) {
+		if (t->numa_pending) {
+			cause = IR_MIG_NUMA;
+		} else {
+			t->stopper_pending = 1;	/* exec if sched_process_exec follows */
+			defer = true;
+			cause = IR_MIG_ACTIVE;
+		}
+	} else if (dest == c) {
+		if (cp->curr != 0 && cp->nr_pend < MAX_PEND_MIG) {
+			cp->pend[cp->nr_pend].pid = t->pid;
+			cp->pend[cp->nr_pend].orig = orig;
+			cp->nr_pend++;
+			defer = true;
+		}
+		cause = IR_MIG_PERIODIC;
+	} else if (cp->curr == 0) {
+		cause = IR_MIG_NOHZ;
+	} else {
+		cause = IR_MIG_UNKNOWN;
+	}
+	t->numa_pending = 0;
+	if (!defer)
+		count_migration(s, cause);
+
+	/* move it */
+	if (t->state == T_QUEUED) {
+		dequeue(s, t);
+		enqueue(s, dest, t, t->enq_ts);
+		arrival(s, dest, ev->ts);
+	} else if (t->state == T_RUNNING) {
+		/* a running task cannot move: our view missed its switch-out */
+		t->cpu = dest;
+	} else {
+		t->cpu = dest;
+	}
+	t->waking_ts = 0;
+}
+
+/* --------------------------------------------------------- first sight */
+
+/* A CPU's state before its first event is inferred from that event. */
+static void first_sight(struct ir_state *s, const struct ir_event *ev)
+{
+	struct cpu *cp = &s->cpu[ev->cpu];
+	int32_t pid = ev->type == IR_EV_SWITCH ? ev->sw.prev_pid : ev->common_pid;
+
+	cp->seen = true;
+	cp->since = s->obs.window_start;
+	cp->curr = 0;
+	s->nr_idle++;
+	if (pid > 0) {
+		struct task *t = task_get(s, pid);
+
+		if (t) {
+			if (t->state == T_QUEUED)
+				dequeue(s, t);
+			t->state = T_RUNNING;
+			t->cpu = ev->cpu;
+			set_curr(s, ev->cpu, pid);
+		}
+	}
+}
+
+/* The CPU leaves idle (a switch from swapper, or a missed one). */
+static void idle_exit(struct ir_state *s, int c, uint64_t ts)
+{
+	struct cpu *cp = &s->cpu[c];
+
+	s->obs.cpu[c].idle_ns += ts - cp->since;
+	cp->since = ts;
+	if (cp->op.active && cp->op.pt.kind == IR_PT_IDLE)
+		close_point(s, c, ts);
+}
+
+static void run_task(struct ir_state *s, int c, struct task *t, uint64_t ts)
+{
+	if (t->state == T_QUEUED) {
+		if (t->cpu != c)
+			s->obs.anomalies[IR_ANOM_NEXT_NOT_RUNNABLE]++;
+		dequeue(s, t);
+	} else if (t->state == T_RUNNING && t->cpu != c) {
+		struct cpu *oc = &s->cpu[t->cpu];
+
+		/* still "running" elsewhere: that CPU's switch-out was missed */
+		s->obs.anomalies[IR_ANOM_NEXT_NOT_RUNNABLE]++;
+		if (oc->curr == t->pid)
+			set_curr(s, t->cpu, 0);
+	} else if (t->state == T_SLEEPING || t->state == T_DEAD) {
+		s->obs.anomalies[IR_ANOM_NEXT_NOT_RUNNABLE]++;
+	}
+	t->state = T_RUNNING;
+	t->cpu = c;
+	if (t->watch)
+		candidate_ran(s, t->pid, ts);
+	settle_stopper(s, t, false);
+}
+
+/* An event from a task on a CPU we think idle: the switch out of idle was
+ * not recorded (this machine kind's CPU 1 never records it). */
+static void missing_idle_exit(struct ir_state *s, const struct ir_event *ev)
+{
+	struct task *t = task_get(s, ev->common_pid);
+
+	s->obs.anomalies[IR_ANOM_MISSING_IDLE_EXIT]++;
+	idle_exit(s, ev->cpu, ev->ts);
+	if (t) {
+		run_task(s, ev->cpu, t, ev->ts);
+		set_curr(s, ev->cpu, t->pid);
+	}
+}
+
+/* ----------------------------------------------------------- switch */
+
+static void open_point(struct ir_state *s, int c, const struct ir_event *ev, enum ir_point_kind kind)
+{
+	struct cpu *cp = &s->cpu[c];
+	struct open_point *op = &cp->op;
+	struct ir_point *pt = &op->pt;
+
+	if (op->active)
+		close_point(s, c, ev->ts);
+	memset(pt, 0, sizeof(*pt));
+	pt->ts = ev->ts;
+	pt->cpu = c;
+	pt->kind = kind;
+	pt->avg_idle = cp->avg_idle;
+	pt->max_idle_balance_cost = cp->max_idle_balance_cost;
+	pt->overload = ir_state_overload(s, ev->ts);
+	pt->pulled_pid = pt->pulled_from = -1;
+	pt->probe_ret = -1;
+	find_candidates(s, c, pt, ev->ts);
+	if (kind == IR_PT_PULLED) {
+		int l = ring_of(s, c, cp->pend[0].orig);
+
+		pt->pulled_pid = cp->pend[0].pid;
+		pt->pulled_from = cp->pend[0].orig;
+		/* the kernel took this one: it wins its own ring and those above
+		 * whose candidate sits no nearer */
+		for (int k = l; l != IR_NO_LEVEL && k < pt->nr_levels; k++)
+			if (pt->ring[k].pid < 0 || k == l)
+				pt->ring[k] = (struct ir_cand){ .pid = pt->pulled_pid, .cpu = pt->pulled_from,
+					.src_nr_running = nr_running(s, pt->pulled_from) + 1 };
+		s->cpu[pt->pulled_from].pulled_watchers++;
+	}
+	if (cp->probe_valid) {
+		pt->has_probe = true;
+		pt->probe = cp->probe;
+		pt->probe_ret = cp->probe_ret;
+		cp->probe_valid = false;
+		s->obs.probe_matched++;
+	}
+	s->obs.newidle_points++;
+	s->obs.cpu[c].newidle_points++;
+	if (kind == IR_PT_PULLED) {
+		s->obs.newidle_pulls++;
+		s->obs.cpu[c].newidle_pulls++;
+	}
+	op->active = true;
+	watch_candidates(s, op);
+	/* sched_balance_newidle(): idle_stamp set on entry, cleared if pulled_task */
+	cp->idle_stamp = kind == IR_PT_IDLE ? ev->ts : 0;
+	if (kind == IR_PT_LATE)
+		close_point(s, c, ev->ts);
+}
+
+/* Tasks queued on c when prev blocks, not counting late arrivals (enqueued
+ * after newidle entry, SPEC 8) and tasks c itself just pulled. */
+static unsigned early_queued(struct ir_state *s, int c, uint64_t ts)
+{
+	struct cpu *cp = &s->cpu[c];
+	uint64_t entry = cp->last_own_ts;
+	unsigned n = 0;
+
+	if (ts > s->p.late_window_ns && ts - s->p.late_window_ns > entry)
+		entry = ts - s->p.late_window_ns;
+	for (struct task *t = cp->qhead; t; t = t->qnext) {
+		bool pulled = false;
+
+		for (int i = 0; i < cp->nr_pend; i++)
+			pulled |= cp->pend[i].pid == t->pid;
+		if (!pulled && t->enq_ts <= entry)
+			n++;
+	}
+	return n;
+}
+
+static void on_switch(struct ir_state *s, const struct ir_event *ev)
+{
+	int c = ev->cpu;
+	struct cpu *cp = &s->cpu[c];
+	int32_t prev = ev->sw.prev_pid, next = ev->sw.next_pid;
+	bool blocked = !ir_state_runnable(ev->sw.prev_state);
+	struct task *pt = NULL, *nt;
+	bool point;
+	int pulls;
+
+	if (prev != cp->curr) {
+		s->obs.anomalies[IR_ANOM_PREV_NOT_CURRENT]++;
+		if (cp->curr) {
+			struct task *old = task_find(s, cp->curr);
+
+			if (old && old->state == T_RUNNING && old->cpu == c)
+				old->state = T_UNKNOWN;
+		} else {
+			idle_exit(s, c, ev->ts);
+		}
+		set_curr(s, c, prev);
+	}
+	if (prev) {
+		pt = task_get(s, prev);
+		if (pt) {
+			if (pt->state == T_QUEUED)
+				dequeue(s, pt);
+			pt->state = T_RUNNING;
+			pt->cpu = c;
+			task_comm(pt, ev->sw.prev_comm, ev->sw.prev_comm_len);
+			if (ev->sw.prev_prio >= 0 && ev->sw.prev_prio < 100)
+				pt->rt = 1;
+		}
+	}
+
+	/* A newidle point: prev blocks with nothing else runnable here but late
+	 * arrivals and what c itself pulls; those pulls were newidle pulls
+	 * (SPEC 5 rule 3, SPEC 8), otherwise periodic balance. */
+	point = prev && blocked && early_queued(s, c, ev->ts) == 0;
+	pulls = settle_pending(s, c, point);
+
+	/* prev leaves the CPU */
+	set_curr(s, c, 0);
+	if (pt) {
+		pt->last_ran = ev->ts;
+		if (!blocked) {
+			enqueue(s, c, pt, ev->ts);
+		} else {
+			pt->state = (ev->sw.prev_state & (IR_EXIT_DEAD | IR_EXIT_ZOMBIE)) ? T_DEAD : T_SLEEPING;
+			settle_stopper(s, pt, false);
+		}
+	}
+	if (point) {
+		enum ir_point_kind kind = pulls ? IR_PT_PULLED : next ? IR_PT_LATE : IR_PT_IDLE;
+
+		open_point(s, c, ev, kind);
+	}
+	cp->nr_pend = 0;
+	cp->probe_valid = false;
+
+	if (prev == 0 && next != 0)
+		idle_exit(s, c, ev->ts);
+	else if (prev != 0 && next == 0) {
+		s->obs.cpu[c].busy_ns += ev->ts - cp->since;
+		cp->since = ev->ts;
+	}
+	if (next == 0) {
+		s->obs.cpu[c].idle_entries++;
+	} else {
+		nt = task_get(s, next);
+		if (nt) {
+			task_comm(nt, ev->sw.next_comm, ev->sw.next_comm_len);
+			if (ev->sw.next_prio >= 0 && ev->sw.next_prio < 100)
+				nt->rt = 1;
+			run_task(s, c, nt, ev->ts);
+		}
+	}
+	set_curr(s, c, next);
+	cp->last_switch_ts = ev->ts;
+	cp->last_own_ts = ev->ts;
+	if (cp->pulled_watchers) {
+		for (int o = 0; o < s->nr_cpus; o++) {
+			struct open_point *op = &s->cpu[o].op;
+
+			if (op->active && op->pt.kind == IR_PT_PULLED && op->pt.pulled_from == c)
+				close_point(s, o, ev->ts);
+		}
+	}
+}
+
+/* ----------------------------------------------------------- wakeups */
+
+static void on_wakeup(struct ir_state *s, const struct ir_event *ev)
+{
+	int tc = ev->wake.target_cpu;
+	struct task *t;
+
+	if (tc < 0 || tc >= s->nr_cpus) {
+		s->obs.anomalies[IR_ANOM_CPU_OUT_OF_RANGE]++;
+		return;
+	}
+	t = task_get(s, ev->wake.pid);
+	if (!t)
+		return;
+	if (ev->wake.prio >= 0 && ev->wake.prio < 100)
+		t->rt = 1;
+	if (ev->type == IR_EV_WAKEUP_NEW) {
+		if (t->state != T_NEW && t->state != T_UNKNOWN && t->state != T_DEAD)
+			s->obs.anomalies[IR_ANOM_PID_REUSE]++;
+		if (t->state == T_QUEUED)
+			dequeue(s, t);
+		t->comm_known = 0;
+		t->state = T_NEW;
+		t->last_ran = 0;
+	} else {
+		struct cpu *cp = &s->cpu[tc];
+
+		/* ttwu_do_wakeup() (v4.15-v6.1) / ttwu_do_activate() (v6.2+) */
+		if (cp->idle_stamp) {
+			uint64_t delta = ev->ts - cp->idle_stamp;
+			uint64_t max = 2 * cp->max_idle_balance_cost;
+
+			update_avg(&cp->avg_idle, delta, s->p.avg_idle_shift);
+			if (cp->avg_idle > max)
+				cp->avg_idle = max;
+			cp->idle_stamp = 0;
+		}
+	}
+	if (t->state == T_QUEUED || t->state == T_RUNNING)
+		return;	/* ttwu_runnable(): already on a runqueue */
+	if (t->state == T_DEAD)
+		s->obs.anomalies[IR_ANOM_PID_REUSE]++;
+	enqueue(s, tc, t, ev->ts);
+	arrival(s, tc, ev->ts);
+}
+
+/* ------------------------------------------------------------- feed */
+
+void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
+{
+	int c = ev->cpu;
+	struct cpu *cp;
+
+	if (c < 0 || c >= s->nr_cpus) {
+		s->obs.anomalies[IR_ANOM_CPU_OUT_OF_RANGE]++;
+		return;
+	}
+	cp = &s->cpu[c];
+	if (!s->started) {
+		s->started = true;
+		s->now = ev->ts;
+		s->obs.window_start = ev->ts;
+	}
+	if (ev->ts < s->now) {
+		s->obs.anomalies[IR_ANOM_TIME_BACKWARDS]++;
+		return;	/* the state cannot be rewound */
+	}
+	advance(s, ev->ts);
+	if (ev->missed)
+		s->obs.anomalies[IR_ANOM_LOST_EVENTS]++;
+	if (!cp->seen)
+		first_sight(s, ev);
+	if (ev->common_pid > 0 && cp->curr == 0)
+		missing_idle_exit(s, ev);
+
+	/* pulls by c that no blocking switch follows were periodic */
+	if (cp->nr_pend && !(ev->type == IR_EV_MIGRATE && ev->mig.dest_cpu == c) &&
+	    ev->type != IR_EV_SWITCH)
+		settle_pending(s, c, false);
+
+	switch (ev->type) {
+	case IR_EV_SWITCH:
+		on_switch(s, ev);
+		break;
+	case IR_EV_WAKING: {
+		struct task *t = task_get(s, ev->wake.pid);
+
+		if (t) {
+			t->waking_ts = ev->ts;
+			t->waking_cpu = c;
+		}
+		break;
+	}
+	case IR_EV_WAKEUP:
+	case IR_EV_WAKEUP_NEW:
+		on_wakeup(s, ev);
+		break;
+	case IR_EV_MIGRATE:
+		on_migrate(s, ev);
+		break;
+	case IR_EV_FORK: {
+		struct task *t = task_get(s, ev->fork.child_pid);
+
+		if (t) {
+			if (t->state != T_UNKNOWN && t->state != T_DEAD)
+				s->obs.anomalies[IR_ANOM_PID_REUSE]++;
+			if (t->state == T_QUEUED)
+				dequeue(s, t);
+			t->state = T_NEW;
+			t->comm_known = 0;
+			t->rt = 0;
+			t->last_ran = 0;
+			task_comm(t, ev->fork.child_comm, ev->fork.child_comm_len);
+		}
+		break;
+	}
+	case IR_EV_EXEC: {
+		struct task *t = task_get(s, ev->exec.pid);
+
+		if (t) {
+			settle_stopper(s, t, true);
+			t->comm_known = 0;
+		}
+		break;
+	}
+	case IR_EV_MOVE_NUMA:
+	case IR_EV_SWAP_NUMA: {
+		struct task *t = task_get(s, ev->numa.pid);
+
+		if (t)
+			t->numa_pending = 1;
+		break;
+	}
+	case IR_EV_PROBE_ENTRY: {
+		int pc = ev->probe_entry.cpu >= 0 && ev->probe_entry.cpu < s->nr_cpus ? ev->probe_entry.cpu : c;
+		struct cpu *pcp = &s->cpu[pc];
+
+		s->obs.probe_calls++;
+		pcp->probe_valid = true;
+		pcp->probe_ts = ev->ts;
+		pcp->probe = ev->probe_entry.v;
+		pcp->probe_ret = -1;
+		if (s->p.probe_seed) {
+			/* use what the kernel had: the cap always, avg_idle once as a seed */
+			if (ev->probe_entry.v.max_idle_balance_cost > 0)
+				pcp->max_idle_balance_cost = (uint64_t)ev->probe_entry.v.max_idle_balance_cost;
+			if (!pcp->probe_seeded && ev->probe_entry.v.avg_idle >= 0) {
+				pcp->avg_idle = (uint64_t)ev->probe_entry.v.avg_idle;
+				pcp->probe_seeded = true;
+			}
+		}
+		break;
+	}
+	case IR_EV_PROBE_EXIT:
+		if (cp->probe_valid)
+			cp->probe_ret = ev->probe_exit.ret;
+		break;
+	default:
+		break;
+	}
+	if (ev->common_pid == s->cpu[c].curr && ev->type != IR_EV_SWITCH &&
+	    !(ev->type == IR_EV_MIGRATE && ev->mig.dest_cpu == c) &&
+	    ev->type != IR_EV_PROBE_ENTRY && ev->type != IR_EV_PROBE_EXIT)
+		s->cpu[c].last_own_ts = ev->ts;
+}
+
+void ir_state_finish(struct ir_state *s, uint64_t end)
+{
+	if (!s->started)
+		return;
+	if (end < s->now)
+		end = s->now;
+	advance(s, end);
+	s->obs.window_end = end;
+	for (int c = 0; c < s->nr_cpus; c++) {
+		struct cpu *cp = &s->cpu[c];
+
+		if (cp->nr_pend)
+			settle_pending(s, c, false);
+		if (!cp->seen)
+			continue;
+		if (cp->curr == 0)
+			s->obs.cpu[c].idle_ns += end - cp->since;
+		else
+			s->obs.cpu[c].busy_ns += end - cp->since;
+		cp->since = end;
+		if (cp->op.active)
+			close_point(s, c, end);
+	}
+	/* stopper migrations never followed by exec were active balance */
+	for (uint32_t i = 0; i < s->nr_slabs; i++) {
+		uint32_t n = (i + 1 == s->nr_slabs) ? s->slab_used : 4096;
+
+		for (uint32_t j = 0; j < n; j++)
+			settle_stopper(s, &s->slabs[i][j], false);
+	}
+	s->started = false;
+}
+
+/* ------------------------------------------------------------ setup */
+
+void ir_state_params_default(struct ir_state_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->sched_migration_cost = 500000;
+	p->max_idle_balance_cost = 500000;
+	p->avg_idle_init = 2 * p->sched_migration_cost;
+	p->tick_ns = 4000000;		/* HZ=250; one tick of rd->overload persistence */
+	p->late_window_ns = 100000;	/* SPEC 8: newidle entry precedes its switch by <= ~100 us (p90) */
+}
+
+struct ir_state *ir_state_new(int nr_cpus, const struct ir_state_params *p,
+			      const struct ir_rings *rings, ir_point_fn on_point, void *arg)
+{
+	struct ir_state *s;
+
+	if (nr_cpus < 1 || (rings && rings->ring && rings->nr_cpus != nr_cpus))
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->p = *p;
+	s->nr_cpus = nr_cpus;
+	s->on_point = on_point;
+	s->arg = arg;
+	if (rings)
+		s->rings = *rings;
+	s->cpu = calloc((size_t)nr_cpus, sizeof(*s->cpu));
+	s->obs.cpu = calloc((size_t)nr_cpus, sizeof(*s->obs.cpu));
+	s->obs.nr_cpus = nr_cpus;
+	if (!s->cpu || !s->obs.cpu || hash_grow(s)) {
+		ir_state_free(s);
+		return NULL;
+	}
+	for (int c = 0; c < nr_cpus; c++) {
+		s->cpu[c].avg_idle = p->avg_idle_init;
+		s->cpu[c].max_idle_balance_cost = p->max_idle_balance_cost;
+	}
+	return s;
+}
+
+const struct ir_observed *ir_state_observed(const struct ir_state *s)
+{
+	return &s->obs;
+}
+
+uint64_t ir_state_avg_idle(const struct ir_state *s, int cpu)
+{
+	return cpu >= 0 && cpu < s->nr_cpus ? s->cpu[cpu].avg_idle : 0;
+}
+
+unsigned ir_state_nr_running(const struct ir_state *s, int cpu)
+{
+	return cpu >= 0 && cpu < s->nr_cpus ? nr_running(s, cpu) : 0;
+}
+
+int32_t ir_state_curr(const struct ir_state *s, int cpu)
+{
+	return cpu >= 0 && cpu < s->nr_cpus ? s->cpu[cpu].curr : -1;
+}
+
+void ir_state_free(struct ir_state *s)
+{
+	if (!s)
+		return;
+	for (uint32_t i = 0; i < s->nr_slabs; i++)
+		free(s->slabs[i]);
+	free(s->slabs);
+	free(s->hash);
+	free(s->cpu);
+	free(s->obs.cpu);
+	free(s);
+}

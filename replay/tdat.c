@@ -1,0 +1,540 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * trace.dat structure check and metadata, read by us before libtracecmd
+ * sees the file.
+ *
+ * Why: libtracecmd 3.1.6 crashes inside tracecmd_close() on the error path
+ * of tracecmd_open_fd() for some damaged files, and its public API does not
+ * expose the options we need (uname, per-CPU stats, our metadata).  So we
+ * walk the header and the option sections ourselves (formats v6 and v7,
+ * trace-cmd.dat.v6(5), trace-cmd.dat.v7(5)), check every offset and size
+ * against the file, and say in one line what is wrong.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "replay/tdat.h"
+
+#define OPT_DONE	0
+#define OPT_CPUSTAT	2
+#define OPT_BUFFER	3
+#define OPT_TRACECLOCK	4
+#define OPT_UNAME	5
+#define OPT_CPUCOUNT	8
+
+#define SEC_FL_COMPRESS 1
+#define MAX_OPTION_SECTIONS 64
+#define MAX_SECTION_SIZE (256u << 20)
+
+struct rd {
+	int fd;
+	uint64_t size;
+	int big_endian;
+	struct ir_tdat *out;
+	char *err;
+	size_t errlen;
+};
+
+static int fail(struct rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct rd *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err, r->errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int pread_all(struct rd *r, void *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+
+	if (off > r->size || len > r->size - off)
+		return fail(r, "truncated: needs %zu bytes at offset %llu, file has %llu",
+			    len, (unsigned long long)off, (unsigned long long)r->size);
+	while (done < len) {
+		ssize_t n = pread(r->fd, (char *)buf + done, len - done, (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return fail(r, "read error at offset %llu: %s", (unsigned long long)(off + done),
+				    n < 0 ? strerror(errno) : "unexpected end of file");
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+static uint64_t get_le(struct rd *r, const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < n; i++) {
+		int k = r->big_endian ? i : n - 1 - i;
+
+		v = (v << 8) | p[k];
+	}
+	return v;
+}
+
+static int read_num(struct rd *r, uint64_t *off, int n, uint64_t *v)
+{
+	unsigned char b[8];
+
+	if (pread_all(r, b, (size_t)n, *off))
+		return -1;
+	*v = get_le(r, b, n);
+	*off += (uint64_t)n;
+	return 0;
+}
+
+/* Read a NUL-terminated string of at most max bytes starting at *off. */
+static int read_str(struct rd *r, uint64_t *off, char *buf, size_t max)
+{
+	for (size_t i = 0; i < max; i++) {
+		if (pread_all(r, buf + i, 1, *off + i))
+			return -1;
+		if (!buf[i]) {
+			*off += i + 1;
+			return 0;
+		}
+	}
+	return fail(r, "unterminated string at offset %llu", (unsigned long long)*off);
+}
+
+/* Skip a block preceded by an n-byte size. */
+static int skip_sized(struct rd *r, uint64_t *off, int n, const char *what)
+{
+	uint64_t sz;
+
+	if (read_num(r, off, n, &sz))
+		return -1;
+	if (sz > r->size || *off + sz > r->size)
+		return fail(r, "%s: size %llu runs past the end of the file", what,
+			    (unsigned long long)sz);
+	*off += sz;
+	return 0;
+}
+
+static void parse_cpustat(struct ir_tdat *t, const char *s)
+{
+	struct ir_tdat_cpustat cs = { .cpu = -1 };
+	const char *p;
+
+	if ((p = strstr(s, "CPU:")))
+		cs.cpu = atoi(p + 4);
+	if ((p = strstr(s, "\noverrun:")))
+		cs.overrun = strtoull(p + 9, NULL, 10);
+	if ((p = strstr(s, "dropped events:")))
+		cs.dropped = strtoull(p + 15, NULL, 10);
+	if (cs.cpu < 0 || t->nr_cpustat >= IR_TDAT_MAX_CPUSTAT)
+		return;
+	t->cpustat[t->nr_cpustat++] = cs;
+}
+
+/* Copy an option's text payload, bounded and NUL-terminated. */
+static void copy_text(char *dst, size_t dstlen, const unsigned char *src, size_t len)
+{
+	size_t n = len < dstlen - 1 ? len : dstlen - 1;
+
+	memcpy(dst, src, n);
+	dst[n] = 0;
+	dst[strcspn(dst, "\n")] = 0;
+}
+
+static int handle_option(struct rd *r, unsigned id, const unsigned char *d, size_t len)
+{
+	struct ir_tdat *t = r->out;
+	char tmp[4096];
+
+	switch (id) {
+	case OPT_UNAME:
+		copy_text(t->uname, sizeof(t->uname), d, len);
+		break;
+	case OPT_TRACECLOCK: {
+		/* "local global [mono] ..." : the bracketed one is in use */
+		const char *a, *b;
+
+		copy_text(tmp, sizeof(tmp), d, len);
+		a = strchr(tmp, '[');
+		b = a ? strchr(a, ']') : NULL;
+		if (a && b && (size_t)(b - a - 1) < sizeof(t->clock)) {
+			memcpy(t->clock, a + 1, (size_t)(b - a - 1));
+			t->clock[b - a - 1] = 0;
+		}
+		break;
+	}
+	case OPT_CPUSTAT: {
+		size_t n = len < sizeof(tmp) - 1 ? len : sizeof(tmp) - 1;
+
+		memcpy(tmp, d, n);
+		tmp[n] = 0;
+		parse_cpustat(t, tmp);
+		break;
+	}
+	case OPT_CPUCOUNT:
+		if (len >= 4)
+			t->cpucount = (int)get_le(r, d, 4);
+		break;
+	case OPT_BUFFER: {
+		/* v7: offset, name, clock, page size, cpu count, per-cpu {id, off, size} */
+		size_t p = 8, nl;
+		uint64_t ncpu;
+
+		if (len < 8)
+			return fail(r, "BUFFER option too short (%zu bytes)", len);
+		t->has_buffer = 1;
+		for (int s = 0; s < 2; s++) {
+			nl = strnlen((const char *)d + p, len - p);
+			if (p + nl >= len)
+				return fail(r, "BUFFER option: unterminated string");
+			if (s == 1 && !t->clock[0] && nl < sizeof(t->clock))
+				memcpy(t->clock, d + p, nl + 1);
+			p += nl + 1;
+		}
+		if (p + 8 > len)
+			return fail(r, "BUFFER option too short");
+		ncpu = get_le(r, d + p + 4, 4);
+		p += 8;
+		if (ncpu > IR_TDAT_MAX_CPUSTAT || p + ncpu * 20 > len)
+			return fail(r, "BUFFER option: bad CPU count %llu", (unsigned long long)ncpu);
+		for (uint64_t i = 0; i < ncpu; i++, p += 20) {
+			uint64_t off = get_le(r, d + p + 4, 8), sz = get_le(r, d + p + 12, 8);
+
+			if (off > r->size || sz > r->size - off)
+				return fail(r, "truncated: CPU %u data (%llu bytes at %llu) runs past the end of the file (%llu bytes)",
+					    (unsigned)get_le(r, d + p, 4), (unsigned long long)sz,
+					    (unsigned long long)off, (unsigned long long)r->size);
+			t->data_bytes += sz;
+		}
+		t->buffer_cpus = (int)ncpu;
+		break;
+	}
+	default:
+		if (id == IR_TDAT_OPTION_META) {
+			free(t->meta);
+			t->meta = malloc(len + 1);
+			if (!t->meta)
+				return fail(r, "out of memory");
+			memcpy(t->meta, d, len);
+			t->meta[len] = 0;
+		}
+		break;
+	}
+	return 0;
+}
+
+/* Walk "id(2) size(4) data" options in buf; v7 returns the next section offset. */
+static int walk_options(struct rd *r, const unsigned char *buf, size_t len, uint64_t *next, int v7)
+{
+	size_t p = 0;
+
+	*next = 0;
+	while (p + 2 <= len) {
+		unsigned id = (unsigned)get_le(r, buf + p, 2);
+		uint64_t sz;
+
+		if (id == OPT_DONE && !v7)
+			return 0;
+		if (p + 6 > len)
+			return fail(r, "option %u header truncated", id);
+		sz = get_le(r, buf + p + 2, 4);
+		p += 6;
+		if (sz > len - p)
+			return fail(r, "option %u: size %llu runs past its section", id,
+				    (unsigned long long)sz);
+		if (id == OPT_DONE) {
+			if (sz >= 8)
+				*next = get_le(r, buf + p, 8);
+			return 0;
+		}
+		if (handle_option(r, id, buf + p, (size_t)sz))
+			return -1;
+		p += (size_t)sz;
+	}
+	return v7 ? fail(r, "options section has no DONE option") : 0;
+}
+
+static int read_v7_options(struct rd *r, uint64_t off)
+{
+	for (int n = 0; off; n++) {
+		unsigned char h[16];
+		unsigned id, flags;
+		uint64_t sz;
+		unsigned char *buf = NULL;
+		size_t blen;
+		uint64_t next;
+		int ret;
+
+		if (n >= MAX_OPTION_SECTIONS)
+			return fail(r, "more than %d option sections (a loop?)", MAX_OPTION_SECTIONS);
+		if (pread_all(r, h, sizeof(h), off))
+			return -1;
+		id = (unsigned)get_le(r, h, 2);
+		flags = (unsigned)get_le(r, h + 2, 2);
+		sz = get_le(r, h + 8, 8);
+		if (id != 0)
+			return fail(r, "expected an options section at offset %llu, found section id %u",
+				    (unsigned long long)off, id);
+		if (sz > MAX_SECTION_SIZE || sz > r->size - off - 16)
+			return fail(r, "options section at %llu: size %llu runs past the end of the file",
+				    (unsigned long long)off, (unsigned long long)sz);
+		if (flags & SEC_FL_COMPRESS) {
+			unsigned char ch[8];
+			uint64_t csz, usz;
+			void *cbuf;
+
+			if (strcmp(r->out->compression, "zstd"))
+				return fail(r, "options compressed with unsupported '%s'", r->out->compression);
+			if (pread_all(r, ch, 8, off + 16))
+				return -1;
+			csz = get_le(r, ch, 4);
+			usz = get_le(r, ch + 4, 4);
+			if (csz + 8 > sz || usz > MAX_SECTION_SIZE)
+				return fail(r, "compressed options section at %llu has bad sizes",
+					    (unsigned long long)off);
+			cbuf = malloc(csz ? csz : 1);
+			buf = malloc(usz ? usz : 1);
+			if (!cbuf || !buf) {
+				free(cbuf);
+				free(buf);
+				return fail(r, "out of memory");
+			}
+			if (pread_all(r, cbuf, csz, off + 24)) {
+				free(cbuf);
+				free(buf);
+				return -1;
+			}
+			blen = ZSTD_decompress(buf, usz, cbuf, csz);
+			free(cbuf);
+			if (ZSTD_isError(blen)) {
+				free(buf);
+				return fail(r, "options section at %llu does not decompress: %s",
+					    (unsigned long long)off, ZSTD_getErrorName(blen));
+			}
+		} else {
+			blen = (size_t)sz;
+			buf = malloc(blen ? blen : 1);
+			if (!buf)
+				return fail(r, "out of memory");
+			if (pread_all(r, buf, blen, off + 16)) {
+				free(buf);
+				return -1;
+			}
+		}
+		ret = walk_options(r, buf, blen, &next, 1);
+		free(buf);
+		if (ret)
+			return -1;
+		off = next;
+	}
+	return 0;
+}
+
+static int read_v6(struct rd *r, uint64_t off)
+{
+	char name[16];
+	uint64_t n, nev, cpus;
+
+	/* header_page, header_event */
+	if (read_str(r, &off, name, sizeof(name)) || strcmp(name, "header_page"))
+		return r->err[0] ? -1 : fail(r, "bad header: expected header_page");
+	if (skip_sized(r, &off, 8, "header_page"))
+		return -1;
+	if (read_str(r, &off, name, sizeof(name)) || strcmp(name, "header_event"))
+		return r->err[0] ? -1 : fail(r, "bad header: expected header_event");
+	if (skip_sized(r, &off, 8, "header_event"))
+		return -1;
+	/* ftrace formats */
+	if (read_num(r, &off, 4, &n))
+		return -1;
+	if (n > 4096)
+		return fail(r, "implausible ftrace format count %llu", (unsigned long long)n);
+	for (uint64_t i = 0; i < n; i++)
+		if (skip_sized(r, &off, 8, "ftrace event format"))
+			return -1;
+	/* event systems */
+	if (read_num(r, &off, 4, &n))
+		return -1;
+	if (n > 65536)
+		return fail(r, "implausible event system count %llu", (unsigned long long)n);
+	for (uint64_t i = 0; i < n; i++) {
+		char sys[256];
+
+		if (read_str(r, &off, sys, sizeof(sys)) || read_num(r, &off, 4, &nev))
+			return -1;
+		if (nev > 65536)
+			return fail(r, "implausible event count %llu in system %s",
+				    (unsigned long long)nev, sys);
+		for (uint64_t j = 0; j < nev; j++)
+			if (skip_sized(r, &off, 8, "event format"))
+				return -1;
+	}
+	if (skip_sized(r, &off, 4, "kallsyms") || skip_sized(r, &off, 4, "printk formats") ||
+	    skip_sized(r, &off, 8, "saved cmdlines") || read_num(r, &off, 4, &cpus))
+		return -1;
+	r->out->cpucount = (int)cpus;
+	for (;;) {
+		char tag[10];
+
+		if (pread_all(r, tag, 10, off))
+			return -1;
+		off += 10;
+		if (!memcmp(tag, "options  ", 10)) {
+			/* options run to id 0; bound the walk by the file */
+			uint64_t start = off, next;
+			size_t len;
+			unsigned char *buf;
+			int ret;
+			uint64_t p = off;
+
+			for (;;) {
+				uint64_t id, sz;
+
+				if (read_num(r, &p, 2, &id))
+					return -1;
+				if (id == 0)
+					break;
+				if (read_num(r, &p, 4, &sz))
+					return -1;
+				if (sz > r->size - p)
+					return fail(r, "option %llu: size runs past the end of the file",
+						    (unsigned long long)id);
+				p += sz;
+			}
+			len = (size_t)(p - start);
+			buf = malloc(len ? len : 1);
+			if (!buf)
+				return fail(r, "out of memory");
+			if (pread_all(r, buf, len, start)) {
+				free(buf);
+				return -1;
+			}
+			ret = walk_options(r, buf, len, &next, 0);
+			free(buf);
+			if (ret)
+				return -1;
+			off = p;
+			continue;
+		}
+		if (!memcmp(tag, "flyrecord", 10)) {
+			for (uint64_t i = 0; i < cpus; i++) {
+				uint64_t o, s;
+
+				if (read_num(r, &off, 8, &o) || read_num(r, &off, 8, &s))
+					return -1;
+				if (o > r->size || s > r->size - o)
+					return fail(r, "truncated: CPU %llu data (%llu bytes at %llu) runs past the end of the file (%llu bytes)",
+						    (unsigned long long)i, (unsigned long long)s,
+						    (unsigned long long)o, (unsigned long long)r->size);
+				r->out->data_bytes += s;
+			}
+			r->out->has_buffer = 1;
+			r->out->buffer_cpus = (int)cpus;
+			return 0;
+		}
+		if (!memcmp(tag, "latency  ", 10))
+			return fail(r, "latency-format trace: no per-CPU event data to replay");
+		return fail(r, "bad header: unknown data tag at offset %llu", (unsigned long long)(off - 10));
+	}
+}
+
+int ir_tdat_read(const char *path, struct ir_tdat *out, char *err, size_t errlen)
+{
+	static const unsigned char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	unsigned char head[10];
+	char ver[8];
+	unsigned char b[6];
+	struct stat st;
+	uint64_t off = 10, v;
+	struct rd r = { .out = out, .err = err, .errlen = errlen };
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	err[0] = 0;
+	r.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r.fd < 0)
+		return fail(&r, "cannot open: %s", strerror(errno));
+	if (fstat(r.fd, &st) || !S_ISREG(st.st_mode)) {
+		fail(&r, "not a regular file");
+		goto out;
+	}
+	r.size = (uint64_t)st.st_size;
+	out->file_size = r.size;
+	if (r.size < sizeof(head)) {
+		if (r.size)
+			fail(&r, "not a trace.dat file (too short: %llu bytes)", (unsigned long long)r.size);
+		else
+			fail(&r, "empty file");
+		goto out;
+	}
+	if (pread_all(&r, head, sizeof(head), 0))
+		goto out;
+	if (memcmp(head, magic, sizeof(magic))) {
+		fail(&r, "not a trace.dat file (bad magic)");
+		goto out;
+	}
+	if (read_str(&r, &off, ver, sizeof(ver)))
+		goto out;
+	out->version = atoi(ver);
+	if (out->version != 6 && out->version != 7) {
+		fail(&r, "unsupported trace.dat version '%s' (6 and 7 are read)", ver);
+		goto out;
+	}
+	if (pread_all(&r, b, 6, off))
+		goto out;
+	r.big_endian = b[0];
+	out->big_endian = b[0];
+	out->long_size = b[1];
+	out->page_size = (unsigned)get_le(&r, b + 2, 4);
+	off += 6;
+	if (b[0] > 1 || (b[1] != 4 && b[1] != 8) || out->page_size < 1024 ||
+	    out->page_size > (1u << 20) || (out->page_size & (out->page_size - 1))) {
+		fail(&r, "bad header (endian %u, long size %u, page size %u)", b[0], b[1], out->page_size);
+		goto out;
+	}
+	if (out->version == 7) {
+		char cver[64];
+
+		if (read_str(&r, &off, out->compression, sizeof(out->compression)) ||
+		    read_str(&r, &off, cver, sizeof(cver)) || read_num(&r, &off, 8, &v))
+			goto out;
+		if (strcmp(out->compression, "none") && strcmp(out->compression, "zstd") &&
+		    strcmp(out->compression, "zlib")) {
+			fail(&r, "unknown compression '%s'", out->compression);
+			goto out;
+		}
+		if (read_v7_options(&r, v))
+			goto out;
+	} else {
+		strcpy(out->compression, "none");
+		if (read_v6(&r, off))
+			goto out;
+	}
+	if (!out->has_buffer) {
+		fail(&r, "no trace data (no flyrecord buffer)");
+		goto out;
+	}
+	ret = 0;
+out:
+	close(r.fd);
+	if (ret) {
+		free(out->meta);
+		out->meta = NULL;
+	}
+	return ret;
+}
+
+void ir_tdat_free(struct ir_tdat *t)
+{
+	free(t->meta);
+	t->meta = NULL;
+}
