@@ -23,8 +23,10 @@ struct ir_domains {
 
 static void seterr(char *err, size_t errlen, const char *msg, int cpu)
 {
-	if (err && errlen)
+	if (err && errlen && cpu >= 0)
 		snprintf(err, errlen, "domains: cpu %d: %s", cpu, msg);
+	else if (err && errlen)
+		snprintf(err, errlen, "domains: %s", msg);
 }
 
 /* sd_init() (4.15 topology.c): flags from the topology level, then the

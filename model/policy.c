@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model.h"
+#include "model/cpumask.h"
 
 #define US 1000ull
 #define MS 1000000ull
@@ -61,18 +61,6 @@ static const struct preset presets[] = {
 	{ "sysctl", { 0, 500 * US, 500 * US, 0, 0, 0 }, true },
 };
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 const char *ir_policy_name(enum ir_policy_kind kind)
 {
@@ -125,7 +113,7 @@ int ir_policy_set(struct ir_policy_params *p, const char *key, uint64_t value, c
 			}
 		}
 	}
-	seterr(err, errlen, "policy %s: unknown parameter '%s'", ir_policy_name(p->kind), key);
+	ir_seterr(err, errlen, "policy %s: unknown parameter '%s'", ir_policy_name(p->kind), key);
 	return IR_ERR_USAGE;
 }
 
@@ -167,7 +155,7 @@ int ir_policy_parse(const char *arg, struct ir_policy_params *p, char *err, size
 		if (strlen(policy_names[k]) == nlen && !strncmp(arg, policy_names[k], nlen))
 			kind = k;
 	if (kind < 0) {
-		seterr(err, errlen, "unknown policy '%.*s' (baseline, domain-cost, no-check, mainline, "
+		ir_seterr(err, errlen, "unknown policy '%.*s' (baseline, domain-cost, no-check, mainline, "
 		       "bump, proportional)", (int)nlen, arg);
 		return IR_ERR_USAGE;
 	}
@@ -184,7 +172,7 @@ int ir_policy_parse(const char *arg, struct ir_policy_params *p, char *err, size
 		uint64_t v;
 
 		if (!eq || eq == kv) {
-			seterr(err, errlen, "policy %s: expected key=value, got '%s'", policy_names[kind], kv);
+			ir_seterr(err, errlen, "policy %s: expected key=value, got '%s'", policy_names[kind], kv);
 			rc = IR_ERR_USAGE;
 			break;
 		}
@@ -195,14 +183,14 @@ int ir_policy_parse(const char *arg, struct ir_policy_params *p, char *err, size
 				if (!strcmp(eq, presets[i].name))
 					preset = &presets[i];
 			if (!preset) {
-				seterr(err, errlen, "policy %s: unknown preset '%s' (retest, cover, rfc1, sysctl)",
+				ir_seterr(err, errlen, "policy %s: unknown preset '%s' (retest, cover, rfc1, sysctl)",
 				       policy_names[kind], eq);
 				rc = IR_ERR_USAGE;
 			}
 			continue;
 		}
 		if (parse_value(eq, &v)) {
-			seterr(err, errlen, "policy %s: bad value '%s' for %s (ns, or with ns/us/ms/s)",
+			ir_seterr(err, errlen, "policy %s: bad value '%s' for %s (ns, or with ns/us/ms/s)",
 			       policy_names[kind], eq, kv);
 			rc = IR_ERR_USAGE;
 			break;

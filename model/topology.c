@@ -17,9 +17,7 @@
 
 const char *const ir_level_name[IR_LVL__COUNT] = { "SMT", "CLS", "MC", "PKG", "NODE", "NUMA" };
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
+void ir_seterr(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -199,11 +197,11 @@ static int take_list(struct parser *ps, const char *v, size_t len, ir_cpumask_wo
 	ir_cpumask_word *m = calloc(ps->t->nwords, sizeof(*m));
 
 	if (!m) {
-		seterr(ps->err, ps->errlen, "topology: out of memory");
+		ir_seterr(ps->err, ps->errlen, "topology: out of memory");
 		return -1;
 	}
 	if (ir_cpulist_parse(v, len, m, ps->t->nr_cpus)) {
-		seterr(ps->err, ps->errlen, "topology: line %d: bad cpulist '%.*s'", ps->line, (int)len, v);
+		ir_seterr(ps->err, ps->errlen, "topology: line %d: bad cpulist '%.*s'", ps->line, (int)len, v);
 		free(m);
 		return -1;
 	}
@@ -214,7 +212,7 @@ static int take_list(struct parser *ps, const char *v, size_t len, ir_cpumask_wo
 
 static int bad_value(struct parser *ps, const char *what, const char *v)
 {
-	seterr(ps->err, ps->errlen, "topology: line %d: bad %s '%s'", ps->line, what, v);
+	ir_seterr(ps->err, ps->errlen, "topology: line %d: bad %s '%s'", ps->line, what, v);
 	return -1;
 }
 
@@ -247,7 +245,7 @@ static int parse_caches(struct parser *ps, struct ir_topo_cpu *cpu, const char *
 				return -1;
 			cpu->llc_level = (int)level;
 		} else if (ir_cpulist_parse(p, (size_t)(next - p), NULL, 0)) {
-			seterr(ps->err, ps->errlen, "topology: line %d: bad cpulist '%.*s'", ps->line,
+			ir_seterr(ps->err, ps->errlen, "topology: line %d: bad cpulist '%.*s'", ps->line,
 			       (int)(next - p), p);
 			return -1;
 		}
@@ -321,7 +319,7 @@ static int parse_node_line(struct parser *ps, char **tok, int ntok)
 		struct ir_topo_node *nn = realloc(t->node, (size_t)(n + 1) * sizeof(*nn));
 
 		if (!nn) {
-			seterr(ps->err, ps->errlen, "topology: out of memory");
+			ir_seterr(ps->err, ps->errlen, "topology: out of memory");
 			return -1;
 		}
 		memset(nn + t->nr_nodes, 0, (size_t)(n + 1 - t->nr_nodes) * sizeof(*nn));
@@ -348,7 +346,7 @@ static int parse_node_line(struct parser *ps, char **tok, int ntok)
 			node->distance = calloc((size_t)cnt, sizeof(int));
 			node->nr_distance = 0;
 			if (!node->distance) {
-				seterr(ps->err, ps->errlen, "topology: out of memory");
+				ir_seterr(ps->err, ps->errlen, "topology: out of memory");
 				return -1;
 			}
 			for (;;) {
@@ -378,7 +376,7 @@ int ir_topology_parse(const char *text, struct ir_topology **out, char *err, siz
 
 	*out = NULL;
 	if (!buf) {
-		seterr(err, errlen, "topology: out of memory");
+		ir_seterr(err, errlen, "topology: out of memory");
 		return IR_ERR_INPUT;
 	}
 	for (line = buf; line; line = next) {
@@ -399,7 +397,7 @@ int ir_topology_parse(const char *text, struct ir_topology **out, char *err, siz
 			continue;
 		if (!header) {
 			if (strcmp(tok[0], "idlereplay-topology") || ntok != 2 || strcmp(tok[1], "1")) {
-				seterr(err, errlen, "topology: line %d: expected 'idlereplay-topology 1'", ps.line);
+				ir_seterr(err, errlen, "topology: line %d: expected 'idlereplay-topology 1'", ps.line);
 				goto out;
 			}
 			header = true;
@@ -408,11 +406,11 @@ int ir_topology_parse(const char *text, struct ir_topology **out, char *err, siz
 			int max = -1;
 
 			if (ps.t) {
-				seterr(err, errlen, "topology: line %d: second 'online' line", ps.line);
+				ir_seterr(err, errlen, "topology: line %d: second 'online' line", ps.line);
 				goto out;
 			}
 			if (ntok != 2 || ir_cpulist_parse(tok[1], strlen(tok[1]), probe, IR_TOPO_CPU_LIMIT)) {
-				seterr(err, errlen, "topology: line %d: bad cpulist '%s'", ps.line,
+				ir_seterr(err, errlen, "topology: line %d: bad cpulist '%s'", ps.line,
 				       ntok > 1 ? tok[1] : "");
 				goto out;
 			}
@@ -420,18 +418,18 @@ int ir_topology_parse(const char *text, struct ir_topology **out, char *err, siz
 				if (ir_cpumask_test(probe, c))
 					max = c;
 			if (max < 0) {
-				seterr(err, errlen, "topology: line %d: no online CPUs", ps.line);
+				ir_seterr(err, errlen, "topology: line %d: no online CPUs", ps.line);
 				goto out;
 			}
 			ps.t = ir_topology_alloc(max + 1);
 			if (!ps.t) {
-				seterr(err, errlen, "topology: out of memory");
+				ir_seterr(err, errlen, "topology: out of memory");
 				goto out;
 			}
 			memcpy(ps.t->online, probe, ps.t->nwords * sizeof(*probe));
 		} else if (!strcmp(tok[0], "cpu") || !strcmp(tok[0], "node")) {
 			if (!ps.t) {
-				seterr(err, errlen, "topology: line %d: '%s' before 'online'", ps.line, tok[0]);
+				ir_seterr(err, errlen, "topology: line %d: '%s' before 'online'", ps.line, tok[0]);
 				goto out;
 			}
 			if (tok[0][0] == 'c' ? parse_cpu_line(&ps, tok, ntok) : parse_node_line(&ps, tok, ntok))
@@ -440,7 +438,7 @@ int ir_topology_parse(const char *text, struct ir_topology **out, char *err, siz
 		/* other keys: ignored, so the format can grow */
 	}
 	if (!ps.t) {
-		seterr(err, errlen, header ? "topology: no 'online' line" : "topology: empty");
+		ir_seterr(err, errlen, header ? "topology: no 'online' line" : "topology: empty");
 		goto out;
 	}
 	*out = ps.t;
@@ -473,7 +471,7 @@ static int spec_shape(const char *arg, struct ir_topology **out, char *err, size
 		long *dst = NULL, v;
 
 		if (!eq) {
-			seterr(err, errlen, "topology: bad spec item '%s'", kv);
+			ir_seterr(err, errlen, "topology: bad spec item '%s'", kv);
 			goto out;
 		}
 		*eq++ = '\0';
@@ -481,7 +479,7 @@ static int spec_shape(const char *arg, struct ir_topology **out, char *err, size
 			if (!strcmp(eq, "core") || !strcmp(eq, "cores"))
 				llc_core = true;
 			else if (strcmp(eq, "socket")) {
-				seterr(err, errlen, "topology: llc must be core or socket, not '%s'", eq);
+				ir_seterr(err, errlen, "topology: llc must be core or socket, not '%s'", eq);
 				goto out;
 			}
 			continue;
@@ -490,29 +488,29 @@ static int spec_shape(const char *arg, struct ir_topology **out, char *err, size
 		      !strcmp(kv, "threads") ? &threads : !strcmp(kv, "nodes") ? &nodes :
 		      !strcmp(kv, "clusters") ? &clusters : NULL;
 		if (!dst) {
-			seterr(err, errlen, "topology: unknown spec key '%s'", kv);
+			ir_seterr(err, errlen, "topology: unknown spec key '%s'", kv);
 			goto out;
 		}
 		errno = 0;
 		v = strtol(eq, &end, 10);
 		if (errno || end == eq || *end || v < 1 || v > 4096) {
-			seterr(err, errlen, "topology: bad value '%s' for %s", eq, kv);
+			ir_seterr(err, errlen, "topology: bad value '%s' for %s", eq, kv);
 			goto out;
 		}
 		*dst = v;
 	}
 	long total = sockets * cores * threads;
 	if (total > IR_TOPO_CPU_LIMIT) {
-		seterr(err, errlen, "topology: spec gives too many CPUs (%ld)", total);
+		ir_seterr(err, errlen, "topology: spec gives too many CPUs (%ld)", total);
 		goto out;
 	}
 	if (total % nodes || (nodes % sockets && sockets % nodes)) {
-		seterr(err, errlen, "topology: %ld nodes do not divide %ld sockets of %ld CPUs",
+		ir_seterr(err, errlen, "topology: %ld nodes do not divide %ld sockets of %ld CPUs",
 		       nodes, sockets, total / sockets);
 		goto out;
 	}
 	if (clusters && cores % clusters) {
-		seterr(err, errlen, "topology: %ld clusters do not divide %ld cores", clusters, cores);
+		ir_seterr(err, errlen, "topology: %ld clusters do not divide %ld cores", clusters, cores);
 		goto out;
 	}
 	f = open_memstream(&text, &tlen);
@@ -576,7 +574,7 @@ static int spec_levels(const char *arg, struct ir_topology **out, char *err, siz
 			long v;
 
 			if (parse_num(&p, p + strlen(p), &v)) {
-				seterr(err, errlen, "topology: CPU number too large in '%s'", arg);
+				ir_seterr(err, errlen, "topology: CPU number too large in '%s'", arg);
 				goto out;
 			}
 			if (v > max)
@@ -586,7 +584,7 @@ static int spec_levels(const char *arg, struct ir_topology **out, char *err, siz
 		}
 	}
 	if (max < 0) {
-		seterr(err, errlen, "topology: no CPUs in '%s'", arg);
+		ir_seterr(err, errlen, "topology: no CPUs in '%s'", arg);
 		goto out;
 	}
 	t = ir_topology_alloc(max + 1);
@@ -597,17 +595,17 @@ static int spec_levels(const char *arg, struct ir_topology **out, char *err, siz
 		struct ir_topo_level *L;
 
 		if (!eq) {
-			seterr(err, errlen, "topology: bad level '%s' (want NAME=CPUS,CPUS)", lv);
+			ir_seterr(err, errlen, "topology: bad level '%s' (want NAME=CPUS,CPUS)", lv);
 			goto out;
 		}
 		*eq++ = '\0';
 		if (t->nr_explicit == IR_MAX_LEVELS) {
-			seterr(err, errlen, "topology: more than %d levels", IR_MAX_LEVELS);
+			ir_seterr(err, errlen, "topology: more than %d levels", IR_MAX_LEVELS);
 			goto out;
 		}
 		L = &t->explicit_lvl[t->nr_explicit];
 		if (level_kind_of(lv, &L->kind)) {
-			seterr(err, errlen, "topology: unknown level '%s'", lv);
+			ir_seterr(err, errlen, "topology: unknown level '%s'", lv);
 			goto out;
 		}
 		L->span = calloc((size_t)t->nr_cpus * t->nwords, sizeof(ir_cpumask_word));
@@ -622,7 +620,7 @@ static int spec_levels(const char *arg, struct ir_topology **out, char *err, siz
 				if (*q == '+')
 					*q = ',';
 			if (!bad && ir_cpulist_parse(g, strlen(g), grp, t->nr_cpus)) {
-				seterr(err, errlen, "topology: bad cpulist '%s' in level %s", g, lv);
+				ir_seterr(err, errlen, "topology: bad cpulist '%s' in level %s", g, lv);
 				bad = 1;
 			}
 			for (int c = 0; !bad && c < t->nr_cpus; c++) {
@@ -630,7 +628,7 @@ static int spec_levels(const char *arg, struct ir_topology **out, char *err, siz
 					continue;
 				ir_cpumask_word *span = L->span + (size_t)c * t->nwords;
 				if (ir_cpumask_weight(span, t->nwords)) {
-					seterr(err, errlen, "topology: cpu %d in two groups of level %s", c, lv);
+					ir_seterr(err, errlen, "topology: cpu %d in two groups of level %s", c, lv);
 					bad = 1;
 					break;
 				}
@@ -658,7 +656,7 @@ static char *slurp(const char *path, char *err, size_t errlen)
 	size_t len = 0, cap = 0;
 
 	if (!f) {
-		seterr(err, errlen, "topology: %s: %s", path, strerror(errno));
+		ir_seterr(err, errlen, "topology: %s: %s", path, strerror(errno));
 		return NULL;
 	}
 	for (;;) {
@@ -668,7 +666,7 @@ static char *slurp(const char *path, char *err, size_t errlen)
 			if (!nb) {
 				free(buf);
 				fclose(f);
-				seterr(err, errlen, "topology: %s: out of memory", path);
+				ir_seterr(err, errlen, "topology: %s: out of memory", path);
 				return NULL;
 			}
 			buf = nb;
@@ -681,7 +679,7 @@ static char *slurp(const char *path, char *err, size_t errlen)
 	}
 	buf[len] = '\0';
 	if (ferror(f)) {
-		seterr(err, errlen, "topology: %s: read error", path);
+		ir_seterr(err, errlen, "topology: %s: read error", path);
 		free(buf);
 		buf = NULL;
 	}
@@ -695,7 +693,7 @@ int ir_topology_from_arg(const char *arg, struct ir_topology **out, char *err, s
 
 	*out = NULL;
 	if (!arg || !*arg) {
-		seterr(err, errlen, "topology: empty argument");
+		ir_seterr(err, errlen, "topology: empty argument");
 		return IR_ERR_USAGE;
 	}
 	if (!stat(arg, &st)) {
@@ -711,7 +709,7 @@ int ir_topology_from_arg(const char *arg, struct ir_topology **out, char *err, s
 			char tmp[512];
 
 			snprintf(tmp, sizeof(tmp), "%s", err + (strncmp(err, "topology: ", 10) ? 0 : 10));
-			seterr(err, errlen, "topology: %s: %s", arg, tmp);
+			ir_seterr(err, errlen, "topology: %s: %s", arg, tmp);
 		}
 		return rc;
 	}
@@ -720,6 +718,6 @@ int ir_topology_from_arg(const char *arg, struct ir_topology **out, char *err, s
 		return spec_shape(arg, out, err, errlen);
 	if (strchr(arg, '='))
 		return spec_levels(arg, out, err, errlen);
-	seterr(err, errlen, "topology: '%s' is neither a file nor a spec", arg);
+	ir_seterr(err, errlen, "topology: '%s' is neither a file nor a spec", arg);
 	return IR_ERR_INPUT;
 }

@@ -49,6 +49,19 @@ static int teardown(void **state)
 	return system(cmd) ? -1 : 0;
 }
 
+/* One cache: cpuN/cache/indexI/{level,type,shared_cpu_list} */
+static void cache_files(int c, int index, const char *level, const char *type, const char *list)
+{
+	static const char *const names[3] = { "level", "type", "shared_cpu_list" };
+	const char *vals[3] = { level, type, list };
+	char p[256];
+
+	for (int i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "sys/devices/system/cpu/cpu%d/cache/index%d/%s", c, index, names[i]);
+		put(p, vals[i]);
+	}
+}
+
 static void cpu_files(int c, const char *core, const char *pkg, const char *l2, const char *l3)
 {
 	char p[256];
@@ -57,26 +70,10 @@ static void cpu_files(int c, const char *core, const char *pkg, const char *l2, 
 	put(p, core);
 	snprintf(p, sizeof(p), "sys/devices/system/cpu/cpu%d/topology/core_siblings_list", c);
 	put(p, pkg);
-	snprintf(p, sizeof(p), "sys/devices/system/cpu/cpu%d/cache/index0/level", c);
-	put(p, "1\n");
-	snprintf(p, sizeof(p), "sys/devices/system/cpu/cpu%d/cache/index0/type", c);
-	put(p, "Data\n");
-	snprintf(p, sizeof(p), "sys/devices/system/cpu/cpu%d/cache/index0/shared_cpu_list", c);
-	put(p, core);
-	snprintf(p, sizeof(p), "sys/devices/system/cpu/cpu%d/cache/index2/level", c);
-	put(p, "2\n");
-	snprintf(p, sizeof(p), "sys/devices/system/cpu/cpu%d/cache/index2/type", c);
-	put(p, "Unified\n");
-	snprintf(p, sizeof(p), "sys/devices/system/cpu/cpu%d/cache/index2/shared_cpu_list", c);
-	put(p, l2);
-	if (l3) {
-		snprintf(p, sizeof(p), "sys/devices/system/cpu/cpu%d/cache/index3/level", c);
-		put(p, "3\n");
-		snprintf(p, sizeof(p), "sys/devices/system/cpu/cpu%d/cache/index3/type", c);
-		put(p, "Unified\n");
-		snprintf(p, sizeof(p), "sys/devices/system/cpu/cpu%d/cache/index3/shared_cpu_list", c);
-		put(p, l3);
-	}
+	cache_files(c, 0, "1\n", "Data\n", core);
+	cache_files(c, 2, "2\n", "Unified\n", l2);
+	if (l3)
+		cache_files(c, 3, "3\n", "Unified\n", l3);
 }
 
 /* Old-style names (thread_siblings_list, core_siblings_list), no cluster or
