@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 int cmd_replay(int argc, char **argv);
+int cmd_topology(int argc, char **argv);
 
 /* "500us", "2ms", "1s" or plain nanoseconds; 0 ok, -1 bad. */
 int cli_parse_ns(const char *s, uint64_t *out);

@@ -15,6 +15,7 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
 	{ "replay", cmd_replay, "replay a trace.dat through the newidle balance policies" },
+	{ "topology", cmd_topology, "print this machine's topology, or its sched domains" },
 };
 
 int cli_fail(int code, const char *fmt, ...)

@@ -55,6 +55,14 @@ int ir_topology_from_arg(const char *arg, struct ir_topology **out, char *err, s
 struct ir_topology *ir_topology_flat(int nr_cpus);
 int ir_topology_nr_cpus(const struct ir_topology *t);
 void ir_topology_free(struct ir_topology *t);
+/* Read a machine's topology from sysfs under sysroot ("" or "/" for the live
+ * machine) and print it in the text format above into *text (malloc'd). */
+int ir_topology_capture(const char *sysroot, char **text, char *err, size_t errlen);
+
+/* cpulists as sysfs prints them ("0-3,8-11").  parse sets bits < nr_cpus in
+ * mask (cleared first) and ignores higher CPUs; returns 0 or -1 on bad syntax. */
+int ir_cpulist_parse(const char *s, size_t len, ir_cpumask_word *mask, int nr_cpus);
+int ir_cpulist_format(const ir_cpumask_word *mask, int nr_cpus, char *buf, size_t len);
 
 /* -------------------------------------------------------- sched domains */
 
@@ -133,11 +141,19 @@ struct ir_decision_ctx {
 	enum ir_level_kind kind[IR_MAX_LEVELS];
 };
 
-/* Per-CPU, per-level state of the policies that learn. */
+/* Fill a context from a point and the domains it was resolved with
+ * (d NULL: one flat MC level, as ir_rings NULL means). */
+void ir_decision_ctx_init(struct ir_decision_ctx *ctx, const struct ir_point *pt,
+			  const struct ir_domains *d);
+
+/* Per-CPU, per-level state of the policies that learn.  ir_decide() only
+ * reads it; ir_policy_update() advances it, so call it once per decision. */
 struct ir_policy_state {
 	int nr_cpus;
 	uint64_t *max_newidle_lb_cost;	/* [cpu * IR_MAX_LEVELS + level]; bump */
+	uint64_t *last_decay_max_lb_cost;	/* same index; bump */
 	uint32_t *newidle_call, *newidle_success;	/* proportional */
+	uint32_t *newidle_ratio;		/* proportional */
 	uint64_t rng;
 };
 int ir_policy_state_init(struct ir_policy_state *st, const struct ir_policy_params *p, int nr_cpus);
@@ -149,7 +165,10 @@ struct ir_decision {
 	int nr_tried;
 	uint8_t tried[IR_MAX_LEVELS];		/* level indices, ascending */
 	uint64_t cost[IR_MAX_LEVELS];		/* modelled domain_cost of each try */
+	enum ir_level_kind kind[IR_MAX_LEVELS];	/* kind of each tried level */
 	int stop_level;				/* level whose cost check stopped the walk, -1 none */
+	int nr_skipped;				/* proportional: levels its die skipped */
+	uint8_t skipped[IR_MAX_LEVELS];
 };
 
 void ir_decide(const struct ir_decision_ctx *ctx, const struct ir_policy_params *p,

@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Decisions, outcomes and the learning policies, with exact numbers. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "model/model.h"
+
+#define US 1000ull
+
+/* SMT / MC / NUMA, as on the vm-numa guest */
+static struct ir_decision_ctx ctx3(uint64_t avg_idle, bool overload)
+{
+	struct ir_decision_ctx c = {
+		.cpu = 0, .now = 1000, .avg_idle = avg_idle, .overload = overload, .nr_levels = 3,
+		.kind = { IR_LVL_SMT, IR_LVL_MC, IR_LVL_NUMA },
+	};
+	return c;
+}
+
+static struct ir_decision decide(const char *policy, const struct ir_decision_ctx *c)
+{
+	struct ir_policy_params p;
+	struct ir_decision d;
+
+	assert_int_equal(ir_policy_parse(policy, &p, NULL, 0), 0);
+	ir_decide(c, &p, NULL, &d);
+	return d;
+}
+
+static void expect_tried(const struct ir_decision *d, int n, const int *levels, int stop)
+{
+	assert_int_equal(d->bail, IR_BAIL_NONE);
+	assert_int_equal(d->nr_tried, n);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(d->tried[i], levels[i]);
+	assert_int_equal(d->stop_level, stop);
+}
+
+/* The scenario: avg_idle 300 us, overload set. */
+static void test_scenario_300us(void **state)
+{
+	struct ir_decision_ctx c = ctx3(300 * US, true);
+	struct ir_decision d;
+	static const int all[3] = { 0, 1, 2 };
+
+	(void)state;
+	d = decide("baseline", &c);
+	assert_int_equal(d.bail, IR_BAIL_MIGRATION_COST);
+	assert_int_equal(d.nr_tried, 0);
+	d = decide("no-check", &c);
+	expect_tried(&d, 3, all, -1);
+	assert_int_equal(d.cost[0], 5 * US);
+	assert_int_equal(d.cost[1], 20 * US);
+	assert_int_equal(d.cost[2], 100 * US);
+	assert_int_equal(d.kind[2], IR_LVL_NUMA);
+	/* cover: SMT 300 >= 0+5+0; MC 300 >= 5+20+50; NUMA 300 < 25+100+500 */
+	d = decide("domain-cost:preset=cover", &c);
+	expect_tried(&d, 2, all, 2);
+	/* re-tested default: MC 300 < 5+20+500 */
+	d = decide("domain-cost", &c);
+	expect_tried(&d, 1, all, 1);
+	d = decide("mainline", &c);
+	expect_tried(&d, 3, all, -1);
+	d = decide("bump", &c);
+	expect_tried(&d, 3, all, -1);
+}
+
+static void test_bails(void **state)
+{
+	struct ir_decision_ctx c = ctx3(300 * US, false);
+	static const char *const all[] = { "baseline", "domain-cost", "no-check", "mainline", "bump", "proportional" };
+	static const int lv[3] = { 0, 1, 2 };
+	struct ir_decision d;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		d = decide(all[i], &c);
+		assert_int_equal(d.bail, IR_BAIL_NOT_OVERLOADED);
+		assert_int_equal(d.stop_level, -1);
+	}
+	c = ctx3(4 * US, true);
+	d = decide("mainline", &c);
+	assert_int_equal(d.bail, IR_BAIL_LOWEST_COST);
+	d = decide("no-check", &c);
+	expect_tried(&d, 0, lv, 0);
+	/* baseline past the bail: 600 >= 5, 25, 125 */
+	c = ctx3(600 * US, true);
+	d = decide("baseline", &c);
+	expect_tried(&d, 3, lv, -1);
+	/* sysctl 0: NUMA stops at 100 < 25 + 100 */
+	c = ctx3(100 * US, true);
+	d = decide("baseline:sysctl_sched_migration_cost=0", &c);
+	expect_tried(&d, 2, lv, 2);
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return *s >> 33;
+}
+
+static struct ir_decision_ctx random_ctx(uint64_t *s)
+{
+	struct ir_decision_ctx c = { .cpu = (int32_t)(rnd(s) % 4), .now = rnd(s) };
+	int kind = 0;
+
+	c.avg_idle = rnd(s) % (2000 * US);
+	c.overload = rnd(s) % 4 != 0;
+	c.nr_levels = 1 + (int)(rnd(s) % 4);
+	for (int l = 0; l < c.nr_levels; l++) {
+		kind += (int)(rnd(s) % 2);
+		c.kind[l] = (enum ir_level_kind)(kind < IR_LVL__COUNT ? kind : IR_LVL_NUMA);
+		kind++;
+	}
+	return c;
+}
+
+static void random_costs(struct ir_policy_params *p, uint64_t *s)
+{
+	for (int l = 0; l < IR_LVL__COUNT; l++)
+		p->max_newidle_lb_cost[l] = rnd(s) % (400 * US);
+}
+
+static void test_invariants(void **state)
+{
+	uint64_t s = 12345;
+	int differ_sysctl = 0, differ_cost = 0;
+
+	(void)state;
+	for (int i = 0; i < 20000; i++) {
+		struct ir_decision_ctx c = random_ctx(&s);
+		struct ir_policy_params base, nocheck, dc;
+		struct ir_decision a, b;
+
+		ir_policy_defaults(IR_POL_BASELINE, &base);
+		random_costs(&base, &s);
+		nocheck = base;
+		nocheck.kind = IR_POL_NO_CHECK;
+		dc = base;
+		dc.kind = IR_POL_DOMAIN_COST;
+		ir_decide(&c, &nocheck, NULL, &b);
+		/* with the default sysctl they do differ sometimes */
+		ir_decide(&c, &base, NULL, &a);
+		differ_sysctl += memcmp(&a, &b, sizeof(a)) != 0;
+		base.sysctl_sched_migration_cost = 0;
+		ir_decide(&c, &base, NULL, &a);
+		assert_memory_equal(&a, &b, sizeof(a));
+		ir_decide(&c, &dc, NULL, &a);
+		differ_cost += memcmp(&a, &b, sizeof(a)) != 0;
+		memset(dc.sd_migration_cost, 0, sizeof(dc.sd_migration_cost));
+		ir_decide(&c, &dc, NULL, &a);
+		assert_memory_equal(&a, &b, sizeof(a));
+	}
+	assert_true(differ_sysctl > 1000);
+	assert_true(differ_cost > 1000);
+}
+
+/* Candidates: none in ring 0, pid 10 one ring out, pid 20 two rings out. */
+static struct ir_point point3(void)
+{
+	struct ir_point pt = { .ts = 1000, .cpu = 0, .avg_idle = 300 * US, .overload = true, .nr_levels = 3 };
+
+	pt.ring[0] = (struct ir_cand){ .pid = -1, .cpu = -1 };
+	pt.ring[1] = (struct ir_cand){ .pid = 10, .cpu = 2, .src_nr_running = 2, .gain_ns = 40000 };
+	pt.ring[2] = (struct ir_cand){ .pid = 20, .cpu = 5, .src_nr_running = 3, .gain_ns = 90000 };
+	return pt;
+}
+
+static void test_outcome(void **state)
+{
+	struct ir_point pt = point3();
+	struct ir_decision_ctx c;
+	struct ir_decision d;
+	struct ir_outcome o;
+
+	(void)state;
+	ir_decision_ctx_init(&c, &pt, NULL);
+	c.kind[0] = IR_LVL_SMT;
+	c.kind[1] = IR_LVL_MC;
+	c.kind[2] = IR_LVL_NUMA;
+	d = decide("no-check", &c);
+	ir_outcome(&pt, &d, &o);
+	assert_true(o.pulled);
+	assert_int_equal(o.level, 1);
+	assert_int_equal(o.level_kind, IR_LVL_MC);
+	assert_int_equal(o.pid, 10);
+	assert_int_equal(o.from_cpu, 2);
+	assert_int_equal(o.attempts, 2);
+	assert_int_equal(o.cost_ns, 25 * US);
+	assert_int_equal(o.attempt_cost[1], 20 * US);
+	assert_int_equal(o.attempt_cost[2], 0);
+	assert_int_equal(o.idle_recovered_ns, 40000);
+	assert_int_equal(o.idle_lost_ns, 0);
+	/* domain-cost tries SMT only: nothing pulled, the nearest task is lost */
+	d = decide("domain-cost", &c);
+	ir_outcome(&pt, &d, &o);
+	assert_false(o.pulled);
+	assert_int_equal(o.level, -1);
+	assert_int_equal(o.pid, -1);
+	assert_int_equal(o.attempts, 1);
+	assert_int_equal(o.cost_ns, 5 * US);
+	assert_int_equal(o.idle_lost_ns, 40000);
+	/* a level that holds two rings pulls from the busier one */
+	pt.ring[1].pid = -1;
+	pt.ring[0] = (struct ir_cand){ .pid = 7, .cpu = 1, .src_nr_running = 2, .gain_ns = 1000 };
+	d.nr_tried = 1;
+	d.tried[0] = 2;
+	d.kind[0] = IR_LVL_NUMA;
+	d.cost[0] = 100 * US;
+	ir_outcome(&pt, &d, &o);
+	assert_int_equal(o.pid, 20);
+	assert_int_equal(o.level, 2);
+	assert_int_equal(o.idle_recovered_ns, 90000);
+	/* bail: nothing tried, nothing pulled, the nearest one lost */
+	d = decide("baseline", &c);
+	ir_outcome(&pt, &d, &o);
+	assert_int_equal(o.attempts, 0);
+	assert_int_equal(o.idle_lost_ns, 1000);
+}
+
+/* Along a sweep of one cost, pulls never increase. */
+static void test_sweep_monotone(void **state)
+{
+	static const char *const sweeps[][2] = {
+		{ "domain-cost", "mc.migration_cost" }, { "domain-cost", "numa.migration_cost" },
+		{ "baseline", "sysctl_sched_migration_cost" }, { "no-check", "mc.max_newidle_lb_cost" },
+		{ "mainline", "smt.max_newidle_lb_cost" },
+	};
+	struct ir_point pts[300];
+	uint64_t s = 99;
+
+	(void)state;
+	for (int i = 0; i < 300; i++) {
+		pts[i] = point3();
+		pts[i].avg_idle = rnd(&s) % (1500 * US);
+		pts[i].overload = rnd(&s) % 5 != 0;
+		for (int r = 0; r < 3; r++) {
+			pts[i].ring[r].pid = rnd(&s) % 3 ? -1 : 100 + r;
+			pts[i].ring[r].src_nr_running = 2 + (uint32_t)(rnd(&s) % 3);
+		}
+	}
+	for (size_t w = 0; w < sizeof(sweeps) / sizeof(sweeps[0]); w++) {
+		uint64_t prev = UINT64_MAX, first = 0, pulls = 0;
+
+		for (uint64_t v = 0; v <= 1500 * US; v += 50 * US) {
+			struct ir_policy_params p;
+
+			assert_int_equal(ir_policy_parse(sweeps[w][0], &p, NULL, 0), 0);
+			assert_int_equal(ir_policy_set(&p, sweeps[w][1], v, NULL, 0), 0);
+			pulls = 0;
+			for (int i = 0; i < 300; i++) {
+				struct ir_decision_ctx c;
+				struct ir_decision d;
+				struct ir_outcome o;
+
+				ir_decision_ctx_init(&c, &pts[i], NULL);
+				c.kind[0] = IR_LVL_SMT;
+				c.kind[1] = IR_LVL_MC;
+				c.kind[2] = IR_LVL_NUMA;
+				ir_decide(&c, &p, NULL, &d);
+				ir_outcome(&pts[i], &d, &o);
+				pulls += o.pulled;
+			}
+			assert_true(pulls <= prev);
+			if (prev == UINT64_MAX)
+				first = pulls;
+			prev = pulls;
+		}
+		/* the sweep does move the count */
+		assert_true(pulls < first);
+	}
+}
+
+static void run_proportional(uint64_t seed, struct ir_decision *out, int n, struct ir_policy_state *st)
+{
+	struct ir_policy_params p;
+	struct ir_point pt = point3();
+
+	assert_int_equal(ir_policy_parse("proportional", &p, NULL, 0), 0);
+	p.seed = seed;
+	assert_int_equal(ir_policy_state_init(st, &p, 2), 0);
+	pt.avg_idle = 10000 * US;
+	for (int i = 0; i < n; i++) {
+		struct ir_decision_ctx c;
+		struct ir_outcome o;
+
+		pt.ring[1].pid = i % 3 ? -1 : 10;	/* MC pulls one time in three */
+		ir_decision_ctx_init(&c, &pt, NULL);
+		c.now = (uint64_t)i * 1000;
+		ir_decide(&c, &p, st, &out[i]);
+		ir_outcome(&pt, &out[i], &o);
+		ir_policy_update(&c, &p, &out[i], &o, st);
+	}
+}
+
+static void test_proportional(void **state)
+{
+	static struct ir_decision a[3000], b[3000];
+	struct ir_policy_state sa, sb;
+	int skips = 0;
+
+	(void)state;
+	run_proportional(7, a, 3000, &sa);
+	run_proportional(7, b, 3000, &sb);
+	assert_memory_equal(a, b, sizeof(a));
+	assert_int_equal(sa.rng, sb.rng);
+	for (int i = 0; i < 3000; i++)
+		skips += a[i].nr_skipped;
+	/* ring 0 never pulls: its ratio falls and the die skips it */
+	assert_true(sa.newidle_ratio[0] < 64);
+	assert_true(skips > 1000);
+	ir_policy_state_free(&sb);
+	run_proportional(8, b, 3000, &sb);
+	assert_memory_not_equal(a, b, sizeof(a));
+	ir_policy_state_free(&sa);
+	ir_policy_state_free(&sb);
+}
+
+/* Exact counters: 512 failing walks of one level halve the ratio once. */
+static void test_proportional_counters(void **state)
+{
+	struct ir_policy_params p;
+	struct ir_policy_state st;
+	struct ir_decision_ctx c = { .cpu = 1, .avg_idle = 1000 * US, .overload = true, .nr_levels = 1,
+				     .kind = { IR_LVL_MC } };
+	struct ir_point pt = { .cpu = 1, .nr_levels = 1, .ring = { { .pid = -1 } } };
+
+	(void)state;
+	assert_int_equal(ir_policy_parse("proportional:seed=3", &p, NULL, 0), 0);
+	assert_int_equal(ir_policy_state_init(&st, &p, 2), 0);
+	for (int i = 0; i < 511; i++) {
+		struct ir_decision d;
+		struct ir_outcome o;
+
+		ir_decide(&c, &p, &st, &d);
+		ir_outcome(&pt, &d, &o);
+		ir_policy_update(&c, &p, &d, &o, &st);
+	}
+	assert_int_equal(st.newidle_call[1 * IR_MAX_LEVELS], 1023);
+	assert_int_equal(st.newidle_ratio[1 * IR_MAX_LEVELS], 512);
+	{
+		struct ir_decision d;
+		struct ir_outcome o;
+
+		ir_decide(&c, &p, &st, &d);
+		ir_outcome(&pt, &d, &o);
+		ir_policy_update(&c, &p, &d, &o, &st);
+	}
+	assert_int_equal(st.newidle_ratio[1 * IR_MAX_LEVELS], 256);
+	assert_int_equal(st.newidle_call[1 * IR_MAX_LEVELS], 512);
+	assert_int_equal(st.newidle_success[1 * IR_MAX_LEVELS], 128);
+	assert_int_equal(st.newidle_call[0], 512);	/* CPU 0 untouched */
+	ir_policy_state_free(&st);
+}
+
+/* bump: each failure records 3/2 of the max, capped at sysctl + 200; a
+ * success a second later lets it decay x253/256. */
+static void test_bump(void **state)
+{
+	static const uint64_t want[] = { 30000, 45000, 67500, 101250, 151875, 227812, 341718, 500200, 500200 };
+	struct ir_policy_params p;
+	struct ir_policy_state st;
+	struct ir_decision_ctx c = { .cpu = 0, .now = 5, .avg_idle = 2000 * US, .overload = true, .nr_levels = 1,
+				     .kind = { IR_LVL_MC } };
+	struct ir_point pt = { .cpu = 0, .nr_levels = 1, .ring = { { .pid = -1 } } };
+	struct ir_decision d;
+	struct ir_outcome o;
+
+	(void)state;
+	assert_int_equal(ir_policy_parse("bump", &p, NULL, 0), 0);
+	assert_int_equal(ir_policy_state_init(&st, &p, 1), 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		ir_decide(&c, &p, &st, &d);
+		assert_int_equal(d.nr_tried, 1);
+		assert_int_equal(d.cost[0], 20000);	/* the balance itself costs the same */
+		ir_outcome(&pt, &d, &o);
+		ir_policy_update(&c, &p, &d, &o, &st);
+		assert_int_equal(st.max_newidle_lb_cost[0], want[i]);
+	}
+	/* priced out: mainline's early bail now triggers at 300 us */
+	c.avg_idle = 300 * US;
+	ir_decide(&c, &p, &st, &d);
+	assert_int_equal(d.bail, IR_BAIL_LOWEST_COST);
+	/* a success more than a second later: decay, not a raise */
+	c.avg_idle = 2000 * US;
+	c.now += 1000000001ull;
+	pt.ring[0] = (struct ir_cand){ .pid = 3, .cpu = 1, .src_nr_running = 2, .gain_ns = 5 };
+	ir_decide(&c, &p, &st, &d);
+	ir_outcome(&pt, &d, &o);
+	assert_true(o.pulled);
+	ir_policy_update(&c, &p, &d, &o, &st);
+	assert_int_equal(st.max_newidle_lb_cost[0], 494338);
+	/* mainline keeps no state: the same points never bail */
+	ir_policy_state_free(&st);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_scenario_300us),
+		cmocka_unit_test(test_bails),
+		cmocka_unit_test(test_invariants),
+		cmocka_unit_test(test_outcome),
+		cmocka_unit_test(test_sweep_monotone),
+		cmocka_unit_test(test_proportional),
+		cmocka_unit_test(test_proportional_counters),
+		cmocka_unit_test(test_bump),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

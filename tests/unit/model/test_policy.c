@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Policy names, parameters, presets and their formatting. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "model/model.h"
+
+static void test_defaults(void **state)
+{
+	struct ir_policy_params p;
+	char buf[1024];
+
+	(void)state;
+	ir_policy_defaults(IR_POL_DOMAIN_COST, &p);
+	assert_int_equal(p.sysctl_sched_migration_cost, 500000);
+	assert_int_equal(ir_policy_params_format(&p, buf, sizeof(buf)), 0);
+	assert_string_equal(buf,
+		"sysctl_sched_migration_cost=500000,smt.max_newidle_lb_cost=5000,cls.max_newidle_lb_cost=10000,"
+		"mc.max_newidle_lb_cost=20000,pkg.max_newidle_lb_cost=30000,node.max_newidle_lb_cost=50000,"
+		"numa.max_newidle_lb_cost=100000,smt.migration_cost=0,cls.migration_cost=500000,"
+		"mc.migration_cost=500000,pkg.migration_cost=500000,node.migration_cost=500000,"
+		"numa.migration_cost=500000");
+	for (int k = 0; k < IR_POL__COUNT; k++) {
+		assert_int_equal(ir_policy_parse(ir_policy_name((enum ir_policy_kind)k), &p, NULL, 0), 0);
+		assert_int_equal(p.kind, k);
+	}
+	assert_string_equal(ir_policy_name(IR_POL_PROPORTIONAL), "proportional");
+	assert_string_equal(ir_bail_name[IR_BAIL_LOWEST_COST], "lowest_cost");
+}
+
+static void test_parse(void **state)
+{
+	struct ir_policy_params p;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(ir_policy_parse("domain-cost:preset=cover,mc.migration_cost=50000", &p, err, sizeof(err)), 0);
+	assert_string_equal(p.label, "domain-cost:preset=cover,mc.migration_cost=50000");
+	assert_int_equal(p.sd_migration_cost[IR_LVL_SMT], 0);
+	assert_int_equal(p.sd_migration_cost[IR_LVL_CLS], 50000);
+	assert_int_equal(p.sd_migration_cost[IR_LVL_PKG], 500000);
+	/* explicit values win over a preset given after them */
+	assert_int_equal(ir_policy_parse("domain-cost:mc.migration_cost=7us,preset=rfc1", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.sd_migration_cost[IR_LVL_MC], 7000);
+	assert_int_equal(p.sd_migration_cost[IR_LVL_NUMA], 5000000);
+	/* preset=sysctl: others follow the sysctl */
+	assert_int_equal(ir_policy_parse("domain-cost:preset=sysctl,sysctl_sched_migration_cost=2ms", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.sd_migration_cost[IR_LVL_MC], 500000);
+	assert_int_equal(p.sd_migration_cost[IR_LVL_NUMA], 2000000);
+	assert_int_equal(p.sd_migration_cost[IR_LVL_SMT], 0);
+	assert_int_equal(ir_policy_parse("bump:numa.max_newidle_lb_cost=1s,smt.max_newidle_lb_cost=3ns", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.max_newidle_lb_cost[IR_LVL_NUMA], 1000000000ull);
+	assert_int_equal(p.max_newidle_lb_cost[IR_LVL_SMT], 3);
+	assert_int_equal(ir_policy_parse("proportional:seed=42", &p, err, sizeof(err)), 0);
+	assert_int_equal(p.seed, 42);
+	assert_int_equal(ir_policy_set(&p, "MC.max_newidle_lb_cost", 9, err, sizeof(err)), 0);
+	assert_int_equal(p.max_newidle_lb_cost[IR_LVL_MC], 9);
+}
+
+static void expect_error(const char *arg, const char *msg)
+{
+	struct ir_policy_params p;
+	char err[256] = "";
+
+	assert_int_equal(ir_policy_parse(arg, &p, err, sizeof(err)), IR_ERR_USAGE);
+	assert_string_equal(err, msg);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	expect_error("fastest", "unknown policy 'fastest' (baseline, domain-cost, no-check, mainline, bump, proportional)");
+	expect_error("baseline:foo=1", "policy baseline: unknown parameter 'foo'");
+	expect_error("baseline:mc.max_newidle_lb_cost=5min",
+		     "policy baseline: bad value '5min' for mc.max_newidle_lb_cost (ns, or with ns/us/ms/s)");
+	expect_error("baseline:mc.max_newidle_lb_cost=-5",
+		     "policy baseline: bad value '-5' for mc.max_newidle_lb_cost (ns, or with ns/us/ms/s)");
+	expect_error("domain-cost:preset=best", "policy domain-cost: unknown preset 'best' (retest, cover, rfc1, sysctl)");
+	expect_error("no-check:x", "policy no-check: expected key=value, got 'x'");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

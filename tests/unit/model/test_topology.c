@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Topology text, cpulists, SPEC strings and the sched domains built from them. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "model/model.h"
+
+static const char *fixtures;
+
+/* "SMT{0-1} MC{0-3} NUMA{0-7}" for one CPU */
+static void levels_of(const struct ir_domains *d, int cpu, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int l = 0; l < ir_domains_nr_levels(d, cpu); l++) {
+		const struct ir_sched_domain *sd = ir_domains_level(d, cpu, l);
+		char span[256];
+
+		ir_cpulist_format(sd->span, ir_domains_rings(d).nr_cpus, span, sizeof(span));
+		n += (size_t)snprintf(buf + n, len - n, "%s%s{%s}", n ? " " : "", sd->name, span);
+	}
+}
+
+static struct ir_domains *domains_of(const char *arg)
+{
+	struct ir_topology *t = NULL;
+	struct ir_domains *d;
+	char err[256] = "";
+
+	if (ir_topology_from_arg(arg, &t, err, sizeof(err)))
+		fail_msg("%s", err);
+	d = ir_domains_build(t, err, sizeof(err));
+	ir_topology_free(t);
+	assert_non_null(d);
+	return d;
+}
+
+static void test_cpulist(void **state)
+{
+	ir_cpumask_word m[2];
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(ir_cpulist_parse("0-3,8-11,70", 11, m, 128), 0);
+	assert_int_equal(ir_cpulist_format(m, 128, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "0-3,8-11,70");
+	assert_int_equal(ir_cpulist_parse("5", 1, m, 128), 0);
+	assert_int_equal(m[0], 1u << 5);
+	assert_int_equal(ir_cpulist_parse("0-", 2, m, 128), -1);
+	assert_int_equal(ir_cpulist_parse("3-1", 3, m, 128), -1);
+	assert_int_equal(ir_cpulist_parse("1,,2", 4, m, 128), -1);
+	assert_int_equal(ir_cpulist_parse("a", 1, m, 128), -1);
+	/* CPUs beyond the mask are ignored, not an error */
+	assert_int_equal(ir_cpulist_parse("0,200", 5, m, 128), 0);
+	assert_int_equal(m[0], 1);
+	assert_int_equal(m[1], 0);
+}
+
+static void expect_parse_error(const char *text, const char *msg)
+{
+	struct ir_topology *t = (struct ir_topology *)1;
+	char err[256] = "";
+
+	assert_int_equal(ir_topology_parse(text, &t, err, sizeof(err)), IR_ERR_INPUT);
+	assert_null(t);
+	assert_string_equal(err, msg);
+}
+
+static void test_parse_errors(void **state)
+{
+	(void)state;
+	expect_parse_error("", "topology: empty");
+	expect_parse_error("hello\n", "topology: line 1: expected 'idlereplay-topology 1'");
+	expect_parse_error("idlereplay-topology 2\n", "topology: line 1: expected 'idlereplay-topology 1'");
+	expect_parse_error("idlereplay-topology 1\n", "topology: no 'online' line");
+	expect_parse_error("# c\nidlereplay-topology 1\ncpu 0 core_cpus=0\n",
+			   "topology: line 3: 'cpu' before 'online'");
+	expect_parse_error("idlereplay-topology 1\nonline 0-3\n\ncpu 0 core_cpus=0-\n",
+			   "topology: line 4: bad cpulist '0-'");
+	expect_parse_error("idlereplay-topology 1\nonline 0-\n", "topology: line 2: bad cpulist '0-'");
+	expect_parse_error("idlereplay-topology 1\nonline 0-1\ncpu x\n", "topology: line 3: bad number 'x'");
+	expect_parse_error("idlereplay-topology 1\nonline 0-1\ncpu 0 cache=L2:0-1,X\n",
+			   "topology: line 3: bad cpulist '0-1,X'");
+	expect_parse_error("idlereplay-topology 1\nonline 0-1\nnode 0 cpus=0-1 distance=10,,20\n",
+			   "topology: line 3: bad distance '10,,20'");
+	expect_parse_error("idlereplay-topology 1\nonline 0-1\ncpu 0 junk\n",
+			   "topology: line 3: bad key=value 'junk'");
+}
+
+static void test_spec_errors(void **state)
+{
+	struct ir_topology *t = NULL;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(ir_topology_from_arg("sockets=2,cores=3,nodes=4", &t, err, sizeof(err)), IR_ERR_INPUT);
+	assert_string_equal(err, "topology: 4 nodes do not divide 2 sockets of 3 CPUs");
+	assert_int_equal(ir_topology_from_arg("sockets=0", &t, err, sizeof(err)), IR_ERR_INPUT);
+	assert_string_equal(err, "topology: bad value '0' for sockets");
+	assert_int_equal(ir_topology_from_arg("smt=0-1;bogus=0-3", &t, err, sizeof(err)), IR_ERR_INPUT);
+	assert_string_equal(err, "topology: unknown level 'bogus'");
+	assert_int_equal(ir_topology_from_arg("smt=0-1,1-2", &t, err, sizeof(err)), IR_ERR_INPUT);
+	assert_string_equal(err, "topology: cpu 1 in two groups of level smt");
+	assert_int_equal(ir_topology_from_arg("nonsense", &t, err, sizeof(err)), IR_ERR_INPUT);
+	assert_string_equal(err, "topology: 'nonsense' is neither a file nor a spec");
+	assert_null(t);
+}
+
+/* The vm-numa guest: CLS equals SMT, PKG and NODE equal MC. */
+static void test_vm_numa(void **state)
+{
+	char path[4096], buf[256];
+	struct ir_domains *d;
+	struct ir_rings r;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/vm-numa.topology", fixtures);
+	d = domains_of(path);
+	for (int c = 0; c < 8; c++) {
+		static const char *const want[8] = {
+			"SMT{0-1} MC{0-3} NUMA{0-7}", "SMT{0-1} MC{0-3} NUMA{0-7}",
+			"SMT{2-3} MC{0-3} NUMA{0-7}", "SMT{2-3} MC{0-3} NUMA{0-7}",
+			"SMT{4-5} MC{4-7} NUMA{0-7}", "SMT{4-5} MC{4-7} NUMA{0-7}",
+			"SMT{6-7} MC{4-7} NUMA{0-7}", "SMT{6-7} MC{4-7} NUMA{0-7}",
+		};
+		levels_of(d, c, buf, sizeof(buf));
+		assert_string_equal(buf, want[c]);
+	}
+	const struct ir_sched_domain *smt = ir_domains_level(d, 0, 0), *mc = ir_domains_level(d, 0, 1),
+				     *numa = ir_domains_level(d, 0, 2);
+	assert_int_equal(smt->flags, SD_BALANCE_NEWIDLE | SD_SHARE_CPUCAPACITY | SD_SHARE_PKG_RESOURCES);
+	assert_int_equal(smt->imbalance_pct, 110);
+	assert_int_equal(smt->cache_nice_tries, 0);
+	assert_int_equal(mc->flags, SD_BALANCE_NEWIDLE | SD_SHARE_PKG_RESOURCES);
+	assert_int_equal(mc->imbalance_pct, 117);
+	assert_int_equal(mc->cache_nice_tries, 1);
+	assert_int_equal(mc->balance_interval, 4);
+	assert_int_equal(numa->flags, SD_BALANCE_NEWIDLE | SD_NUMA);
+	assert_int_equal(numa->imbalance_pct, 125);
+	assert_int_equal(numa->cache_nice_tries, 2);
+	assert_int_equal(numa->span_weight, 8);
+	assert_null(ir_domains_level(d, 0, 3));
+	r = ir_domains_rings(d);
+	assert_int_equal(r.nr_cpus, 8);
+	assert_int_equal(r.nr_levels[5], 3);
+	static const uint8_t ring2[8] = { 1, 1, IR_NO_LEVEL, 0, 2, 2, 2, 2 };
+	assert_memory_equal(r.ring + 2 * 8, ring2, 8);
+	ir_domains_free(d);
+}
+
+/* This 2-CPU machine: one LLC, no SMT, one node. */
+static void test_two_cpus(void **state)
+{
+	static const char text[] =
+		"idlereplay-topology 1\nonline 0-1\n"
+		"cpu 0 core_cpus=0 cluster_cpus=0 package_cpus=0-1 die_cpus=0-1 node=0 cache=L1d:0,L1i:0,L2:0,L3:0-1\n"
+		"cpu 1 core_cpus=1 cluster_cpus=1 package_cpus=0-1 die_cpus=0-1 node=0 cache=L1d:1,L1i:1,L2:1,L3:0-1\n"
+		"node 0 cpus=0-1 distance=10\n";
+	struct ir_topology *t = NULL;
+	struct ir_domains *d;
+	char err[256], buf[256];
+
+	(void)state;
+	assert_int_equal(ir_topology_parse(text, &t, err, sizeof(err)), IR_OK);
+	assert_int_equal(ir_topology_nr_cpus(t), 2);
+	d = ir_domains_build(t, err, sizeof(err));
+	levels_of(d, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "MC{0-1}");
+	levels_of(d, 1, buf, sizeof(buf));
+	assert_string_equal(buf, "MC{0-1}");
+	ir_domains_free(d);
+	ir_topology_free(t);
+}
+
+static void test_spec_strings(void **state)
+{
+	struct ir_domains *d;
+	char buf[256];
+
+	(void)state;
+	/* two sockets split into two nodes each, one LLC per socket: NODE
+	 * and the distance-12 level are widened to the LLC and degenerate */
+	d = domains_of("sockets=2,cores=4,threads=2,nodes=4");
+	levels_of(d, 9, buf, sizeof(buf));
+	assert_string_equal(buf, "SMT{8-9} MC{8-15} NUMA{0-15}");
+	ir_domains_free(d);
+	/* LLC per core without SMT: MC degenerates to one CPU, PKG stays */
+	d = domains_of("sockets=1,cores=4,llc=core");
+	levels_of(d, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "PKG{0-3}");
+	ir_domains_free(d);
+	/* clusters between SMT and MC */
+	d = domains_of("sockets=1,cores=8,threads=2,clusters=2");
+	levels_of(d, 3, buf, sizeof(buf));
+	assert_string_equal(buf, "SMT{2-3} CLS{0-7} MC{0-15}");
+	ir_domains_free(d);
+	/* explicit levels, '+' joins ranges of one group */
+	d = domains_of("smt=0-1,2-3,4-5,6-7;mc=0-1+4-5,2-3+6-7;numa=0-7");
+	levels_of(d, 4, buf, sizeof(buf));
+	assert_string_equal(buf, "SMT{4-5} MC{0-1,4-5} NUMA{0-7}");
+	ir_domains_free(d);
+}
+
+static void test_flat(void **state)
+{
+	struct ir_topology *t = ir_topology_flat(3);
+	struct ir_domains *d;
+	char buf[256];
+
+	(void)state;
+	assert_non_null(t);
+	assert_null(ir_topology_flat(0));
+	d = ir_domains_build(t, NULL, 0);
+	levels_of(d, 2, buf, sizeof(buf));
+	assert_string_equal(buf, "MC{0-2}");
+	ir_domains_free(d);
+	ir_topology_free(t);
+	t = ir_topology_flat(1);
+	d = ir_domains_build(t, NULL, 0);
+	assert_int_equal(ir_domains_nr_levels(d, 0), 0);
+	ir_domains_free(d);
+	ir_topology_free(t);
+}
+
+static void test_print(void **state)
+{
+	struct ir_domains *d = domains_of("smt=0-1");
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	(void)state;
+	assert_int_equal(ir_domains_print(d, f), 0);
+	fclose(f);
+	assert_string_equal(out,
+		"cpu0: SMT{0-1}\n"
+		"  domain0 SMT weight=2 imbalance_pct=110 cache_nice_tries=0 balance_interval=2 "
+		"flags=SD_BALANCE_NEWIDLE|SD_SHARE_CPUCAPACITY|SD_SHARE_PKG_RESOURCES\n"
+		"cpu1: SMT{0-1}\n"
+		"  domain0 SMT weight=2 imbalance_pct=110 cache_nice_tries=0 balance_interval=2 "
+		"flags=SD_BALANCE_NEWIDLE|SD_SHARE_CPUCAPACITY|SD_SHARE_PKG_RESOURCES\n");
+	free(out);
+	ir_domains_free(d);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cpulist),
+		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_spec_errors),
+		cmocka_unit_test(test_vm_numa),
+		cmocka_unit_test(test_two_cpus),
+		cmocka_unit_test(test_spec_strings),
+		cmocka_unit_test(test_flat),
+		cmocka_unit_test(test_print),
+	};
+
+	fixtures = argc > 1 ? argv[1] : "tests/unit/model/fixtures";
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
