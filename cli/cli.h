@@ -8,6 +8,7 @@
 #define IDLEREPLAY_CLI_H
 
 int cmd_replay(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 /* Print "idlereplay: " + message to stderr; returns code. */
 int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
