@@ -73,7 +73,8 @@ int rec_instance_destroy(struct tracefs_instance *ti, FILE *log)
 
 int rec_instance_remove_stale(FILE *log)
 {
-	char **names = tracefs_instances("^" INSTANCE_PREFIX "[0-9]+$");
+	/* libtracefs compiles a POSIX basic regex: no "+". */
+	char **names = tracefs_instances("^" INSTANCE_PREFIX "[0-9][0-9]*$");
 	int removed = 0;
 
 	for (int i = 0; names && names[i]; i++) {

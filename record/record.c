@@ -138,11 +138,11 @@ int ir_record(const struct ir_record_opts *o, struct ir_record_result *res,
 	struct rec_cpu_stat *stats = NULL;
 	struct loop l = { .sfd = -1, .rs = &rs, .w = &w };
 	char **events = NULL;
-	char *tmp = NULL, *dir = NULL, *meta = NULL, *clocks = NULL, *clock = NULL;
+	struct rec_outfile of = { .fd = -1 };
+	char *dir = NULL, *meta = NULL, *clocks = NULL, *clock = NULL;
 	enum stop_reason why = RUNNING;
 	sigset_t mask, old_mask;
 	long long start;
-	int tmpfd = -1;
 	int ret = IR_ERR_INPUT;
 
 	memset(res, 0, sizeof(*res));
@@ -176,9 +176,8 @@ int ir_record(const struct ir_record_opts *o, struct ir_record_result *res,
 	events = rec_events_select(err, len);
 	if (!events)
 		goto out;
-	tmpfd = rec_outfile_open_temp(output, &tmp, err, len);
 	dir = rec_dirname(output);
-	if (tmpfd < 0 || !dir)
+	if (!dir || rec_outfile_open(&of, output, err, len) < 0)
 		goto out;
 	ti = rec_instance_create(kb, err, len);
 	if (!ti || rec_events_enable(ti, events, err, len) < 0)
@@ -228,17 +227,19 @@ int ir_record(const struct ir_record_opts *o, struct ir_record_result *res,
 			.nr_cpus = rs.nr_cpus, .events = events, .clocks = clocks,
 			.meta = meta, .stats = stats, .data = &rs,
 		};
-		int fd = tmpfd;
+		/* The writer closes what it gets; we keep of.fd to name it. */
+		int fd = dup(of.fd);
 
-		tmpfd = -1;	/* consumed by the writer */
+		if (fd < 0) {
+			REC_ERR(err, len, "dup: %s", strerror(errno));
+			goto out;
+		}
 		if (rec_tracedat_write(fd, &td, err, len) < 0 ||
-		    rec_tracedat_verify(tmp, err, len) < 0)
+		    rec_tracedat_verify(of.path, err, len) < 0)
 			goto out;
 	}
-	if (rec_outfile_commit(tmp, output, o->force, err, len) < 0)
+	if (rec_outfile_commit(&of, output, o->force, err, len) < 0)
 		goto out;
-	free(tmp);
-	tmp = NULL;
 	report(log, output, rs.nr_cpus, stats, res, (double)(now_ms() - start) / 1000.0);
 	if (why == STOP_SIGNAL)
 		fprintf(log, "idlereplay: record: stopped by %s\n", strsignal(l.signo));
@@ -254,9 +255,7 @@ out:
 		free(stats[cpu].text);
 	rec_readers_close(&rs);
 	rec_instance_destroy(ti, log);
-	if (tmpfd >= 0)
-		close(tmpfd);
-	rec_outfile_abort(tmp);
+	rec_outfile_close(&of);
 	free(stats);
 	rec_events_free(events);
 	free(dir);

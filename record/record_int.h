@@ -77,11 +77,18 @@ char *rec_meta_build(const char *clock, ir_topology_capture_fn topo, FILE *log);
 void rec_probe_newidle_report(FILE *log);
 
 /* ------------------------------------------------------- outfile.c */
-/* Temp file beside path: O_CREAT|O_EXCL|O_NOFOLLOW, 0644. */
 int rec_outfile_check(const char *path, bool force, char *err, size_t len);
-int rec_outfile_open_temp(const char *path, char **tmp, char *err, size_t len);
-int rec_outfile_commit(const char *tmp, const char *path, bool force, char *err, size_t len);
-void rec_outfile_abort(char *tmp);
+struct rec_outfile {
+	int fd;
+	char *name;		/* NULL while anonymous (O_TMPFILE) */
+	char path[32];		/* "/proc/self/fd/N": opens it by any route */
+};
+/* A temp file in path's directory: O_TMPFILE, else O_EXCL|O_NOFOLLOW. */
+int rec_outfile_open(struct rec_outfile *of, const char *path, char *err, size_t len);
+/* Put it at path: link, or rename with force (never follows a symlink). */
+int rec_outfile_commit(struct rec_outfile *of, const char *path, bool force, char *err, size_t len);
+/* Close; removes the temp name if it still has one. */
+void rec_outfile_close(struct rec_outfile *of);
 /* Directory part of path (malloc'd). */
 char *rec_dirname(const char *path);
 

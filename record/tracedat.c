@@ -53,6 +53,9 @@ int rec_tracedat_write(int fd, const struct rec_tracedat *td, char *err, size_t 
 	size_t nr_events = 0;
 	int ret = -1;
 
+	/* Errors are reported by us, in one line; the library would add its
+	 * own warnings (e.g. on a full disk) to stderr. */
+	tracecmd_set_loglevel(TEP_LOG_NONE);
 	out = tracecmd_output_create_fd(fd);
 	if (out)
 		tracecmd_set_quiet(out, true);	/* no "CPU0 data recorded at" lines */
@@ -112,8 +115,6 @@ int rec_tracedat_verify(const char *path, char *err, size_t len)
 	 * errors, e.g. a full disk: read the headers and options back. */
 	struct tracecmd_input *in;
 
-	/* Its reader warns about our option id; the id is ours by design. */
-	tracecmd_set_loglevel(TEP_LOG_NONE);
 	in = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (!in) {
 		REC_ERR(err, len, "the trace file written is unreadable (disk full?)");
