@@ -27,4 +27,20 @@ grep -q "lost 0" "$WORK/err" || echo "note: events lost: $(cat "$WORK/err")"
 "$IR" record -o "$WORK/k.dat" -- sh -c 'kill -TERM $$' 2>/dev/null
 [ $? = 143 ] || fail "killed command does not give 128+signal"
 check_clean "$out"
+
+# A tiny buffer under hackbench loses events: the loss is a warning per
+# CPU and is stored in that CPU's CPUSTAT.
+"$IR" record -o "$WORK/small.dat" --buffer-kb 8 -- hackbench -g 2 -l 500 >/dev/null 2>"$WORK/err" ||
+	fail "small buffer record: $(cat "$WORK/err")"
+lost=$(sed -n 's/.*, lost \([0-9]*\)$/\1/p' "$WORK/err")
+[ -n "$lost" ] || fail "no loss figure in: $(cat "$WORK/err")"
+if [ "$lost" -gt 0 ]; then
+	grep -q "warning: CPU [0-9]* lost events (overrun [0-9]*, dropped [0-9]*)" "$WORK/err" ||
+		fail "loss without a warning line"
+	trace-cmd dump --options "$WORK/small.dat" | grep -q "^overrun: [1-9]" ||
+		fail "loss not in the CPUSTAT options"
+else
+	echo "note: no loss with an 8 KB buffer on this machine"
+fi
+check_clean "$WORK/small.dat"
 exit 0
