@@ -5,7 +5,10 @@
  * The top-level buffer is never written (its set_event, tracing_on and
  * buffer_size_kb stay as the user left them).
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +23,9 @@
 
 int rec_tracefs_ready(char *err, size_t len)
 {
-	const char *path = NULL;
-
-	/* libtracefs mounts tracefs at /sys/kernel/tracing when asked. */
-	if (tracefs_tracing_dir_is_mounted(true, &path) < 0 || !tracefs_tracing_dir()) {
+	/* tracefs_tracing_dir() mounts tracefs at /sys/kernel/tracing if it
+	 * finds none (tracefs_tracing_dir_is_mounted() would leak in 1.6.4). */
+	if (!tracefs_tracing_dir()) {
 		REC_ERR(err, len, "tracefs is not mounted and mounting it failed: %s",
 			strerror(errno ? errno : ENODEV));
 		return -1;
@@ -71,27 +73,45 @@ int rec_instance_destroy(struct tracefs_instance *ti, FILE *log)
 	return ret;
 }
 
+/* "idlereplay-<digits>": the pid, else 0. */
+static pid_t instance_pid(const char *name)
+{
+	const char *p = name + strlen(INSTANCE_PREFIX);
+	char *end;
+	long pid;
+
+	if (strncmp(name, INSTANCE_PREFIX, strlen(INSTANCE_PREFIX)) || !isdigit((unsigned char)*p))
+		return 0;
+	pid = strtol(p, &end, 10);
+	return *end || pid <= 0 || pid > INT32_MAX ? 0 : (pid_t)pid;
+}
+
 int rec_instance_remove_stale(FILE *log)
 {
-	/* libtracefs compiles a POSIX basic regex: no "+". */
-	char **names = tracefs_instances("^" INSTANCE_PREFIX "[0-9][0-9]*$");
+	/* readdir rather than tracefs_instances(), whose regex 1.6.4 leaks. */
+	char *path = NULL;
+	struct dirent *de;
+	DIR *dir;
 	int removed = 0;
 
-	for (int i = 0; names && names[i]; i++) {
-		long pid = strtol(names[i] + strlen(INSTANCE_PREFIX), NULL, 10);
+	if (asprintf(&path, "%s/instances", tracefs_tracing_dir()) < 0)
+		return 0;
+	dir = opendir(path);
+	free(path);
+	while (dir && (de = readdir(dir))) {
+		pid_t pid = instance_pid(de->d_name);
 		struct tracefs_instance *ti;
 
-		if (pid <= 0 || recorder_alive((pid_t)pid))
+		if (!pid || recorder_alive(pid))
 			continue;
-		ti = tracefs_instance_alloc(NULL, names[i]);
-		if (!ti)
-			continue;
-		if (rec_instance_destroy(ti, log) == 0) {
-			fprintf(log, "idlereplay: record: removed stale tracefs instance %s\n", names[i]);
+		ti = tracefs_instance_alloc(NULL, de->d_name);
+		if (ti && rec_instance_destroy(ti, log) == 0) {
+			fprintf(log, "idlereplay: record: removed stale tracefs instance %s\n", de->d_name);
 			removed++;
 		}
 	}
-	tracefs_list_free(names);
+	if (dir)
+		closedir(dir);
 	return removed;
 }
 

@@ -5,7 +5,12 @@ IR=${IDLEREPLAY:?}
 IR_META=${IR_META_TOOL:?}
 TRACEFS=/sys/kernel/tracing
 WORK=$(mktemp -d /tmp/ir-record-test.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+# Tests mount small file systems under $WORK: unmount them on any exit.
+cleanup() {
+	grep -o " $WORK/[^ ]*" /proc/mounts | while read -r m; do umount "$m"; done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
@@ -36,7 +41,7 @@ check_clean() {
 	[ -z "$left" ] || fail "tracefs instance left: $left"
 	[ "$(cat "$TRACEFS/set_event")" = "$SET_EVENT_BEFORE" ] || fail "top-level set_event changed"
 	[ "$(cat "$TRACEFS/tracing_on")" = "$TRACING_ON_BEFORE" ] || fail "top-level tracing_on changed"
-	ls -A "$(dirname "$1")" | grep -q '\.idlereplay-.*\.tmp$' && fail "temp file left in $(dirname "$1")"
+	ls -A "$(dirname "$1")" 2>/dev/null | grep -q '\.idlereplay-.*\.tmp$' && fail "temp file left in $(dirname "$1")"
 	return 0
 }
 
