@@ -22,6 +22,7 @@ if ! grep -q " $TRACEFS tracefs " /proc/mounts; then
 fi
 SET_EVENT_BEFORE=$(cat "$TRACEFS/set_event")
 TRACING_ON_BEFORE=$(cat "$TRACEFS/tracing_on")
+DEBUGFS_BEFORE=$(grep -c " /sys/kernel/debug debugfs " /proc/mounts)
 
 # Our instances, excluding those of recorders still running (other tests
 # or users may record at the same time).
@@ -41,6 +42,8 @@ check_clean() {
 	[ -z "$left" ] || fail "tracefs instance left: $left"
 	[ "$(cat "$TRACEFS/set_event")" = "$SET_EVENT_BEFORE" ] || fail "top-level set_event changed"
 	[ "$(cat "$TRACEFS/tracing_on")" = "$TRACING_ON_BEFORE" ] || fail "top-level tracing_on changed"
+	[ "$(grep -c " /sys/kernel/debug debugfs " /proc/mounts)" = "$DEBUGFS_BEFORE" ] ||
+		fail "debugfs mount state changed"
 	ls -A "$(dirname "$1")" 2>/dev/null | grep -q '\.idlereplay-.*\.tmp$' && fail "temp file left in $(dirname "$1")"
 	return 0
 }
