@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Our tracefs instance: name "idlereplay-<pid>", created fresh, removed on
+ * every path; stale ones left by a killed recorder are removed at start.
+ * The top-level buffer is never written (its set_event, tracing_on and
+ * buffer_size_kb stay as the user left them).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "record/record_int.h"
+
+#define INSTANCE_PREFIX "idlereplay-"
+
+int rec_tracefs_ready(char *err, size_t len)
+{
+	/* tracefs_tracing_dir() mounts tracefs at /sys/kernel/tracing if it
+	 * finds none (tracefs_tracing_dir_is_mounted() would leak in 1.6.4). */
+	if (!tracefs_tracing_dir()) {
+		REC_ERR(err, len, "tracefs is not mounted and mounting it failed: %s",
+			strerror(errno ? errno : ENODEV));
+		return -1;
+	}
+	return 0;
+}
+
+/* True if pid is a running idlereplay (not a recycled pid of another
+ * program).  /proc/<pid>/comm is the task name the kernel keeps. */
+static bool recorder_alive(pid_t pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	if (pid == getpid())
+		return false;	/* not created yet by us: left by an older pid owner */
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return !strncmp(comm, "idlereplay", 10);
+}
+
+int rec_instance_destroy(struct tracefs_instance *ti, FILE *log)
+{
+	int ret = 0;
+
+	if (!ti)
+		return 0;
+	tracefs_trace_off(ti);
+	/* NULL system and event: every event of the instance (events/enable). */
+	tracefs_event_disable(ti, NULL, NULL);
+	if (tracefs_instance_destroy(ti) < 0 &&
+	    tracefs_instance_exists(tracefs_instance_get_name(ti))) {
+		fprintf(log, "idlereplay: record: cannot remove tracefs instance %s: %s\n",
+			tracefs_instance_get_name(ti), strerror(errno));
+		ret = -1;
+	}
+	tracefs_instance_free(ti);
+	return ret;
+}
+
+/* "idlereplay-<digits>": the pid, else 0. */
+static pid_t instance_pid(const char *name)
+{
+	const char *p = name + strlen(INSTANCE_PREFIX);
+	char *end;
+	long pid;
+
+	if (strncmp(name, INSTANCE_PREFIX, strlen(INSTANCE_PREFIX)) || !isdigit((unsigned char)*p))
+		return 0;
+	pid = strtol(p, &end, 10);
+	return *end || pid <= 0 || pid > INT32_MAX ? 0 : (pid_t)pid;
+}
+
+int rec_instance_remove_stale(FILE *log)
+{
+	/* readdir rather than tracefs_instances(), whose regex 1.6.4 leaks. */
+	char *path = NULL;
+	struct dirent *de;
+	DIR *dir;
+	int removed = 0;
+
+	if (asprintf(&path, "%s/instances", tracefs_tracing_dir()) < 0)
+		return 0;
+	dir = opendir(path);
+	free(path);
+	while (dir && (de = readdir(dir))) {
+		pid_t pid = instance_pid(de->d_name);
+		struct tracefs_instance *ti;
+
+		if (!pid || recorder_alive(pid))
+			continue;
+		ti = tracefs_instance_alloc(NULL, de->d_name);
+		if (ti && rec_instance_destroy(ti, log) == 0) {
+			fprintf(log, "idlereplay: record: removed stale tracefs instance %s\n", de->d_name);
+			removed++;
+		}
+	}
+	if (dir)
+		closedir(dir);
+	return removed;
+}
+
+struct tracefs_instance *rec_instance_create(unsigned long buffer_kb, char *err, size_t len)
+{
+	char name[64];
+	struct tracefs_instance *ti;
+
+	snprintf(name, sizeof(name), INSTANCE_PREFIX "%d", (int)getpid());
+	ti = tracefs_instance_create(name);
+	if (!ti) {
+		REC_ERR(err, len, "cannot create tracefs instance %s: %s", name, strerror(errno));
+		return NULL;
+	}
+	if (!tracefs_instance_is_new(ti)) {
+		/* Someone else's: never destroy what we did not create. */
+		tracefs_instance_free(ti);
+		REC_ERR(err, len, "tracefs instance %s already exists", name);
+		return NULL;
+	}
+	/* A new instance starts with tracing_on=1; keep it off until the
+	 * readers are ready so nothing is overwritten before we read. */
+	if (tracefs_trace_off(ti) < 0 ||
+	    tracefs_instance_set_buffer_size(ti, (size_t)buffer_kb, -1) < 0) {
+		REC_ERR(err, len, "cannot set up tracefs instance %s (buffer %lu KB per CPU): %s",
+			name, buffer_kb, strerror(errno));
+		rec_instance_destroy(ti, stderr);
+		return NULL;
+	}
+	return ti;
+}
+
+static unsigned long long stat_field(const char *text, const char *key)
+{
+	const char *p = text;
+	size_t klen = strlen(key);
+
+	/* Lines are "<key>: <number>"; match at line starts only. */
+	while (p && *p) {
+		if (!strncmp(p, key, klen) && p[klen] == ':')
+			return strtoull(p + klen + 1, NULL, 10);
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return 0;
+}
+
+int rec_instance_cpu_stat(struct tracefs_instance *ti, int cpu, struct rec_cpu_stat *st)
+{
+	char file[64];
+	char *raw;
+
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+	raw = tracefs_instance_file_read(ti, file, NULL);
+	if (!raw)
+		return -1;
+	/* trace-cmd's CPUSTAT text starts with "CPU: N" (trace-cmd report --stat). */
+	if (asprintf(&st->text, "CPU: %d\n%s", cpu, raw) < 0) {
+		st->text = NULL;
+		free(raw);
+		return -1;
+	}
+	st->overrun = stat_field(raw, "overrun");
+	st->dropped = stat_field(raw, "dropped events");
+	st->read = stat_field(raw, "read events");
+	free(raw);
+	return 0;
+}

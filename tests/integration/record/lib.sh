@@ -1,0 +1,82 @@
+# Shared by the record integration tests: run as root on a real kernel.
+# Each test sources this, then calls helpers; any failed check exits 1.
+set -u
+IR=${IDLEREPLAY:?}
+IR_META=${IR_META_TOOL:?}
+TRACEFS=/sys/kernel/tracing
+WORK=$(mktemp -d /tmp/ir-record-test.XXXXXX)
+# Tests mount small file systems under $WORK: unmount them on any exit.
+cleanup() {
+	grep -o " $WORK/[^ ]*" /proc/mounts | while read -r m; do umount "$m"; done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
+
+[ "$(id -u)" = 0 ] || skip "needs root"
+command -v trace-cmd >/dev/null || skip "needs trace-cmd"
+if ! grep -q " $TRACEFS tracefs " /proc/mounts; then
+	mount -t tracefs nodev "$TRACEFS" || fail "cannot mount tracefs"
+fi
+SET_EVENT_BEFORE=$(cat "$TRACEFS/set_event")
+TRACING_ON_BEFORE=$(cat "$TRACEFS/tracing_on")
+DEBUGFS_BEFORE=$(grep -c " /sys/kernel/debug debugfs " /proc/mounts)
+
+# Our instances, excluding those of recorders still running (other tests
+# or users may record at the same time).
+our_instances() {
+	for d in "$TRACEFS"/instances/idlereplay-*; do
+		[ -d "$d" ] || continue
+		pid=${d##*-}
+		if [ "$(cat /proc/$pid/comm 2>/dev/null)" != idlereplay ]; then
+			echo "${d##*/}"
+		fi
+	done
+}
+
+# After every test: no instance of ours, top level unchanged.
+check_clean() {
+	left=$(our_instances)
+	[ -z "$left" ] || fail "tracefs instance left: $left"
+	[ "$(cat "$TRACEFS/set_event")" = "$SET_EVENT_BEFORE" ] || fail "top-level set_event changed"
+	[ "$(cat "$TRACEFS/tracing_on")" = "$TRACING_ON_BEFORE" ] || fail "top-level tracing_on changed"
+	[ "$(grep -c " /sys/kernel/debug debugfs " /proc/mounts)" = "$DEBUGFS_BEFORE" ] ||
+		fail "debugfs mount state changed"
+	ls -A "$(dirname "$1")" 2>/dev/null | grep -q '\.idlereplay-.*\.tmp$' && fail "temp file left in $(dirname "$1")"
+	return 0
+}
+
+# A trace trace-cmd reads, with sched events and our metadata.
+check_trace() {
+	f=$1
+	[ -s "$f" ] || fail "no output $f"
+	perm=$(stat -c %a "$f")
+	[ "$perm" = 644 ] || [ "$perm" = 600 ] || [ "$perm" = 640 ] || fail "mode $perm of $f"
+	trace-cmd report "$f" >"$WORK/report" 2>"$WORK/report.err" || fail "trace-cmd report failed on $f"
+	[ -s "$WORK/report.err" ] && fail "trace-cmd report warns: $(head -3 "$WORK/report.err")"
+	grep -q "sched_switch:" "$WORK/report" || fail "no sched_switch in $f"
+	trace-cmd dump --options "$f" >"$WORK/dump" 2>&1 || fail "trace-cmd dump failed on $f"
+	for o in UNAME TRACECLOCK CPUSTAT VERSION CPUCOUNT; do
+		grep -q "Option $o" "$WORK/dump" || fail "no $o option in $f"
+	done
+	grep -q "$(uname -r)" "$WORK/dump" || fail "UNAME lacks the kernel release"
+	[ "$(grep -c "Option CPUSTAT" "$WORK/dump")" = "$(getconf _NPROCESSORS_CONF)" ] ||
+		fail "not one CPUSTAT per CPU"
+	grep -q "^ 18770 " "$WORK/dump" || fail "no meta option (id 0x4952) in $f"
+	"$IR_META" "$f" >"$WORK/meta" || fail "meta option unreadable"
+	head -1 "$WORK/meta" | grep -qx "idlereplay-meta 1" || fail "bad meta header"
+	grep -qx "kernel_release $(uname -r)" "$WORK/meta" || fail "meta kernel_release"
+	grep -qE "^newidle_function (idle_balance|newidle_balance|sched_balance_newidle|unknown)$" \
+		"$WORK/meta" || fail "meta newidle_function"
+	grep -qE "^trace_clock [a-z]" "$WORK/meta" || fail "meta trace_clock"
+	grep -qE "^sched_migration_cost_ns ([0-9]+|unknown)$" "$WORK/meta" || fail "meta migration cost"
+	sed -n '/^topology-begin$/,/^topology-end$/p' "$WORK/meta" >"$WORK/topo"
+	grep -qx "idlereplay-topology 1" "$WORK/topo" || fail "no topology in meta"
+	grep -qx "online $(cat /sys/devices/system/cpu/online)" "$WORK/topo" || fail "topology online"
+	grep -q "^cpu 0 core_cpus=" "$WORK/topo" || fail "topology cpu 0"
+}
+
+# Count of events named $2 in the last report.
+count_event() { grep -c " $1:" "$WORK/report"; }

@@ -1,0 +1,12 @@
+#!/bin/bash
+# tracefs not mounted: record mounts it.  Skipped when tracefs is busy
+# (another tracer running on this machine), since unmounting it is not ours to force.
+. "$(dirname "$0")/lib.sh"
+umount "$TRACEFS" 2>/dev/null || skip "tracefs busy, cannot unmount it"
+"$IR" record -o "$WORK/m.dat" --duration 0.3 2>"$WORK/err"
+rc=$?
+grep -q " $TRACEFS tracefs " /proc/mounts || { mount -t tracefs nodev "$TRACEFS"; fail "tracefs not mounted by record"; }
+[ $rc = 0 ] || fail "record with tracefs unmounted: exit $rc: $(cat "$WORK/err")"
+check_clean "$WORK/m.dat"
+check_trace "$WORK/m.dat"
+exit 0
