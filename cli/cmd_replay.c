@@ -7,8 +7,11 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "model/model.h"
 #include "replay/replay.h"
 #include "report/report.h"
+
+#define MAX_RUNS 4096
 
 static const char usage[] =
 	"usage: idlereplay replay TRACE [options]\n"
@@ -18,11 +21,26 @@ static const char usage[] =
 	"  --tick NS                how long rd->overload outlives the last overloaded rq (default 4ms)\n"
 	"  --late-window NS         arrivals this close before a blocking switch came after newidle entry (default 100us)\n"
 	"  --probe-seed             take the avg_idle cap and seed from newidle probes in the trace\n"
+	"  --topology FILE|SPEC     the machine's topology (default: the one recorded in the trace, else one flat LLC)\n"
+	"  --policy NAME[:k=v,...]  replay this policy (repeatable; default: all): baseline, domain-cost,\n"
+	"                           no-check, mainline, bump, proportional; e.g. domain-cost:preset=cover,\n"
+	"                           mainline:mc.max_newidle_lb_cost=30us\n"
+	"  --sweep POLICY.PARAM=FROM:TO:STEP  also replay POLICY at every value of PARAM, in the same pass\n"
+	"                           e.g. baseline.sysctl_sched_migration_cost=0:1ms:100us\n"
+	"  --reference NAME         the policy others are compared with (default baseline)\n"
+	"  --kernel-policy NAME     the policy that models the recording kernel, for fidelity\n"
+	"                           (default: from the trace's kernel release and sched features)\n"
 	"  --quiet                  no text report on stdout\n"
 	"Durations accept ns, us, ms, s suffixes.\n";
 
 struct run {
 	struct ir_state *st;
+	const struct ir_domains *dom;
+	struct ir_policy_run *runs;
+	struct ir_tally *tallies;
+	int n;
+	struct ir_decision *d;
+	struct ir_outcome *o;
 };
 
 static int feed(void *arg, const struct ir_event *ev)
@@ -31,10 +49,75 @@ static int feed(void *arg, const struct ir_event *ev)
 	return 0;
 }
 
-static void no_point(void *arg, const struct ir_point *pt)
+static void on_point(void *arg, const struct ir_point *pt)
 {
-	(void)arg;
-	(void)pt;
+	struct run *r = arg;
+
+	ir_evaluate(pt, r->dom, r->runs, r->n, r->d, r->o);
+	for (int i = 0; i < r->n; i++)
+		ir_tally_add(&r->tallies[i], pt, &r->d[i], &r->o[i]);
+}
+
+/* The text between "topology-begin" and "topology-end" in our metadata. */
+static char *meta_topology(const char *meta)
+{
+	const char *a = meta ? strstr(meta, "topology-begin\n") : NULL, *b;
+	char *t;
+
+	if (!a)
+		return NULL;
+	a += 15;
+	b = strstr(a, "topology-end");
+	if (!b)
+		return NULL;
+	t = strndup(a, (size_t)(b - a));
+	return t;
+}
+
+static char *meta_line(const char *meta, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *p = meta; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, key, n) && p[n] == ' ')
+			return strndup(p + n + 1, strcspn(p + n + 1, "\n"));
+	return NULL;
+}
+
+/* --sweep POLICY.PARAM=FROM:TO:STEP */
+static int parse_sweep(const char *arg, struct ir_policy_params *base, char *param, size_t plen,
+		       uint64_t *from, uint64_t *to, uint64_t *step, char *err, size_t errlen)
+{
+	const char *dot = strchr(arg, '.'), *eq = strchr(arg, '=');
+	char name[64], range[128], *c1, *c2;
+
+	if (!dot || !eq || eq < dot || (size_t)(dot - arg) >= sizeof(name) ||
+	    (size_t)(eq - dot - 1) >= plen || strlen(eq + 1) >= sizeof(range)) {
+		snprintf(err, errlen, "bad --sweep '%s' (expected POLICY.PARAM=FROM:TO:STEP)", arg);
+		return -1;
+	}
+	snprintf(name, sizeof(name), "%.*s", (int)(dot - arg), arg);
+	snprintf(param, plen, "%.*s", (int)(eq - dot - 1), dot + 1);
+	snprintf(range, sizeof(range), "%s", eq + 1);
+	if (ir_policy_parse(name, base, err, errlen))
+		return -1;
+	c1 = strchr(range, ':');
+	c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	if (!c2) {
+		snprintf(err, errlen, "bad --sweep range '%s' (expected FROM:TO:STEP)", eq + 1);
+		return -1;
+	}
+	*c1 = *c2 = 0;
+	if (cli_parse_ns(range, from) || cli_parse_ns(c1 + 1, to) || cli_parse_ns(c2 + 1, step) ||
+	    !*step || *to < *from) {
+		snprintf(err, errlen, "bad --sweep range '%s' (FROM <= TO, STEP > 0)", eq + 1);
+		return -1;
+	}
+	if ((*to - *from) / *step >= 1000) {
+		snprintf(err, errlen, "--sweep '%s' has more than 1000 points", arg);
+		return -1;
+	}
+	return ir_policy_set(base, param, *from, err, errlen);
 }
 
 struct counts {
@@ -111,6 +194,11 @@ int cmd_replay(int argc, char **argv)
 		{ "tick", required_argument, NULL, 't' },
 		{ "late-window", required_argument, NULL, 'L' },
 		{ "probe-seed", no_argument, NULL, 'P' },
+		{ "topology", required_argument, NULL, 'T' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "sweep", required_argument, NULL, 'S' },
+		{ "reference", required_argument, NULL, 'r' },
+		{ "kernel-policy", required_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -126,6 +214,16 @@ int cmd_replay(int argc, char **argv)
 	int o, ret;
 	uint64_t v;
 	json_object *doc = NULL;
+	const char *topo_arg = NULL, *reference = "baseline", *kernel_policy = NULL;
+	const char *policy_args[MAX_RUNS], *sweep_args[64];
+	int nr_policy_args = 0, nr_sweep_args = 0;
+	struct ir_topology *topo = NULL;
+	struct ir_domains *dom = NULL;
+	struct ir_rings rings;
+	struct ir_tallies tallies = { .reference = -1, .fidelity = -1 };
+	struct ir_sweep sweeps[64];
+	const char *topo_source = "flat";
+	int nr_runs = 0;
 
 	ir_state_params_default(&sp);
 	optind = 1;
@@ -153,6 +251,25 @@ int cmd_replay(int argc, char **argv)
 		case 'P':
 			sp.probe_seed = true;
 			break;
+		case 'T':
+			topo_arg = optarg;
+			break;
+		case 'p':
+			if (nr_policy_args == MAX_RUNS)
+				return cli_fail(IR_ERR_USAGE, "replay: too many --policy options");
+			policy_args[nr_policy_args++] = optarg;
+			break;
+		case 'S':
+			if (nr_sweep_args == 64)
+				return cli_fail(IR_ERR_USAGE, "replay: too many --sweep options (64 at most)");
+			sweep_args[nr_sweep_args++] = optarg;
+			break;
+		case 'r':
+			reference = optarg;
+			break;
+		case 'K':
+			kernel_policy = optarg;
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -170,18 +287,146 @@ int cmd_replay(int argc, char **argv)
 	}
 	path = argv[optind];
 
-	if ((ret = ir_trace_open(path, &tr, err, sizeof(err))))
+	/* policies: as given, else all with their defaults; then sweep points */
+	run.runs = calloc(MAX_RUNS, sizeof(*run.runs));
+	if (!run.runs)
+		return cli_fail(IR_ERR_INPUT, "out of memory");
+	if (!nr_policy_args)
+		for (int k = 0; k < IR_POL__COUNT; k++)
+			ir_policy_defaults((enum ir_policy_kind)k, &run.runs[nr_runs++].p);
+	for (int i = 0; i < nr_policy_args; i++)
+		if (ir_policy_parse(policy_args[i], &run.runs[nr_runs++].p, err, sizeof(err))) {
+			free(run.runs);
+			return cli_fail(IR_ERR_USAGE, "replay: --policy %s: %s", policy_args[i], err);
+		}
+	for (int i = 0; i < nr_sweep_args; i++) {
+		struct ir_policy_params base;
+		uint64_t from, to, step;
+		struct ir_sweep *sw = &sweeps[i];
+
+		if (parse_sweep(sweep_args[i], &base, sw->param, sizeof(sw->param), &from, &to, &step,
+				err, sizeof(err))) {
+			free(run.runs);
+			return cli_fail(IR_ERR_USAGE, "replay: %s", err);
+		}
+		snprintf(sw->policy, sizeof(sw->policy), "%s", ir_policy_name(base.kind));
+		sw->first = nr_runs;
+		sw->n = 0;
+		for (uint64_t v = from; v <= to; v += step) {
+			if (nr_runs == MAX_RUNS) {
+				free(run.runs);
+				return cli_fail(IR_ERR_USAGE, "replay: more than %d policy instances", MAX_RUNS);
+			}
+			run.runs[nr_runs].p = base;
+			ir_policy_set(&run.runs[nr_runs].p, sw->param, v, err, sizeof(err));
+			snprintf(run.runs[nr_runs].p.label, sizeof(run.runs[nr_runs].p.label), "%.31s.%.63s=%llu",
+				 sw->policy, sw->param, (unsigned long long)v);
+			nr_runs++;
+			sw->n++;
+			if (to - v < step)
+				break;
+		}
+	}
+
+	if ((ret = ir_trace_open(path, &tr, err, sizeof(err)))) {
+		free(run.runs);
 		return cli_fail(ret, "%s", err);
+	}
 	ti = ir_trace_info(tr);
 	if (!mc_set)
 		meta_migration_cost(ti, &sp.sched_migration_cost);
 	sp.avg_idle_init = 2 * sp.sched_migration_cost;
 	sp.avg_idle_shift = ti->kernel_major == 4 && ti->kernel_minor < 17;
 
-	run.st = ir_state_new(ti->nr_cpus, &sp, NULL, no_point, NULL);
+	/* topology: --topology, else the trace's, else one flat LLC */
+	if (topo_arg) {
+		if (ir_topology_from_arg(topo_arg, &topo, err, sizeof(err))) {
+			ret = cli_fail(IR_ERR_USAGE, "replay: --topology: %s", err);
+			goto out;
+		}
+		topo_source = "option";
+	} else {
+		char *text = meta_topology(ti->meta);
+
+		if (text && ir_topology_parse(text, &topo, err, sizeof(err))) {
+			free(text);
+			ret = cli_fail(IR_ERR_INPUT, "%s: recorded topology: %s", path, err);
+			goto out;
+		}
+		free(text);
+		if (topo)
+			topo_source = "trace";
+		else
+			topo = ir_topology_flat(ti->nr_cpus);
+	}
+	if (!topo || !(dom = ir_domains_build(topo, err, sizeof(err)))) {
+		ret = cli_fail(IR_ERR_INPUT, "%s: cannot build sched domains: %s", path, topo ? err : "out of memory");
+		goto out;
+	}
+	if (ir_domains_nr_cpus(dom) < ti->nr_cpus) {
+		ret = cli_fail(IR_ERR_INPUT, "%s: the trace has %d CPUs but the topology only %d", path,
+			       ti->nr_cpus, ir_domains_nr_cpus(dom));
+		goto out;
+	}
+	rings = ir_domains_rings(dom);
+
+	/* one tally per policy instance; the reference and the kernel's policy */
+	tallies.t = calloc((size_t)nr_runs, sizeof(*tallies.t));
+	run.d = calloc((size_t)nr_runs, sizeof(*run.d));
+	run.o = calloc((size_t)nr_runs, sizeof(*run.o));
+	if (!tallies.t || !run.d || !run.o) {
+		ret = cli_fail(IR_ERR_INPUT, "out of memory");
+		goto out;
+	}
+	tallies.n = nr_runs;
+	tallies.sweeps = sweeps;
+	tallies.nr_sweeps = nr_sweep_args;
+	for (int i = 0; i < nr_runs; i++) {
+		if (ir_tally_init(&tallies.t[i], &run.runs[i].p, rings.nr_cpus) ||
+		    ir_policy_state_init(&run.runs[i].st, &run.runs[i].p, rings.nr_cpus)) {
+			ret = cli_fail(IR_ERR_INPUT, "out of memory");
+			goto out;
+		}
+		run.n = i + 1;
+	}
+	for (int i = 0; i < nr_sweep_args; i++)
+		for (int j = sweeps[i].first; j < sweeps[i].first + sweeps[i].n; j++) {
+			tallies.t[j].sweep = i;
+			if (ir_policy_get(&run.runs[j].p, sweeps[i].param, &tallies.t[j].sweep_value))
+				tallies.t[j].sweep_value = 0;
+		}
+	for (int i = 0; i < nr_runs && tallies.reference < 0; i++)
+		if (tallies.t[i].sweep < 0 && (!strcmp(tallies.t[i].label, reference) ||
+					       !strcmp(tallies.t[i].name, reference)))
+			tallies.reference = i;
+	{
+		struct ir_policy_params kp;
+		char *features = meta_line(ti->meta, "sched_features");
+		enum ir_policy_kind kind;
+
+		if (kernel_policy) {
+			if (ir_policy_parse(kernel_policy, &kp, err, sizeof(err))) {
+				free(features);
+				ret = cli_fail(IR_ERR_USAGE, "replay: --kernel-policy: %s", err);
+				goto out;
+			}
+			kind = kp.kind;
+		} else {
+			kind = ir_policy_for_kernel(ti->kernel_major, ti->kernel_minor,
+						    features && strcmp(features, "unknown") ? features : NULL);
+		}
+		free(features);
+		for (int i = 0; i < nr_runs && tallies.fidelity < 0; i++)
+			if (tallies.t[i].sweep < 0 && run.runs[i].p.kind == kind)
+				tallies.fidelity = i;
+	}
+	run.tallies = tallies.t;
+	run.dom = dom;
+
+	run.st = ir_state_new(ti->nr_cpus, &sp, &rings, on_point, &run);
 	if (!run.st) {
-		ir_trace_close(tr);
-		return cli_fail(IR_ERR_INPUT, "%s: out of memory", path);
+		ret = cli_fail(IR_ERR_INPUT, "%s: out of memory", path);
+		goto out;
 	}
 	if ((ret = ir_trace_run(tr, feed, &run, err, sizeof(err)))) {
 		ret = cli_fail(ret, "%s", err);
@@ -201,6 +446,7 @@ int cmd_replay(int argc, char **argv)
 		struct ir_report_input in = {
 			.trace = ti, .obs = ir_state_observed(run.st), .params = &sp,
 			.events = counts.v, .nr_events = counts.n,
+			.domains = dom, .topology_source = topo_source, .tallies = &tallies,
 		};
 
 		doc = ir_report_json(&in);
@@ -228,6 +474,16 @@ out:
 	json_object_put(doc);
 	free(counts.v);
 	ir_state_free(run.st);
+	for (int i = 0; i < run.n; i++) {
+		ir_tally_free(&tallies.t[i]);
+		ir_policy_state_free(&run.runs[i].st);
+	}
+	free(tallies.t);
+	free(run.d);
+	free(run.o);
+	free(run.runs);
+	ir_domains_free(dom);
+	ir_topology_free(topo);
 	ir_trace_close(tr);
 	return ret;
 }

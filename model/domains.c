@@ -230,6 +230,11 @@ fail:
 	return NULL;
 }
 
+int ir_domains_nr_cpus(const struct ir_domains *d)
+{
+	return d->nr_cpus;
+}
+
 int ir_domains_nr_levels(const struct ir_domains *d, int cpu)
 {
 	if (!d || cpu < 0 || cpu >= d->nr_cpus)

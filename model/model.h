@@ -83,6 +83,7 @@ struct ir_sched_domain {
 struct ir_domains;	/* opaque; see model/domains.c */
 
 struct ir_domains *ir_domains_build(const struct ir_topology *t, char *err, size_t errlen);
+int ir_domains_nr_cpus(const struct ir_domains *d);
 int ir_domains_nr_levels(const struct ir_domains *d, int cpu);
 const struct ir_sched_domain *ir_domains_level(const struct ir_domains *d, int cpu, int level);
 /* Ring table for replay/ (struct ir_rings); valid while d lives. */
@@ -105,7 +106,7 @@ enum ir_policy_kind {
 
 struct ir_policy_params {
 	enum ir_policy_kind kind;
-	char label[64];					/* name as given, e.g. "domain-cost:preset=cover" */
+	char label[128];				/* name as given, e.g. "domain-cost:preset=cover" */
 	uint64_t sysctl_sched_migration_cost;		/* 500 us */
 	uint64_t max_newidle_lb_cost[IR_LVL__COUNT];	/* assumed per level */
 	uint64_t sd_migration_cost[IR_LVL__COUNT];	/* domain-cost only */
@@ -119,6 +120,7 @@ const char *ir_policy_name(enum ir_policy_kind kind);
 /* Set one parameter by name ("sysctl_sched_migration_cost", "mc.max_newidle_lb_cost",
  * "numa.migration_cost", ...): used by --policy and --sweep. */
 int ir_policy_set(struct ir_policy_params *p, const char *key, uint64_t value, char *err, size_t errlen);
+int ir_policy_get(const struct ir_policy_params *p, const char *key, uint64_t *value);
 /* Print "key=value" pairs, stable order, for reports. */
 int ir_policy_params_format(const struct ir_policy_params *p, char *buf, size_t len);
 
@@ -192,5 +194,23 @@ void ir_outcome(const struct ir_point *pt, const struct ir_decision *d, struct i
 void ir_policy_update(const struct ir_decision_ctx *ctx, const struct ir_policy_params *p,
 		      const struct ir_decision *d, const struct ir_outcome *o,
 		      struct ir_policy_state *st);
+
+/* ------------------------------------------------------------ evaluate */
+
+/* One policy instance being replayed: its parameters and learning state. */
+struct ir_policy_run {
+	struct ir_policy_params p;
+	struct ir_policy_state st;
+};
+
+/* At one resolved point, every policy decides and is evaluated, in order;
+ * d and o have n entries.  Allocation-free. */
+void ir_evaluate(const struct ir_point *pt, const struct ir_domains *dom,
+		 struct ir_policy_run *runs, int n, struct ir_decision *d, struct ir_outcome *o);
+
+/* The policy that models the kernel that recorded a trace: from its release
+ * (< 5.16 baseline, 5.16+ mainline, 6.17-6.18 bump, 6.19+ proportional) and,
+ * when known, its sched_features (NI_RANDOM means proportional). */
+enum ir_policy_kind ir_policy_for_kernel(int major, int minor, const char *sched_features);
 
 #endif

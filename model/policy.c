@@ -85,36 +85,50 @@ void ir_policy_defaults(enum ir_policy_kind kind, struct ir_policy_params *p)
 	p->seed = 1;
 }
 
-int ir_policy_set(struct ir_policy_params *p, const char *key, uint64_t value, char *err, size_t errlen)
+/* The parameter a key names, or NULL. */
+static uint64_t *param_slot(struct ir_policy_params *p, const char *key)
 {
 	const char *dot = strchr(key, '.');
 
-	if (!strcmp(key, "sysctl_sched_migration_cost")) {
-		p->sysctl_sched_migration_cost = value;
-		return 0;
-	}
-	if (!strcmp(key, "seed")) {
-		p->seed = value;
-		return 0;
-	}
-	if (dot) {
-		for (int l = 0; l < IR_LVL__COUNT; l++) {
-			size_t n = strlen(level_key[l]);
+	if (!strcmp(key, "sysctl_sched_migration_cost"))
+		return &p->sysctl_sched_migration_cost;
+	if (!strcmp(key, "seed"))
+		return &p->seed;
+	if (!dot)
+		return NULL;
+	for (int l = 0; l < IR_LVL__COUNT; l++) {
+		size_t n = strlen(level_key[l]);
 
-			if ((size_t)(dot - key) != n || strncasecmp(key, level_key[l], n))
-				continue;
-			if (!strcmp(dot + 1, "max_newidle_lb_cost")) {
-				p->max_newidle_lb_cost[l] = value;
-				return 0;
-			}
-			if (!strcmp(dot + 1, "migration_cost") || !strcmp(dot + 1, "sched_migration_cost")) {
-				p->sd_migration_cost[l] = value;
-				return 0;
-			}
-		}
+		if ((size_t)(dot - key) != n || strncasecmp(key, level_key[l], n))
+			continue;
+		if (!strcmp(dot + 1, "max_newidle_lb_cost"))
+			return &p->max_newidle_lb_cost[l];
+		if (!strcmp(dot + 1, "migration_cost") || !strcmp(dot + 1, "sched_migration_cost"))
+			return &p->sd_migration_cost[l];
 	}
-	ir_seterr(err, errlen, "policy %s: unknown parameter '%s'", ir_policy_name(p->kind), key);
-	return IR_ERR_USAGE;
+	return NULL;
+}
+
+int ir_policy_set(struct ir_policy_params *p, const char *key, uint64_t value, char *err, size_t errlen)
+{
+	uint64_t *v = param_slot(p, key);
+
+	if (!v) {
+		ir_seterr(err, errlen, "policy %s: unknown parameter '%s'", ir_policy_name(p->kind), key);
+		return IR_ERR_USAGE;
+	}
+	*v = value;
+	return 0;
+}
+
+int ir_policy_get(const struct ir_policy_params *p, const char *key, uint64_t *value)
+{
+	uint64_t *v = param_slot((struct ir_policy_params *)p, key);
+
+	if (!v)
+		return -1;
+	*value = *v;
+	return 0;
 }
 
 /* "500us", "0.5ms" is not accepted: integers with ns/us/ms/s only. */

@@ -108,6 +108,178 @@ static json_object *assumptions_obj(const struct ir_state_params *p)
 	return a;
 }
 
+static json_object *levels_obj(const struct ir_tally *t, int what, const struct ir_tally *ref)
+{
+	json_object *o = json_object_new_object();
+
+	for (int l = 0; l < IR_LVL__COUNT; l++) {
+		const struct ir_tally_level *x = &t->level[l];
+		int64_t v;
+
+		if (!x->attempts && !x->pulls && !(ref && ref->level[l].pulls))
+			continue;
+		v = what == 0 ? (int64_t)x->attempts : what == 1 ? (int64_t)x->pulls :
+			what == 2 ? (int64_t)x->cost_ns : (int64_t)ref->level[l].pulls - (int64_t)x->pulls;
+		json_object_object_add(o, ir_level_name[l], json_object_new_int64(v));
+	}
+	return o;
+}
+
+/* "k=v,k=v" from ir_policy_params_format() as an object of numbers. */
+static json_object *params_obj(const char *s)
+{
+	json_object *o = json_object_new_object();
+	char buf[1024], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '=');
+		char *end;
+		long long v;
+
+		if (!eq)
+			continue;
+		*eq = 0;
+		v = strtoll(eq + 1, &end, 10);
+		json_object_object_add(o, kv, *end ? json_object_new_string(eq + 1) : json_object_new_int64(v));
+	}
+	return o;
+}
+
+static json_object *policy_obj(const struct ir_tally *t, const struct ir_tally *ref)
+{
+	json_object *o = json_object_new_object(), *x, *cpus = json_object_new_array();
+
+	json_object_object_add(o, "name", json_object_new_string(t->name));
+	json_object_object_add(o, "label", json_object_new_string(t->label));
+	json_object_object_add(o, "params", params_obj(t->params));
+	json_object_object_add(o, "newidle_points", u64(t->points));
+	x = json_object_new_object();
+	json_object_object_add(x, "total", u64(t->attempts));
+	json_object_object_add(x, "by_level", levels_obj(t, 0, NULL));
+	json_object_object_add(o, "attempts", x);
+	x = json_object_new_object();
+	for (int b = 1; b < IR_BAIL__COUNT; b++)
+		json_object_object_add(x, ir_bail_name[b], u64(t->bails[b]));
+	json_object_object_add(o, "bails", x);
+	x = json_object_new_object();
+	json_object_object_add(x, "total", u64(t->pulls));
+	json_object_object_add(x, "by_level", levels_obj(t, 1, NULL));
+	json_object_object_add(o, "pulls", x);
+	json_object_object_add(o, "idle_recovered_ns", u64(t->idle_recovered_ns));
+	json_object_object_add(o, "idle_lost_ns", u64(t->idle_lost_ns));
+	json_object_object_add(o, "balance_cost_ns", u64(t->cost_ns));
+	json_object_object_add(o, "balance_cost_by_level", levels_obj(t, 2, NULL));
+	if (ref) {
+		x = json_object_new_object();
+		json_object_object_add(x, "total", json_object_new_int64((int64_t)ref->pulls - (int64_t)t->pulls));
+		json_object_object_add(x, "by_level", levels_obj(t, 3, ref));
+		json_object_object_add(o, "migrations_avoided", x);
+		json_object_object_add(o, "idle_traded_ns",
+				       json_object_new_int64((int64_t)t->idle_lost_ns - (int64_t)ref->idle_lost_ns));
+	}
+	for (int c = 0; c < t->nr_cpus; c++) {
+		const struct ir_tally_cpu *tc = &t->cpu[c];
+
+		x = json_object_new_object();
+		json_object_object_add(x, "cpu", json_object_new_int(c));
+		json_object_object_add(x, "pulls", u64(tc->pulls));
+		json_object_object_add(x, "attempts", u64(tc->attempts));
+		json_object_object_add(x, "idle_recovered_ns", u64(tc->idle_recovered_ns));
+		json_object_object_add(x, "idle_lost_ns", u64(tc->idle_lost_ns));
+		json_object_object_add(x, "balance_cost_ns", u64(tc->cost_ns));
+		json_object_array_add(cpus, x);
+	}
+	json_object_object_add(o, "per_cpu", cpus);
+	return o;
+}
+
+static json_object *ratio(uint64_t a, uint64_t b)
+{
+	return b ? json_object_new_double((double)a / (double)b) : NULL;
+}
+
+static void add_policies(json_object *doc, const struct ir_tallies *ts)
+{
+	const struct ir_tally *ref = ts->reference >= 0 ? &ts->t[ts->reference] : NULL;
+	json_object *pols = json_object_new_array(), *sweeps = json_object_new_array();
+
+	json_object_object_add(doc, "reference", ref ? json_object_new_string(ref->label) : NULL);
+	for (int i = 0; i < ts->n; i++)
+		if (ts->t[i].sweep < 0)
+			json_object_array_add(pols, policy_obj(&ts->t[i], ref));
+	json_object_object_add(doc, "policies", pols);
+	for (int s = 0; s < ts->nr_sweeps; s++) {
+		const struct ir_sweep *sw = &ts->sweeps[s];
+		json_object *o = json_object_new_object(), *pts = json_object_new_array();
+
+		json_object_object_add(o, "policy", json_object_new_string(sw->policy));
+		json_object_object_add(o, "param", json_object_new_string(sw->param));
+		for (int i = sw->first; i < sw->first + sw->n; i++) {
+			const struct ir_tally *t = &ts->t[i];
+			json_object *p = json_object_new_object();
+
+			json_object_object_add(p, "value", u64(t->sweep_value));
+			json_object_object_add(p, "pulls", u64(t->pulls));
+			json_object_object_add(p, "idle_lost_ns", u64(t->idle_lost_ns));
+			json_object_object_add(p, "idle_recovered_ns", u64(t->idle_recovered_ns));
+			json_object_object_add(p, "balance_cost_ns", u64(t->cost_ns));
+			json_object_object_add(p, "attempts", u64(t->attempts));
+			json_object_array_add(pts, p);
+		}
+		json_object_object_add(o, "points", pts);
+		json_object_array_add(sweeps, o);
+	}
+	json_object_object_add(doc, "sweeps", sweeps);
+	if (ts->fidelity >= 0) {
+		const struct ir_tally *t = &ts->t[ts->fidelity];
+		json_object *f = json_object_new_object();
+
+		json_object_object_add(f, "policy", json_object_new_string(t->label));
+		json_object_object_add(f, "points", u64(t->points));
+		json_object_object_add(f, "observed_pulls", u64(t->observed));
+		json_object_object_add(f, "predicted_pulls", u64(t->predicted));
+		json_object_object_add(f, "true_positives", u64(t->true_pos));
+		json_object_object_add(f, "precision", ratio(t->true_pos, t->predicted));
+		json_object_object_add(f, "recall", ratio(t->true_pos, t->observed));
+		json_object_object_add(doc, "fidelity", f);
+	}
+}
+
+static json_object *domains_obj(const struct ir_domains *d, const char *source)
+{
+	json_object *o = json_object_new_object(), *levels = json_object_new_array();
+	json_object *cpus = json_object_new_array();
+	bool seen[IR_LVL__COUNT] = { false };
+	int n = ir_domains_nr_cpus(d);
+
+	json_object_object_add(o, "source", json_object_new_string(source ? source : "unknown"));
+	for (int c = 0; c < n; c++) {
+		json_object *x = json_object_new_object(), *ls = json_object_new_array();
+
+		json_object_object_add(x, "cpu", json_object_new_int(c));
+		for (int l = 0; l < ir_domains_nr_levels(d, c); l++) {
+			const struct ir_sched_domain *sd = ir_domains_level(d, c, l);
+			json_object *y = json_object_new_object();
+			char span[1024];
+
+			seen[sd->kind] = true;
+			ir_cpulist_format(sd->span, n, span, sizeof(span));
+			json_object_object_add(y, "name", json_object_new_string(sd->name));
+			json_object_object_add(y, "span", json_object_new_string(span));
+			json_object_array_add(ls, y);
+		}
+		json_object_object_add(x, "levels", ls);
+		json_object_array_add(cpus, x);
+	}
+	for (int l = 0; l < IR_LVL__COUNT; l++)
+		if (seen[l])
+			json_object_array_add(levels, json_object_new_string(ir_level_name[l]));
+	json_object_object_add(o, "levels", levels);
+	json_object_object_add(o, "cpus", cpus);
+	return o;
+}
+
 json_object *ir_report_json(const struct ir_report_input *in)
 {
 	json_object *doc = json_object_new_object();
@@ -120,6 +292,14 @@ json_object *ir_report_json(const struct ir_report_input *in)
 	json_object_object_add(doc, "trace", trace_obj(in));
 	json_object_object_add(doc, "assumptions", assumptions_obj(in->params));
 	json_object_object_add(doc, "observed", observed_obj(in));
+	if (in->domains)
+		json_object_object_add(doc, "domains", domains_obj(in->domains, in->topology_source));
+	if (in->tallies) {
+		json_object_object_add(doc, "open_loop", json_object_new_string(
+			"Policy figures are open-loop estimates: each policy is asked at the newidle points of "
+			"the recorded schedule, which is assumed to stay as recorded; they are not a re-run."));
+		add_policies(doc, in->tallies);
+	}
 	return doc;
 }
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
+#include "model/model.h"
 #include "replay/replay.h"
 
 #define IR_REPORT_SCHEMA "idlereplay.report/1"
@@ -23,12 +24,60 @@ struct ir_event_count {
 	uint64_t count;
 };
 
+/* ---------------------------------------------------------------- tallies */
+
+struct ir_tally_level {
+	uint64_t attempts, pulls, cost_ns;
+};
+
+struct ir_tally_cpu {
+	uint64_t pulls, attempts, idle_recovered_ns, idle_lost_ns, cost_ns;
+};
+
+/* One policy instance's totals over a replay (SPEC 7). */
+struct ir_tally {
+	char name[32];			/* "baseline" */
+	char label[128];		/* as given: "domain-cost:preset=cover" */
+	char params[1024];		/* ir_policy_params_format() */
+	int sweep;			/* index into ir_tallies.sweeps, -1 none */
+	uint64_t sweep_value;
+	uint64_t points, attempts, pulls, idle_recovered_ns, idle_lost_ns, cost_ns;
+	uint64_t bails[IR_BAIL__COUNT];
+	struct ir_tally_level level[IR_LVL__COUNT];
+	int nr_cpus;
+	struct ir_tally_cpu *cpu;
+	/* fidelity against observed newidle pulls */
+	uint64_t predicted, observed, true_pos;
+};
+
+struct ir_sweep {
+	char policy[32], param[64];
+	int first, n;			/* tallies [first, first + n) */
+};
+
+struct ir_tallies {
+	int n;
+	struct ir_tally *t;
+	int nr_sweeps;
+	struct ir_sweep *sweeps;
+	int reference;			/* index, -1 none */
+	int fidelity;			/* index of the recording kernel's policy, -1 none */
+};
+
+int ir_tally_init(struct ir_tally *t, const struct ir_policy_params *p, int nr_cpus);
+void ir_tally_add(struct ir_tally *t, const struct ir_point *pt,
+		  const struct ir_decision *d, const struct ir_outcome *o);
+void ir_tally_free(struct ir_tally *t);
+
 struct ir_report_input {
 	const struct ir_trace_info *trace;
 	const struct ir_observed *obs;
 	const struct ir_state_params *params;
 	const struct ir_event_count *events;
 	int nr_events;
+	const struct ir_domains *domains;	/* NULL: none built */
+	const char *topology_source;		/* "trace", "option", "flat" */
+	const struct ir_tallies *tallies;	/* NULL: no policies */
 };
 
 /* Build the document; NULL on allocation failure. */
