@@ -879,7 +879,7 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 
 	/* pulls by c that no blocking switch follows were periodic */
 	if (cp->nr_pend && !(ev->type == IR_EV_MIGRATE && ev->mig.dest_cpu == c) &&
-	    ev->type != IR_EV_SWITCH)
+	    ev->type != IR_EV_SWITCH && ev->type != IR_EV_PROBE_ENTRY && ev->type != IR_EV_PROBE_EXIT)
 		settle_pending(s, c, false);
 
 	switch (ev->type) {
