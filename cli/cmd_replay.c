@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* idlereplay replay: trace.dat -> replay state -> report. */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +22,12 @@ static const char usage[] =
 	"  --max-idle-balance-cost NS  rq->max_idle_balance_cost; avg_idle is capped at twice it (default 500us)\n"
 	"  --tick NS                how long rd->overload outlives the last overloaded rq (default 4ms)\n"
 	"  --late-window NS         arrivals this close before a blocking switch came after newidle entry (default 100us)\n"
-	"  --probe-seed             take the avg_idle cap and seed from newidle probes in the trace\n"
+	"  --newidle-lead NS        newidle entry (idle_stamp) precedes its switch by this much (default 0;\n"
+	"                           `idlereplay calibrate` measures it where probes exist)\n"
+	"  --probe-seed             probed mode: take the avg_idle cap, each CPU's first avg_idle, idle_stamp\n"
+	"                           and per-level max_newidle_lb_cost from newidle probes in the trace\n"
+	"  --decisions FILE.jsonl   one JSON line per newidle point: state, every policy's decision and\n"
+	"                           outcome, and the probed truth where there is one\n"
 	"  --topology FILE|SPEC     the machine's topology (default: the one recorded in the trace, else one flat LLC)\n"
 	"  --policy NAME[:k=v,...]  replay this policy (repeatable; default: all): baseline, domain-cost,\n"
 	"                           no-check, mainline, bump, proportional; e.g. domain-cost:preset=cover,\n"
@@ -41,6 +48,10 @@ struct run {
 	int n;
 	struct ir_decision *d;
 	struct ir_outcome *o;
+	struct ir_truth *truth;		/* NULL without probes */
+	FILE *decisions;		/* --decisions, or NULL */
+	int decisions_err;
+	int fidelity;			/* run index of the recording kernel's policy */
 };
 
 static int feed(void *arg, const struct ir_event *ev)
@@ -49,13 +60,50 @@ static int feed(void *arg, const struct ir_event *ev)
 	return 0;
 }
 
+/* Check the recording kernel's model against the probe at this point: with
+ * the assumed parameters (its own run), or the probed ones (a scratch decision
+ * that leaves the run's state alone). */
+static void check_truth(struct run *r, const struct ir_point *pt, bool before)
+{
+	struct ir_policy_run *k = &r->runs[r->fidelity];
+	struct ir_decision_ctx ctx;
+	struct ir_decision dd;
+	struct ir_outcome oo;
+
+	if (before != r->truth->probed)
+		return;
+	ir_decision_ctx_init(&ctx, pt, r->dom);
+	if (r->truth->probed) {
+		struct ir_policy_params pp = k->p;
+
+		ir_params_from_probe(pt, &ctx, &pp);
+		ir_decide(&ctx, &pp, &k->st, &dd);
+		ir_outcome(pt, &dd, &oo);
+		ir_truth_add(r->truth, pt, &ctx, &dd, &oo, k->p.kind == IR_POL_PROPORTIONAL);
+	} else {
+		ir_truth_add(r->truth, pt, &ctx, &r->d[r->fidelity], &r->o[r->fidelity],
+			     k->p.kind == IR_POL_PROPORTIONAL);
+	}
+}
+
 static void on_point(void *arg, const struct ir_point *pt)
 {
 	struct run *r = arg;
+	bool truth = r->truth && pt->has_probe && r->fidelity >= 0;
 
+	if (truth)
+		check_truth(r, pt, true);
 	ir_evaluate(pt, r->dom, r->runs, r->n, r->d, r->o);
 	for (int i = 0; i < r->n; i++)
 		ir_tally_add(&r->tallies[i], pt, &r->d[i], &r->o[i]);
+	if (truth)
+		check_truth(r, pt, false);
+	if (r->decisions && !r->decisions_err) {
+		struct ir_decision_ctx ctx;
+
+		ir_decision_ctx_init(&ctx, pt, r->dom);
+		r->decisions_err = ir_decisions_line(r->decisions, pt, &ctx, r->tallies, r->d, r->o, r->n);
+	}
 }
 
 /* The text between "topology-begin" and "topology-end" in our metadata. */
@@ -194,6 +242,8 @@ int cmd_replay(int argc, char **argv)
 		{ "tick", required_argument, NULL, 't' },
 		{ "late-window", required_argument, NULL, 'L' },
 		{ "probe-seed", no_argument, NULL, 'P' },
+		{ "newidle-lead", required_argument, NULL, 'N' },
+		{ "decisions", required_argument, NULL, 'D' },
 		{ "topology", required_argument, NULL, 'T' },
 		{ "policy", required_argument, NULL, 'p' },
 		{ "sweep", required_argument, NULL, 'S' },
@@ -203,7 +253,7 @@ int cmd_replay(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *json_path = NULL, *path;
+	const char *json_path = NULL, *decisions_path = NULL, *path;
 	struct ir_state_params sp;
 	bool mc_set = false, quiet = false;
 	struct ir_trace *tr = NULL;
@@ -232,11 +282,11 @@ int cmd_replay(int argc, char **argv)
 		case 'j':
 			json_path = optarg;
 			break;
-		case 'm': case 'B': case 't': case 'L':
+		case 'm': case 'B': case 't': case 'L': case 'N':
 			if (cli_parse_ns(optarg, &v))
 				return cli_fail(IR_ERR_USAGE, "replay: bad duration '%s' for --%s", optarg,
 						o == 'm' ? "migration-cost" : o == 'B' ? "max-idle-balance-cost" :
-						o == 't' ? "tick" : "late-window");
+						o == 't' ? "tick" : o == 'L' ? "late-window" : "newidle-lead");
 			if (o == 'm') {
 				sp.sched_migration_cost = v;
 				mc_set = true;
@@ -244,12 +294,17 @@ int cmd_replay(int argc, char **argv)
 				sp.max_idle_balance_cost = v;
 			} else if (o == 't') {
 				sp.tick_ns = v;
+			} else if (o == 'N') {
+				sp.newidle_lead_ns = v;
 			} else {
 				sp.late_window_ns = v;
 			}
 			break;
 		case 'P':
 			sp.probe_seed = true;
+			break;
+		case 'D':
+			decisions_path = optarg;
 			break;
 		case 'T':
 			topo_arg = optarg;
@@ -422,7 +477,27 @@ int cmd_replay(int argc, char **argv)
 	}
 	run.tallies = tallies.t;
 	run.dom = dom;
+	run.fidelity = tallies.fidelity;
+	if (ti->has_probes && tallies.fidelity >= 0) {
+		run.truth = calloc(1, sizeof(*run.truth));
+		if (!run.truth) {
+			ret = cli_fail(IR_ERR_INPUT, "out of memory");
+			goto out;
+		}
+		run.truth->probed = sp.probe_seed;
+		snprintf(run.truth->policy, sizeof(run.truth->policy), "%s", tallies.t[tallies.fidelity].label);
+	}
 
+	if (decisions_path) {
+		int fd = open(decisions_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+
+		if (fd < 0 || !(run.decisions = fdopen(fd, "w"))) {
+			ret = cli_fail(IR_ERR_INPUT, "%s: cannot write decisions: %s", decisions_path, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			goto out;
+		}
+	}
 	run.st = ir_state_new(ti->nr_cpus, &sp, &rings, on_point, &run);
 	if (!run.st) {
 		ret = cli_fail(IR_ERR_INPUT, "%s: out of memory", path);
@@ -441,12 +516,22 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	ir_state_finish(run.st, ti->last_ts);
+	if (run.decisions) {
+		int bad = run.decisions_err | fclose(run.decisions);
+
+		run.decisions = NULL;
+		if (bad) {
+			ret = cli_fail(IR_ERR_INPUT, "%s: cannot write decisions: %s", decisions_path, strerror(errno));
+			goto out;
+		}
+	}
 	ir_trace_event_counts(tr, add_count, &counts);
 	{
 		struct ir_report_input in = {
 			.trace = ti, .obs = ir_state_observed(run.st), .params = &sp,
 			.events = counts.v, .nr_events = counts.n,
 			.domains = dom, .topology_source = topo_source, .tallies = &tallies,
+			.truth = run.truth,
 		};
 
 		doc = ir_report_json(&in);
@@ -471,6 +556,8 @@ int cmd_replay(int argc, char **argv)
 		ir_report_text(doc, stdout);
 	ret = IR_OK;
 out:
+	if (run.decisions)
+		fclose(run.decisions);
 	json_object_put(doc);
 	free(counts.v);
 	ir_state_free(run.st);
@@ -479,6 +566,7 @@ out:
 		ir_policy_state_free(&run.runs[i].st);
 	}
 	free(tallies.t);
+	free(run.truth);
 	free(run.d);
 	free(run.o);
 	free(run.runs);

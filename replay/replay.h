@@ -210,6 +210,8 @@ struct ir_state_params {
 	bool avg_idle_shift;		/* 4.15 update_avg(): diff >> 3 instead of diff / 8 */
 	uint64_t late_window_ns;	/* tasks enqueued this close to a blocking switch
 					 * arrived after newidle entry (SPEC 8) */
+	uint64_t newidle_lead_ns;	/* newidle entry (idle_stamp) this long before its
+					 * switch, bounded by prev's last event */
 	bool probe_seed;		/* take the avg_idle cap and each CPU's first
 					 * avg_idle from newidle probes when present */
 };

@@ -644,6 +644,7 @@ static void open_point(struct ir_state *s, int c, const struct ir_event *ev, enu
 	struct cpu *cp = &s->cpu[c];
 	struct open_point *op = &cp->op;
 	struct ir_point *pt = &op->pt;
+	uint64_t probe_ts = 0;
 
 	if (op->active)
 		close_point(s, c, ev->ts);
@@ -671,6 +672,7 @@ static void open_point(struct ir_state *s, int c, const struct ir_event *ev, enu
 		s->cpu[pt->pulled_from].pulled_watchers++;
 	}
 	if (cp->probe_valid) {
+		probe_ts = cp->probe_ts;
 		pt->has_probe = true;
 		pt->probe = cp->probe;
 		pt->probe_ret = cp->probe_ret;
@@ -686,7 +688,17 @@ static void open_point(struct ir_state *s, int c, const struct ir_event *ev, enu
 	op->active = true;
 	watch_candidates(s, op);
 	/* sched_balance_newidle(): idle_stamp set on entry, cleared if pulled_task */
-	cp->idle_stamp = kind == IR_PT_IDLE ? ev->ts : 0;
+	cp->idle_stamp = 0;
+	if (kind == IR_PT_IDLE) {
+		/* idle_stamp is rq_clock at newidle entry, which precedes the
+		 * switch (SPEC 8: a median 33-44 us in the vm-numa guest) and
+		 * follows prev's last event here; a probe gives it exactly */
+		uint64_t lead = ev->ts > s->p.newidle_lead_ns ? ev->ts - s->p.newidle_lead_ns : 0;
+
+		cp->idle_stamp = cp->last_own_ts > lead ? cp->last_own_ts : lead;
+		if (pt->has_probe && s->p.probe_seed)
+			cp->idle_stamp = probe_ts;
+	}
 	if (kind == IR_PT_LATE)
 		close_point(s, c, ev->ts);
 }
@@ -1011,6 +1023,7 @@ void ir_state_params_default(struct ir_state_params *p)
 	p->avg_idle_init = 2 * p->sched_migration_cost;
 	p->tick_ns = 4000000;		/* HZ=250; one tick of rd->overload persistence */
 	p->late_window_ns = 100000;	/* SPEC 8: newidle entry precedes its switch by <= ~100 us (p90) */
+	p->newidle_lead_ns = 0;		/* where that is known, e.g. from `idlereplay calibrate` */
 }
 
 struct ir_state *ir_state_new(int nr_cpus, const struct ir_state_params *p,

@@ -280,6 +280,43 @@ static json_object *domains_obj(const struct ir_domains *d, const char *source)
 	return o;
 }
 
+static json_object *num_or_null(double v)
+{
+	return v < 0 ? NULL : json_object_new_double(v);
+}
+
+static json_object *truth_obj(const struct ir_truth *t, const struct ir_observed *ob)
+{
+	json_object *o = json_object_new_object(), *e = json_object_new_object();
+	json_object *exp = json_object_new_object(), *act = json_object_new_object();
+
+	json_object_object_add(o, "mode", json_object_new_string(t->probed ? "probed" : "assumed"));
+	json_object_object_add(o, "policy", json_object_new_string(t->policy));
+	json_object_object_add(o, "calls", u64(ob->probe_calls));
+	json_object_object_add(o, "matched_points", u64(ob->probe_matched));
+	json_object_object_add(o, "point_precision", ratio(ob->probe_matched, ob->newidle_points));
+	json_object_object_add(o, "point_recall", ratio(ob->probe_matched, ob->probe_calls));
+	json_object_object_add(e, "median", num_or_null(ir_truth_err_quantile(t, 0.5)));
+	json_object_object_add(e, "p90", num_or_null(ir_truth_err_quantile(t, 0.9)));
+	json_object_object_add(e, "samples", u64(t->err_n));
+	json_object_object_add(o, "avg_idle_rel_error", e);
+	json_object_object_add(o, "overload_agreement", ratio(t->ovl_agree, t->ovl_n));
+	json_object_object_add(o, "early_bail_agreement", ratio(t->bail_agree, t->bail_n));
+	json_object_object_add(o, "pull_precision", ratio(t->pull_tp, t->pull_pred));
+	json_object_object_add(o, "pull_recall", ratio(t->pull_tp, t->pull_obs));
+	json_object_object_add(o, "kernel_pulls", u64(t->pull_obs));
+	json_object_object_add(o, "predicted_pulls", u64(t->pull_pred));
+	for (int l = 0; l < IR_LVL__COUNT; l++) {
+		if (t->expected[l] > 0 || t->actual[l]) {
+			json_object_object_add(exp, ir_level_name[l], json_object_new_double(t->expected[l]));
+			json_object_object_add(act, ir_level_name[l], u64(t->actual[l]));
+		}
+	}
+	json_object_object_add(o, "expected_pulls_by_level", exp);
+	json_object_object_add(o, "actual_pulls_by_level", act);
+	return o;
+}
+
 json_object *ir_report_json(const struct ir_report_input *in)
 {
 	json_object *doc = json_object_new_object();
@@ -300,6 +337,8 @@ json_object *ir_report_json(const struct ir_report_input *in)
 			"the recorded schedule, which is assumed to stay as recorded; they are not a re-run."));
 		add_policies(doc, in->tallies);
 	}
+	if (in->truth)
+		json_object_object_add(doc, "ground_truth", truth_obj(in->truth, in->obs));
 	return doc;
 }
 

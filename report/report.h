@@ -69,6 +69,34 @@ void ir_tally_add(struct ir_tally *t, const struct ir_point *pt,
 		  const struct ir_decision *d, const struct ir_outcome *o);
 void ir_tally_free(struct ir_tally *t);
 
+/* ------------------------------------------------------------ ground truth */
+
+#define IR_TRUTH_BINS 10000	/* relative error, 0.01 % bins up to 100 % */
+
+/* The replay and the recording kernel's model checked against newidle
+ * probes, at every probed call (issue 8, SPEC 8). */
+struct ir_truth {
+	bool probed;			/* mode: probed values instead of assumed ones */
+	char policy[128];		/* the recording kernel's policy */
+	uint64_t calls, matched, points;
+	uint64_t err_n;
+	uint32_t err_bins[IR_TRUTH_BINS + 1];	/* last bin: >= 100 % */
+	uint64_t ovl_n, ovl_agree, bail_n, bail_agree;
+	uint64_t pull_pred, pull_obs, pull_tp;
+	double expected[IR_LVL__COUNT];
+	uint64_t actual[IR_LVL__COUNT];
+};
+
+void ir_truth_add(struct ir_truth *t, const struct ir_point *pt, const struct ir_decision_ctx *ctx,
+		  const struct ir_decision *d, const struct ir_outcome *o, bool randomised);
+/* Quantile q (0..1) of the avg_idle relative error; -1 if none. */
+double ir_truth_err_quantile(const struct ir_truth *t, double q);
+
+/* One JSON line for a newidle point (--decisions); 0 or -1 on write error. */
+int ir_decisions_line(FILE *f, const struct ir_point *pt, const struct ir_decision_ctx *ctx,
+		      const struct ir_tally *tallies, const struct ir_decision *d,
+		      const struct ir_outcome *o, int n);
+
 struct ir_report_input {
 	const struct ir_trace_info *trace;
 	const struct ir_observed *obs;
@@ -78,6 +106,7 @@ struct ir_report_input {
 	const struct ir_domains *domains;	/* NULL: none built */
 	const char *topology_source;		/* "trace", "option", "flat" */
 	const struct ir_tallies *tallies;	/* NULL: no policies */
+	const struct ir_truth *truth;		/* NULL: the trace has no probes */
 };
 
 /* Build the document; NULL on allocation failure. */
