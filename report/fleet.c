@@ -120,8 +120,12 @@ int ir_report_compare(json_object *a, const char *name_a, json_object *b, const 
 			fprintf(out, "\nPolicy %s: only in A\n", plabel(p));
 			continue;
 		}
-		fprintf(out, "\nPolicy %s%*s %14s %14s %14s\n", plabel(p), (int)(22 - strlen(plabel(p)) > 0 ?
-			22 - strlen(plabel(p)) : 0), "", "A", "B", "B - A");
+		{
+			int pad = 22 - (int)strlen(plabel(p));
+
+			fprintf(out, "\nPolicy %s%*s %14s %14s %14s\n", plabel(p), pad > 0 ? pad : 0, "", "A", "B",
+				"B - A");
+		}
 		cmp_row(out, "newidle points", jint(p, "newidle_points"), jint(q, "newidle_points"), K_COUNT);
 		cmp_row(out, "attempts", jint(jget(p, "attempts"), "total"), jint(jget(q, "attempts"), "total"), K_COUNT);
 		cmp_row(out, "pulls", jint(jget(p, "pulls"), "total"), jint(jget(q, "pulls"), "total"), K_COUNT);

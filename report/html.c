@@ -81,6 +81,7 @@ struct bars {
 	int nrows, nseries;
 	const char *rows[MAX_ROWS];
 	const char *series[MAX_SERIES];
+	const char *colors[MAX_SERIES];	/* NULL: the palette */
 	double v[MAX_ROWS][MAX_SERIES];
 };
 
@@ -122,7 +123,7 @@ static void bar_chart(FILE *out, const struct bars *b)
 	if (!(top > 0))
 		top = step;
 	for (int s = 0; s < b->nseries; s++)
-		colors[s] = palette[s % NPAL];
+		colors[s] = b->colors[s] ? b->colors[s] : palette[s % NPAL];
 
 	fprintf(out, "<figure class=\"chart\"><svg viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
 		"role=\"img\" aria-label=\"", W, H, W, H);
@@ -430,8 +431,8 @@ static const char css[] =
 	".mark{fill:none;stroke:#d62728;stroke-width:2}"
 	"table{border-collapse:collapse;margin:6px 0 12px;font-variant-numeric:tabular-nums}"
 	"th,td{padding:3px 10px;border-bottom:1px solid #e3e8ee;text-align:right;white-space:nowrap}"
-	"th{background:#f4f6f9;font-weight:600}td:first-child,th:first-child{text-align:left}"
-	".muted{color:#6b7886}\n";
+	"th{background:#f4f6f9;font-weight:600;white-space:normal;vertical-align:bottom}td:first-child,th:first-child{text-align:left}"
+	".muted{color:#6b7886}td.bails{white-space:normal;font-size:12px;text-align:left;min-width:160px}\n";
 
 static void td_ns(FILE *out, int64_t ns)
 {
@@ -554,8 +555,10 @@ static void section_policies(FILE *out, json_object *doc)
 		b.v[r][0] = (double)jint(jidx(pol, r), "idle_lost_ns");
 		b.v[r][1] = (double)jint(jidx(pol, r), "idle_recovered_ns");
 	}
-	/* lost in red, recovered in green: swap palette by ordering series */
+	b.colors[0] = "#d62728";
+	b.colors[1] = "#2ca02c";
 	bar_chart(out, &b);
+	b.colors[0] = b.colors[1] = NULL;
 
 	b.title = "Modelled balance cost (max_newidle_lb_cost per attempt), by level";
 	b.xlabel = "balance cost";
@@ -600,7 +603,7 @@ static void section_policies(FILE *out, json_object *doc)
 		else
 			fputs("<td></td>", out);
 		td_ns(out, jint(p, "balance_cost_ns"));
-		fputs("<td class=\"muted\">", out);
+		fputs("<td class=\"muted bails\">", out);
 		if (bails && json_object_is_type(bails, json_type_object)) {
 			json_object_object_foreach(bails, k, v)
 				fprintf(out, "%s %" PRId64 " ", k, json_object_get_int64(v));
@@ -717,6 +720,8 @@ static void section_observed(FILE *out, json_object *doc)
 	b.nseries = 2;
 	b.series[0] = "busy";
 	b.series[1] = "idle";
+	b.colors[0] = "#2b5797";
+	b.colors[1] = "#c9d6e8";
 	for (size_t i = 0; i < jlen(cpus) && b.nrows < 32; i++) {
 		static char names[32][16];
 
