@@ -45,6 +45,9 @@ int ir_report_write_json(json_object *doc, const char *path);
  */
 /* One self-contained HTML page: inline CSS and SVG, no script, no network. */
 int ir_report_html(json_object *doc, FILE *out);
+/* Write the HTML page to path ("-" for stdout), atomically: for
+ * 'idlereplay replay ... --html FILE'.  0, or -1 with errno. */
+int ir_report_write_html(json_object *doc, const char *path);
 /* CSV, one row per policy (header only when the document has none). */
 int ir_report_csv(json_object *doc, FILE *out);
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Helpers shared by the renderers, and loading a saved report. */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,4 +153,36 @@ json_object *ir_report_load(const char *path, char *err, size_t errlen)
 	json_tokener_free(tok);
 	fclose(f);
 	return doc;
+}
+
+int ir_report_write_html(json_object *doc, const char *path)
+{
+	char tmp[4096];
+	FILE *f;
+	int fd, rc;
+
+	if (!strcmp(path, "-"))
+		return ir_report_html(doc, stdout) || fflush(stdout) ? -1 : 0;
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -1;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		return -1;
+	}
+	rc = ir_report_html(doc, f);
+	if (fclose(f) || rc || rename(tmp, path)) {
+		int e = errno ? errno : EIO;
+
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
+	return 0;
 }

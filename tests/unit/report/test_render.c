@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "report/report.h"
@@ -133,6 +134,29 @@ static void test_html(void **state)
 	json_object_put(doc);
 }
 
+static void test_write_html(void **state)
+{
+	json_object *doc = load("host-a.json");
+	char dir[] = "/tmp/ir-html-XXXXXX", path[64], bad[80];
+	FILE *f;
+	char head[32] = "";
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.html", dir);
+	assert_int_equal(ir_report_write_html(doc, path), 0);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(head, sizeof(head), f));
+	fclose(f);
+	assert_string_equal(head, "<!DOCTYPE html>\n");
+	snprintf(bad, sizeof(bad), "%s/no/r.html", dir);
+	assert_int_equal(ir_report_write_html(doc, bad), -1);
+	unlink(path);
+	rmdir(dir);
+	json_object_put(doc);
+}
+
 static void test_load_errors(void **state)
 {
 	char path[4096], err[256];
@@ -190,6 +214,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_minimal),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_html),
+		cmocka_unit_test(test_write_html),
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_progress_quiet),
