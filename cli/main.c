@@ -15,6 +15,7 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
 	{ "record", cmd_record, "record scheduler events into a trace.dat" },
+	{ "report", cmd_report, "render, compare or merge saved JSON reports (text, HTML, CSV)" },
 	{ "replay", cmd_replay, "replay a trace.dat through the newidle balance policies" },
 	{ "topology", cmd_topology, "print this machine's topology, or its sched domains" },
 };

@@ -116,4 +116,52 @@ int ir_report_text(json_object *doc, FILE *out);
 /* Write a document to path ("-" for stdout) atomically; 0 or -1 with errno. */
 int ir_report_write_json(json_object *doc, const char *path);
 
+/*
+ * Renderers.  Each reads only the document (any idlereplay.report/1, keys it
+ * does not know are ignored, optional keys it knows are rendered when
+ * present) and returns 0, or -1 when writing failed.
+ */
+/* One self-contained HTML page: inline CSS and SVG, no script, no network. */
+int ir_report_html(json_object *doc, FILE *out);
+/* Write the HTML page to path ("-" for stdout), atomically: for
+ * 'idlereplay replay ... --html FILE'.  0, or -1 with errno. */
+int ir_report_write_html(json_object *doc, const char *path);
+/* CSV, one row per policy (header only when the document has none). */
+int ir_report_csv(json_object *doc, FILE *out);
+
+/*
+ * Read a saved report.  Returns the document, or NULL with a one-line reason
+ * in err (without the path): unreadable, not JSON, or not this schema.
+ */
+json_object *ir_report_load(const char *path, char *err, size_t errlen);
+
+/* The same policies on two traces, with per-policy deltas (B - A), as text. */
+int ir_report_compare(json_object *a, const char *name_a, json_object *b, const char *name_b, FILE *out);
+
+/* Fleet summary: one row per report, totals, median and p90 of key figures. */
+enum ir_merge_format { IR_MERGE_TEXT, IR_MERGE_CSV };
+int ir_report_merge(json_object *const *docs, const char *const *names, int n,
+		    enum ir_merge_format fmt, FILE *out);
+
+/* Durations a person can read ("-" for negative): ns, us, ms, s. */
+const char *ir_fmt_ns(char *buf, size_t len, int64_t ns);
+
+/*
+ * Progress on stderr for long replays: "events done, rate, ETA", redrawn in
+ * place at most 4 times a second, only when stderr is a terminal and not
+ * quiet.  No allocation; call update as often as every 64k events.
+ * total 0 means unknown (no ETA).  unit names what done counts ("events",
+ * "bytes").
+ */
+struct ir_progress {
+	int enabled;
+	const char *what, *unit;
+	uint64_t total, done;
+	double t0, last;
+	int drawn;
+};
+void ir_progress_start(struct ir_progress *p, const char *what, const char *unit, uint64_t total, int quiet);
+void ir_progress_update(struct ir_progress *p, uint64_t done);
+void ir_progress_finish(struct ir_progress *p);
+
 #endif

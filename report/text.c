@@ -1,60 +1,40 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Text renderer: reads only the JSON document, prints aligned tables. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "report/report.h"
+#include "report/util.h"
 
-static int64_t geti(json_object *o, const char *k)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(o, k, &v) ? json_object_get_int64(v) : 0;
-}
-
-static json_object *get(json_object *o, const char *k)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(o, k, &v) ? v : NULL;
-}
-
-/* Durations a person can read: ns, us, ms, s. */
-const char *ir_fmt_ns(char *buf, size_t len, int64_t ns)
-{
-	double v = (double)ns;
-
-	if (ns < 0)
-		snprintf(buf, len, "-");
-	else if (ns < 1000)
-		snprintf(buf, len, "%" PRId64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.1f us", v / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.2f ms", v / 1e6);
-	else
-		snprintf(buf, len, "%.3f s", v / 1e9);
-	return buf;
-}
+#define MAX_LEVELS 8
 
 static double pct(int64_t a, int64_t b)
 {
 	return b > 0 ? 100.0 * (double)a / (double)b : 0.0;
 }
 
+static const char *fmt_ratio(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%.3f", v);
+	return buf;
+}
+
 static void print_trace(json_object *t, FILE *out)
 {
 	char b[32];
-	json_object *ev = get(t, "events");
+	json_object *ev = jget(t, "events");
 
-	fprintf(out, "trace     %s\n", json_object_get_string(get(t, "path")));
+	fprintf(out, "trace     %s\n", jstr(t, "path", "?"));
 	fprintf(out, "kernel    %s   clock %s   cpus %" PRId64 "   file v%" PRId64 "\n",
-		json_object_get_string(get(t, "kernel"))[0] ? json_object_get_string(get(t, "kernel")) : "unknown",
-		json_object_get_string(get(t, "clock")), geti(t, "cpus"), geti(t, "file_version"));
-	fprintf(out, "window    %s, %" PRId64 " events\n", ir_fmt_ns(b, sizeof(b), geti(t, "window_ns")),
-		geti(t, "events_total"));
-	if (ev) {
+		jstr(t, "kernel", "unknown"), jstr(t, "clock", "?"), jint(t, "cpus"), jint(t, "file_version"));
+	fprintf(out, "window    %s, %" PRId64 " events\n", ir_fmt_ns(b, sizeof(b), jint(t, "window_ns")),
+		jint(t, "events_total"));
+	if (ev && json_object_is_type(ev, json_type_object)) {
 		fprintf(out, "events   ");
 		json_object_object_foreach(ev, k, v)
 			fprintf(out, " %s=%" PRId64, k, json_object_get_int64(v));
@@ -62,41 +42,102 @@ static void print_trace(json_object *t, FILE *out)
 	}
 }
 
+static void print_domains(json_object *d, FILE *out)
+{
+	json_object *lv = jget(d, "levels"), *cpus = jget(d, "cpus");
+
+	if (!d)
+		return;
+	fprintf(out, "domains  ");
+	for (size_t l = 0; l < jlen(lv); l++) {
+		const char *name = json_object_get_string(jidx(lv, l));
+		const char *seen[64];
+		int ns = 0;
+
+		fprintf(out, " %s:", name);
+		for (size_t c = 0; c < jlen(cpus); c++) {
+			json_object *cl = jget(jidx(cpus, c), "levels");
+
+			for (size_t k = 0; k < jlen(cl); k++) {
+				const char *span = jstr(jidx(cl, k), "span", NULL);
+				int dup = 0;
+
+				if (!span || strcmp(jstr(jidx(cl, k), "name", ""), name))
+					continue;
+				for (int s = 0; s < ns; s++)
+					dup |= !strcmp(seen[s], span);
+				if (dup)
+					continue;
+				if (ns < 64)
+					seen[ns++] = span;
+				fprintf(out, "%s%s", ns == 1 ? " " : ",", span);
+			}
+		}
+	}
+	fputc('\n', out);
+}
+
 static void print_observed(json_object *o, int64_t window, FILE *out)
 {
 	char b1[32], b2[32];
-	json_object *cpus = get(o, "cpus"), *mig = get(o, "migrations"), *an = get(o, "anomalies");
-	size_t n = cpus ? json_object_array_length(cpus) : 0;
+	json_object *cpus = jget(o, "cpus"), *mig = jget(o, "migrations");
+	size_t n = jlen(cpus);
 
 	fprintf(out, "\nObserved (straight from the trace)\n");
 	fprintf(out, "  %4s %12s %7s %12s %12s %10s %8s\n", "cpu", "idle", "idle%", "busy", "idle entries",
 		"newidle", "pulls");
 	for (size_t i = 0; i < n; i++) {
-		json_object *c = json_object_array_get_idx(cpus, i);
+		json_object *c = jidx(cpus, i);
 
 		fprintf(out, "  %4" PRId64 " %12s %6.1f%% %12s %12" PRId64 " %10" PRId64 " %8" PRId64 "\n",
-			geti(c, "cpu"), ir_fmt_ns(b1, sizeof(b1), geti(c, "idle_ns")),
-			pct(geti(c, "idle_ns"), window), ir_fmt_ns(b2, sizeof(b2), geti(c, "busy_ns")),
-			geti(c, "idle_entries"), geti(c, "newidle_points"), geti(c, "newidle_pulls"));
+			jint(c, "cpu"), ir_fmt_ns(b1, sizeof(b1), jint(c, "idle_ns")),
+			pct(jint(c, "idle_ns"), window), ir_fmt_ns(b2, sizeof(b2), jint(c, "busy_ns")),
+			jint(c, "idle_entries"), jint(c, "newidle_points"), jint(c, "newidle_pulls"));
 	}
 	fprintf(out, "  idle while another CPU had a waiting task: %s (CPU-time)\n",
-		ir_fmt_ns(b1, sizeof(b1), geti(o, "idle_while_waiting_ns")));
+		ir_fmt_ns(b1, sizeof(b1), jint(o, "idle_while_waiting_ns")));
 	fprintf(out, "  newidle points %" PRId64 ", observed newidle pulls %" PRId64 "\n",
-		geti(o, "newidle_points"), geti(o, "newidle_pulls"));
+		jint(o, "newidle_points"), jint(o, "newidle_pulls"));
 	if (mig) {
-		fprintf(out, "  migrations %" PRId64 ":", geti(mig, "total"));
-		json_object_object_foreach(get(mig, "by_cause"), k, v)
-			if (json_object_get_int64(v))
-				fprintf(out, " %s %" PRId64, k, json_object_get_int64(v));
+		json_object *by = jget(mig, "by_cause");
+
+		fprintf(out, "  migrations %" PRId64 ":", jint(mig, "total"));
+		if (by && json_object_is_type(by, json_type_object)) {
+			json_object_object_foreach(by, k, v)
+				if (json_object_get_int64(v))
+					fprintf(out, " %s %" PRId64 " (%.0f%%)", k, json_object_get_int64(v),
+						pct(json_object_get_int64(v), jint(mig, "total")));
+		}
 		fputc('\n', out);
 	}
-	if (an) {
+}
+
+static void print_warnings(json_object *doc, FILE *out)
+{
+	json_object *t = jget(doc, "trace"), *lost = jget(t, "lost_by_cpu");
+	json_object *an = jget(jget(doc, "observed"), "anomalies");
+
+	for (size_t i = 0; i < jlen(lost); i++) {
+		json_object *l = jidx(lost, i);
+		char b1[32], b2[32];
+
+		fprintf(out, "WARNING: CPU %" PRId64 " lost events (overrun %" PRId64 ", dropped %" PRId64
+			", missed %" PRId64 "%s)", jint(l, "cpu"), jint(l, "overrun"), jint(l, "dropped"),
+			jint(l, "missed"), jint(l, "missed_unknown_count") ? ", some of unknown count" : "");
+		if (jint(l, "first_ts"))
+			fprintf(out, " between %s and %s into the trace",
+				ir_fmt_ns(b1, sizeof(b1), jint(l, "first_ts") - jint(t, "first_ts")),
+				ir_fmt_ns(b2, sizeof(b2), jint(l, "last_ts") - jint(t, "first_ts")));
+		fprintf(out, ": figures for it are incomplete\n");
+	}
+	if (an && json_object_is_type(an, json_type_object)) {
 		int any = 0;
 
 		json_object_object_foreach(an, k, v) {
 			if (!json_object_get_int64(v))
 				continue;
-			fprintf(out, "%s %s %" PRId64, any ? "," : "  anomalies:", k, json_object_get_int64(v));
+			fprintf(out, "%s %s %" PRId64, any ? "," : "WARNING: state anomalies (events that contradict the "
+				"reconstructed state; figures near them are approximate):", k, json_object_get_int64(v));
 			any = 1;
 		}
 		if (any)
@@ -104,32 +145,197 @@ static void print_observed(json_object *o, int64_t window, FILE *out)
 	}
 }
 
-static void print_warnings(json_object *doc, FILE *out)
+static int label_width(json_object *pol)
 {
-	json_object *t = get(doc, "trace"), *lost = get(t, "lost_by_cpu");
-	size_t n = lost ? json_object_array_length(lost) : 0;
+	int w = 6;
 
-	for (size_t i = 0; i < n; i++) {
-		json_object *l = json_object_array_get_idx(lost, i);
-		char b1[32], b2[32];
+	for (size_t i = 0; i < jlen(pol); i++) {
+		int l = (int)strlen(jstr(jidx(pol, i), "label", jstr(jidx(pol, i), "name", "?")));
 
-		fprintf(out, "WARNING: CPU %" PRId64 " lost events (overrun %" PRId64 ", dropped %" PRId64
-			", missed %" PRId64 "%s)", geti(l, "cpu"), geti(l, "overrun"), geti(l, "dropped"),
-			geti(l, "missed"), geti(l, "missed_unknown_count") ? ", some of unknown count" : "");
-		if (geti(l, "first_ts"))
-			fprintf(out, " between %s and %s into the trace",
-				ir_fmt_ns(b1, sizeof(b1), geti(l, "first_ts") - geti(t, "first_ts")),
-				ir_fmt_ns(b2, sizeof(b2), geti(l, "last_ts") - geti(t, "first_ts")));
-		fprintf(out, ": figures for it are incomplete\n");
+		if (l > w)
+			w = l;
+	}
+	return w;
+}
+
+static const char *plabel(json_object *p)
+{
+	return jstr(p, "label", jstr(p, "name", "?"));
+}
+
+static void print_policies(json_object *doc, FILE *out)
+{
+	json_object *pol = jget(doc, "policies");
+	const char *lv[MAX_LEVELS];
+	int nl = ir_levels(doc, lv, MAX_LEVELS), w = label_width(pol);
+	const char *ref = jstr(doc, "reference", NULL);
+	char b1[32], b2[32], b3[32], b4[32];
+
+	if (!jlen(pol))
+		return;
+	fprintf(out, "\nPolicies%s%s%s\n", ref ? " (reference: " : "", ref ? ref : "", ref ? ")" : "");
+
+	/* Pulls by level, and migrations avoided relative to the reference. */
+	fprintf(out, "\n  Pulls (migrations) at newidle points, by level; avoided = reference pulls - these\n");
+	fprintf(out, "  %-*s %9s", w, "policy", "points");
+	for (int l = 0; l < nl; l++)
+		fprintf(out, " %8s", lv[l]);
+	fprintf(out, " %8s %9s", "pulls", "avoided");
+	for (int l = 0; l < nl; l++)
+		fprintf(out, " %8.8s", lv[l]);
+	fputc('\n', out);
+	for (size_t i = 0; i < jlen(pol); i++) {
+		json_object *p = jidx(pol, i), *by = jget(jget(p, "pulls"), "by_level");
+		json_object *av = jget(p, "migrations_avoided"), *avby = jget(av, "by_level");
+
+		fprintf(out, "  %-*s %9" PRId64, w, plabel(p), jint(p, "newidle_points"));
+		for (int l = 0; l < nl; l++)
+			fprintf(out, " %8" PRId64, jint(by, lv[l]));
+		fprintf(out, " %8" PRId64, jint(jget(p, "pulls"), "total"));
+		if (av) {
+			fprintf(out, " %+9" PRId64, jint(av, "total"));
+			for (int l = 0; l < nl; l++)
+				fprintf(out, " %+8" PRId64, jint(avby, lv[l]));
+		}
+		fputc('\n', out);
+	}
+
+	/* Idle time. */
+	fprintf(out, "\n  Idle time (CPU-time); traded = this policy's idle lost - the reference's\n");
+	fprintf(out, "  %-*s %12s %14s %12s\n", w, "policy", "idle lost", "idle recovered", "idle traded");
+	for (size_t i = 0; i < jlen(pol); i++) {
+		json_object *p = jidx(pol, i);
+
+		fprintf(out, "  %-*s %12s %14s %12s\n", w, plabel(p),
+			ir_fmt_ns(b1, sizeof(b1), jint(p, "idle_lost_ns")),
+			ir_fmt_ns(b2, sizeof(b2), jint(p, "idle_recovered_ns")),
+			jget(p, "idle_traded_ns") ? ir_fmt_sns(b3, sizeof(b3), jint(p, "idle_traded_ns")) : "");
+	}
+
+	/* Balance attempts and modelled cost, by level; early bails. */
+	fprintf(out, "\n  load_balance attempts and modelled cost (max_newidle_lb_cost), by level; early bails\n");
+	fprintf(out, "  %-*s %9s %11s", w, "policy", "attempts", "cost");
+	for (int l = 0; l < nl; l++)
+		fprintf(out, " %8.8s %10s", lv[l], "cost");
+	fprintf(out, "  %s\n", "bails");
+	for (size_t i = 0; i < jlen(pol); i++) {
+		json_object *p = jidx(pol, i), *att = jget(p, "attempts"), *cbl = jget(p, "balance_cost_by_level");
+		json_object *bails = jget(p, "bails");
+
+		fprintf(out, "  %-*s %9" PRId64 " %11s", w, plabel(p), jint(att, "total"),
+			ir_fmt_ns(b1, sizeof(b1), jint(p, "balance_cost_ns")));
+		for (int l = 0; l < nl; l++)
+			fprintf(out, " %8" PRId64 " %10s", jint(jget(att, "by_level"), lv[l]),
+				ir_fmt_ns(b4, sizeof(b4), jint(cbl, lv[l])));
+		fputc(' ', out);
+		if (bails && json_object_is_type(bails, json_type_object)) {
+			json_object_object_foreach(bails, k, v)
+				fprintf(out, " %s %" PRId64, k, json_object_get_int64(v));
+		}
+		fputc('\n', out);
+	}
+
+	/* Parameters (assumed defaults included: every report prints them). */
+	fprintf(out, "\n  Parameters\n");
+	for (size_t i = 0; i < jlen(pol); i++) {
+		json_object *p = jidx(pol, i), *par = jget(p, "params");
+		int col = 4 + w;
+
+		fprintf(out, "  %-*s", w, plabel(p));
+		if (par && json_object_is_type(par, json_type_object)) {
+			json_object_object_foreach(par, k, v) {
+				int len = (int)strlen(k) + (int)strlen(json_object_get_string(v)) + 2;
+
+				if (col + len > 100) {
+					fprintf(out, "\n  %-*s", w, "");
+					col = 4 + w;
+				}
+				fprintf(out, " %s=%s", k, json_object_get_string(v));
+				col += len;
+			}
+		}
+		fputc('\n', out);
+	}
+}
+
+static int is_cost_param(const char *param)
+{
+	return strstr(param, "cost") != NULL || strstr(param, "_ns") != NULL;
+}
+
+static void print_sweeps(json_object *doc, FILE *out)
+{
+	json_object *sw = jget(doc, "sweeps");
+	char b0[32], b1[32], b2[32], b3[32];
+
+	for (size_t i = 0; i < jlen(sw); i++) {
+		json_object *s = jidx(sw, i), *pts = jget(s, "points");
+		const char *param = jstr(s, "param", "?");
+
+		fprintf(out, "\nSweep: %s, %s\n", jstr(s, "policy", "?"), param);
+		fprintf(out, "  %12s %9s %9s %12s %14s %12s\n", "value", "attempts", "pulls", "idle lost",
+			"idle recovered", "cost");
+		for (size_t k = 0; k < jlen(pts); k++) {
+			json_object *pt = jidx(pts, k);
+			double v = jdbl(pt, "value");
+
+			if (is_cost_param(param))
+				ir_fmt_ns(b0, sizeof(b0), (int64_t)v);
+			else
+				snprintf(b0, sizeof(b0), "%g", v);
+			fprintf(out, "  %12s %9" PRId64 " %9" PRId64 " %12s %14s %12s\n", b0, jint(pt, "attempts"),
+				jint(pt, "pulls"), ir_fmt_ns(b1, sizeof(b1), jint(pt, "idle_lost_ns")),
+				ir_fmt_ns(b2, sizeof(b2), jint(pt, "idle_recovered_ns")),
+				ir_fmt_ns(b3, sizeof(b3), jint(pt, "balance_cost_ns")));
+		}
+	}
+}
+
+static void print_fidelity(json_object *doc, FILE *out)
+{
+	json_object *f = jget(doc, "fidelity"), *g = jget(doc, "ground_truth");
+	char b1[16], b2[16], b3[16], b4[16];
+
+	if (f) {
+		fprintf(out, "\nFidelity: %s (the model of the recording kernel) against what that kernel did\n",
+			jstr(f, "policy", "?"));
+		fprintf(out, "  %" PRId64 " newidle points, observed pulls %" PRId64 ", predicted %" PRId64
+			", both %" PRId64 "; precision %s, recall %s\n", jint(f, "points"), jint(f, "observed_pulls"),
+			jint(f, "predicted_pulls"), jint(f, "true_positives"),
+			fmt_ratio(b1, sizeof(b1), jdbl(f, "precision")), fmt_ratio(b2, sizeof(b2), jdbl(f, "recall")));
+	}
+	if (g) {
+		json_object *e = jget(g, "avg_idle_rel_error");
+
+		fprintf(out, "\nGround truth (kernel probes at sched_balance_newidle; %s parameters)\n",
+			!strcmp(jstr(g, "mode", "assumed"), "probed") ? "probed" : "assumed");
+		fprintf(out, "  probed calls %" PRId64 ", matched to newidle points %" PRId64
+			"; point precision %s, recall %s\n", jint(g, "calls"), jint(g, "matched_points"),
+			fmt_ratio(b1, sizeof(b1), jdbl(g, "point_precision")),
+			fmt_ratio(b2, sizeof(b2), jdbl(g, "point_recall")));
+		fprintf(out, "  avg_idle relative error: median %s, p90 %s\n",
+			fmt_ratio(b1, sizeof(b1), jdbl(e, "median")), fmt_ratio(b2, sizeof(b2), jdbl(e, "p90")));
+		fprintf(out, "  agreement: overload %s, early bail %s; pulls precision %s, recall %s\n",
+			fmt_ratio(b1, sizeof(b1), jdbl(g, "overload_agreement")),
+			fmt_ratio(b2, sizeof(b2), jdbl(g, "early_bail_agreement")),
+			fmt_ratio(b3, sizeof(b3), jdbl(g, "pull_precision")),
+			fmt_ratio(b4, sizeof(b4), jdbl(g, "pull_recall")));
 	}
 }
 
 int ir_report_text(json_object *doc, FILE *out)
 {
-	json_object *t = get(doc, "trace");
+	json_object *t = jget(doc, "trace");
+	const char *ol = jstr(doc, "open_loop", NULL);
 
 	print_trace(t, out);
+	print_domains(jget(doc, "domains"), out);
 	print_warnings(doc, out);
-	print_observed(get(doc, "observed"), geti(t, "window_ns"), out);
+	if (ol)
+		fprintf(out, "NOTE: %s\n", ol);
+	print_observed(jget(doc, "observed"), jint(t, "window_ns"), out);
+	print_policies(doc, out);
+	print_sweeps(doc, out);
+	print_fidelity(doc, out);
 	return ferror(out) ? -1 : 0;
 }

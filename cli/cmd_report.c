@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* idlereplay report: render, compare or merge saved JSON reports. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "replay/replay.h"
+#include "report/report.h"
+
+static const char usage_text[] =
+	"usage: idlereplay report REPORT.json [--format text|html|csv] [-o FILE]\n"
+	"       idlereplay report compare A.json B.json [-o FILE]\n"
+	"       idlereplay report merge REPORT.json... [--format text|csv] [-o FILE]\n"
+	"  REPORT.json is what 'idlereplay replay --json' wrote (schema " IR_REPORT_SCHEMA ").\n"
+	"  compare: the same policies on two traces, with per-policy deltas (B - A).\n"
+	"  merge:   a fleet summary, one row per report plus totals, median and p90.\n"
+	"  -f, --format FMT   text (default), html (one self-contained page) or csv\n"
+	"  -o, --output FILE  write there instead of stdout (replaced atomically)\n";
+
+struct output {
+	const char *path;
+	char tmp[4096];
+	FILE *f;
+};
+
+static int out_open(struct output *o)
+{
+	int fd;
+
+	if (!o->path || !strcmp(o->path, "-")) {
+		o->f = stdout;
+		return 0;
+	}
+	if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%d", o->path, (int)getpid()) >= sizeof(o->tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -1;
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		close(fd);
+		unlink(o->tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* ok: the renderer succeeded.  Returns 0 or -1 with errno. */
+static int out_close(struct output *o, int ok)
+{
+	if (o->f == stdout)
+		return fflush(stdout) || !ok ? -1 : 0;
+	if (fclose(o->f) || !ok || rename(o->tmp, o->path)) {
+		int e = errno;
+
+		unlink(o->tmp);
+		errno = e ? e : EIO;
+		return -1;
+	}
+	return 0;
+}
+
+static void free_docs(json_object **docs, int n)
+{
+	for (int i = 0; i < n; i++)
+		json_object_put(docs[i]);
+	free(docs);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum { RENDER, COMPARE, MERGE } mode = RENDER;
+	const char *format = "text";
+	struct output out = { 0 };
+	json_object **docs;
+	int o, n, ret = IR_OK, rc;
+	char err[256];
+
+	/* "compare" and "merge" are subcommands unless a file by that name is meant. */
+	if (argc > 1 && !strcmp(argv[1], "compare") && access(argv[1], F_OK)) {
+		mode = COMPARE;
+		argc--;
+		argv++;
+	} else if (argc > 1 && !strcmp(argv[1], "merge") && access(argv[1], F_OK)) {
+		mode = MERGE;
+		argc--;
+		argv++;
+	}
+	while ((o = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'f':
+			format = optarg;
+			break;
+		case 'o':
+			out.path = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return IR_OK;
+		default:
+			fputs(usage_text, stderr);
+			return IR_ERR_USAGE;
+		}
+	}
+	n = argc - optind;
+	if ((mode == RENDER && n != 1) || (mode == COMPARE && n != 2) || (mode == MERGE && n < 1)) {
+		fputs(usage_text, stderr);
+		return IR_ERR_USAGE;
+	}
+	if (strcmp(format, "text") && strcmp(format, "html") && strcmp(format, "csv"))
+		return cli_fail(IR_ERR_USAGE, "unknown format '%s' (text, html or csv)", format);
+	if ((mode == COMPARE && strcmp(format, "text")) || (mode == MERGE && !strcmp(format, "html")))
+		return cli_fail(IR_ERR_USAGE, "%s writes %s only", mode == COMPARE ? "compare" : "merge",
+				mode == COMPARE ? "text" : "text or csv");
+
+	docs = calloc((size_t)n, sizeof(*docs));
+	if (!docs)
+		return cli_fail(IR_ERR_INPUT, "out of memory");
+	for (int i = 0; i < n; i++) {
+		docs[i] = ir_report_load(argv[optind + i], err, sizeof(err));
+		if (!docs[i]) {
+			free_docs(docs, i);
+			return cli_fail(IR_ERR_INPUT, "%s: %s", argv[optind + i], err);
+		}
+	}
+	if (out_open(&out)) {
+		ret = cli_fail(IR_ERR_INPUT, "%s: cannot write: %s", out.path, strerror(errno));
+		free_docs(docs, n);
+		return ret;
+	}
+	switch (mode) {
+	case COMPARE:
+		rc = ir_report_compare(docs[0], argv[optind], docs[1], argv[optind + 1], out.f);
+		break;
+	case MERGE:
+		rc = ir_report_merge(docs, (const char *const *)&argv[optind], n,
+				     strcmp(format, "csv") ? IR_MERGE_TEXT : IR_MERGE_CSV, out.f);
+		break;
+	default:
+		rc = !strcmp(format, "html") ? ir_report_html(docs[0], out.f) :
+		     !strcmp(format, "csv") ? ir_report_csv(docs[0], out.f) : ir_report_text(docs[0], out.f);
+	}
+	if (out_close(&out, rc == 0))
+		ret = cli_fail(IR_ERR_INPUT, "%s: cannot write: %s", out.path ? out.path : "stdout", strerror(errno));
+	free_docs(docs, n);
+	return ret;
+}

@@ -1,0 +1,851 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * HTML renderer: one self-contained static page from the JSON document.
+ * Inline CSS and inline SVG written here; no script, nothing fetched (the
+ * favicon is a data: URL so browsers do not ask for one).  Values show on
+ * hover through SVG <title> elements.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "report/util.h"
+
+#define MAX_LEVELS 8
+#define MAX_ROWS 64
+#define MAX_SERIES 10
+
+static const char *const palette[] = { "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+				       "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac" };
+#define NPAL (sizeof(palette) / sizeof(palette[0]))
+
+static void esc(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '&': fputs("&amp;", out); break;
+		case '"': fputs("&quot;", out); break;
+		default: fputc(*s, out);
+		}
+	}
+}
+
+/* ---- scales ---- */
+
+struct unit {
+	double div;
+	const char *name;
+};
+
+static struct unit ns_unit(double max)
+{
+	if (max >= 1e9)
+		return (struct unit){ 1e9, "s" };
+	if (max >= 1e6)
+		return (struct unit){ 1e6, "ms" };
+	if (max >= 1e3)
+		return (struct unit){ 1e3, "us" };
+	return (struct unit){ 1, "ns" };
+}
+
+static double nice_step(double max, int n)
+{
+	double raw, p, f;
+
+	if (!(max > 0))
+		return 1;
+	raw = max / n;
+	p = pow(10, floor(log10(raw)));
+	f = raw / p;
+	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
+}
+
+static void tick_label(char *buf, size_t len, double v)
+{
+	if (fabs(v) >= 1e6 || (fabs(v) < 1e-3 && v != 0))
+		snprintf(buf, len, "%.3g", v);
+	else
+		snprintf(buf, len, "%.10g", v);
+}
+
+/* ---- horizontal bar chart (stacked or grouped) ---- */
+
+struct bars {
+	const char *title, *xlabel;	/* xlabel without unit when ns */
+	int ns;				/* values are nanoseconds */
+	int stacked;
+	int nrows, nseries;
+	const char *rows[MAX_ROWS];
+	const char *series[MAX_SERIES];
+	const char *colors[MAX_SERIES];	/* NULL: the palette */
+	double v[MAX_ROWS][MAX_SERIES];
+};
+
+static void legend(FILE *out, int x, int y, const char *const *names, const char *const *colors, int n)
+{
+	for (int s = 0; s < n; s++) {
+		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+			"<text x=\"%d\" y=\"%d\" class=\"lg\">", x, y - 10, colors[s], x + 16, y);
+		esc(out, names[s]);
+		fputs("</text>", out);
+		x += 28 + 7 * (int)strlen(names[s]);
+	}
+}
+
+static void bar_chart(FILE *out, const struct bars *b)
+{
+	const int W = 580, L = 190, R = 24, T = 46, B = 48;
+	int rowh = b->stacked ? 26 : 12 + 12 * b->nseries, H = T + B + rowh * b->nrows, pw = W - L - R;
+	double max = 0, step, top;
+	struct unit u = b->ns ? (struct unit){ 1, "" } : (struct unit){ 1, "" };
+	const char *colors[MAX_SERIES];
+	char lab[32];
+
+	for (int r = 0; r < b->nrows; r++) {
+		double sum = 0;
+
+		for (int s = 0; s < b->nseries; s++) {
+			sum += b->v[r][s];
+			if (!b->stacked && b->v[r][s] > max)
+				max = b->v[r][s];
+		}
+		if (b->stacked && sum > max)
+			max = sum;
+	}
+	if (b->ns)
+		u = ns_unit(max);
+	step = nice_step(max / u.div, 5);
+	top = step * ceil((max / u.div) / step);
+	if (!(top > 0))
+		top = step;
+	for (int s = 0; s < b->nseries; s++)
+		colors[s] = b->colors[s] ? b->colors[s] : palette[s % NPAL];
+
+	fprintf(out, "<figure class=\"chart\"><svg viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
+		"role=\"img\" aria-label=\"", W, H, W, H);
+	esc(out, b->title);
+	fprintf(out, "\"><text x=\"%d\" y=\"18\" class=\"ttl\">", 4);
+	esc(out, b->title);
+	fputs("</text>", out);
+	if (b->nseries > 1)
+		legend(out, L, 38, b->series, colors, b->nseries);
+	/* grid and x axis */
+	for (double t = 0; t <= top + step / 2; t += step) {
+		int x = L + (int)lround(pw * t / top);
+
+		tick_label(lab, sizeof(lab), t);
+		fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"grid\"/>"
+			"<text x=\"%d\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>",
+			x, T - 4, x, H - B, x, H - B + 16, lab);
+	}
+	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>", L, H - B, L + pw, H - B);
+	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"axl\" text-anchor=\"middle\">", L + pw / 2, H - 10);
+	esc(out, b->xlabel);
+	if (b->ns)
+		fprintf(out, " (%s)", u.name);
+	fputs("</text>", out);
+	for (int r = 0; r < b->nrows; r++) {
+		int y = T + r * rowh;
+		double acc = 0;
+
+		fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"rl\" text-anchor=\"end\">", L - 6, y + rowh / 2 + 4);
+		esc(out, b->rows[r]);
+		fputs("</text>", out);
+		for (int s = 0; s < b->nseries; s++) {
+			double v = b->v[r][s] / u.div;
+			double x0 = b->stacked ? acc : 0;
+			int bx = L + (int)lround(pw * x0 / top);
+			int bw = (int)lround(pw * (x0 + v) / top) - (int)lround(pw * x0 / top);
+			int by = b->stacked ? y + 4 : y + 6 + 12 * s, bh = b->stacked ? rowh - 8 : 11;
+
+			acc += v;
+			if (v <= 0)
+				continue;
+			if (bw < 1)
+				bw = 1;
+			fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>",
+				bx, by, bw, bh, colors[s]);
+			esc(out, b->rows[r]);
+			fputs(", ", out);
+			esc(out, b->series[s]);
+			if (b->ns)
+				fprintf(out, ": %.4g %s</title></rect>", v, u.name);
+			else
+				fprintf(out, ": %.0f</title></rect>", v);
+		}
+		if (b->stacked) {
+			int x = L + (int)lround(pw * acc / top);
+
+			tick_label(lab, sizeof(lab), b->ns ? round(acc * 100) / 100 : acc);
+			fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"val\">%s</text>", x + 4, y + rowh / 2 + 4, lab);
+		}
+	}
+	fputs("</svg></figure>\n", out);
+}
+
+/* ---- line chart (sweeps) ---- */
+
+static void line_chart(FILE *out, const char *title, const char *xlabel, double xdiv, const char *ylabel, int yns,
+		       const double *x, const double *y, int n, const char *color)
+{
+	const int W = 580, H = 300, L = 70, R = 24, T = 34, B = 50;
+	int pw = W - L - R, ph = H - T - B;
+	double xmax = 0, xmin = 0, ymax = 0, xs, ys, xtop, ytop;
+	struct unit u = { 1, "" };
+	char lab[32];
+
+	for (int i = 0; i < n; i++) {
+		if (i == 0 || x[i] < xmin)
+			xmin = x[i];
+		if (x[i] > xmax)
+			xmax = x[i];
+		if (y[i] > ymax)
+			ymax = y[i];
+	}
+	if (xmin > 0)
+		xmin = 0;
+	if (yns)
+		u = ns_unit(ymax);
+	xs = nice_step((xmax - xmin) / xdiv, 5);
+	xtop = xs * ceil((xmax / xdiv) / xs);
+	if (!(xtop > xmin / xdiv))
+		xtop = xmin / xdiv + xs;
+	ys = nice_step(ymax / u.div, 5);
+	ytop = ys * ceil((ymax / u.div) / ys);
+	if (!(ytop > 0))
+		ytop = ys;
+#define PX(v) (L + pw * ((v) / xdiv - xmin / xdiv) / (xtop - xmin / xdiv))
+#define PY(v) (T + ph - ph * ((v) / u.div) / ytop)
+	fprintf(out, "<figure class=\"chart\"><svg viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+		"aria-label=\"", W, H, W, H);
+	esc(out, title);
+	fputs("\"><text x=\"4\" y=\"18\" class=\"ttl\">", out);
+	esc(out, title);
+	fputs("</text>", out);
+	for (double t = 0; t <= ytop + ys / 2; t += ys) {
+		int py = (int)lround(T + ph - ph * t / ytop);
+
+		tick_label(lab, sizeof(lab), t);
+		fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"grid\"/>"
+			"<text x=\"%d\" y=\"%d\" class=\"tick\" text-anchor=\"end\">%s</text>",
+			L, py, L + pw, py, L - 6, py + 4, lab);
+	}
+	for (double t = xmin / xdiv; t <= xtop + xs / 2; t += xs) {
+		int px = (int)lround(L + pw * (t - xmin / xdiv) / (xtop - xmin / xdiv));
+
+		tick_label(lab, sizeof(lab), t);
+		fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>"
+			"<text x=\"%d\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>",
+			px, T + ph, px, T + ph + 4, px, T + ph + 18, lab);
+	}
+	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>", L, T + ph, L + pw, T + ph);
+	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>", L, T, L, T + ph);
+	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"axl\" text-anchor=\"middle\">", L + pw / 2, H - 8);
+	esc(out, xlabel);
+	fprintf(out, "</text><text transform=\"translate(16 %d) rotate(-90)\" class=\"axl\" text-anchor=\"middle\">",
+		T + ph / 2);
+	esc(out, ylabel);
+	if (yns)
+		fprintf(out, " (%s)", u.name);
+	fprintf(out, "</text><polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\" points=\"", color);
+	for (int i = 0; i < n; i++)
+		fprintf(out, "%s%.1f,%.1f", i ? " " : "", PX(x[i]), PY(y[i]));
+	fputs("\"/>", out);
+	for (int i = 0; i < n; i++) {
+		fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>%.6g: ", PX(x[i]),
+			PY(y[i]), color, x[i] / xdiv);
+		if (yns)
+			fprintf(out, "%.4g %s", y[i] / u.div, u.name);
+		else
+			fprintf(out, "%.0f", y[i]);
+		fputs("</title></circle>", out);
+	}
+#undef PX
+#undef PY
+	fputs("</svg></figure>\n", out);
+}
+
+/* ---- per-CPU timeline ---- */
+
+static void busy_color(char *buf, size_t len, double f)
+{
+	/* idle #eef2f7 -> busy #2b5797 */
+	int r = (int)lround(0xee + (0x2b - 0xee) * f), g = (int)lround(0xf2 + (0x57 - 0xf2) * f);
+	int b = (int)lround(0xf7 + (0x97 - 0xf7) * f);
+
+	snprintf(buf, len, "#%02x%02x%02x", r, g, b);
+}
+
+static int64_t arr_max(json_object *a)
+{
+	int64_t m = 0;
+
+	for (size_t i = 0; i < jlen(a); i++)
+		if (json_object_get_int64(jidx(a, i)) > m)
+			m = json_object_get_int64(jidx(a, i));
+	return m;
+}
+
+static void timeline_chart(FILE *out, json_object *tl, int64_t origin, const char *title, json_object *mark)
+{
+	json_object *cpus = jget(tl, "cpus");
+	int ncpu = (int)jlen(cpus);
+	const int W = 1180, L = 64, R = 16, T = 44, B = 48;
+	int pw = W - L - R, rowh = ncpu > 0 ? 560 / ncpu : 28, H;
+	int64_t start = jint(tl, "start_ns"), end = jint(tl, "end_ns"), bns = jint(tl, "bucket_ns");
+	int64_t maxni = 1, maxpu = 1;
+	double span, step, top0, t0;
+	struct unit u;
+	char lab[32], col[16];
+
+	if (rowh > 30)
+		rowh = 30;
+	if (rowh < 6)
+		rowh = 6;
+	H = T + B + rowh * ncpu;
+	if (end <= start || bns <= 0 || !ncpu)
+		return;
+	for (int c = 0; c < ncpu; c++) {
+		int64_t a = arr_max(jget(jidx(cpus, c), "newidle")), b = arr_max(jget(jidx(cpus, c), "pulls"));
+
+		if (a > maxni)
+			maxni = a;
+		if (b > maxpu)
+			maxpu = b;
+	}
+	span = (double)(end - start);
+	t0 = (double)(start - origin);
+	u = ns_unit(t0 + span);
+	if (span / u.div < 1)
+		u = ns_unit(span);
+	step = nice_step(span / u.div, 10);
+	top0 = ceil((t0 / u.div) / step) * step;
+
+	fprintf(out, "<figure class=\"chart wide\"><svg viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
+		"role=\"img\" aria-label=\"", W, H, W, H);
+	esc(out, title);
+	fputs("\"><text x=\"4\" y=\"18\" class=\"ttl\">", out);
+	esc(out, title);
+	fputs("</text>", out);
+	{
+		const char *names[] = { "busy (darker = busier)", "idle", "newidle points (from below)",
+					"newidle pulls (from above)" };
+		const char *colors[] = { "#2b5797", "#eef2f7", "#f28e2b", "#2ca02c" };
+
+		legend(out, L, 38, names, colors, 4);
+	}
+	for (int c = 0; c < ncpu; c++) {
+		json_object *cp = jidx(cpus, c), *busy = jget(cp, "busy"), *ni = jget(cp, "newidle");
+		json_object *pu = jget(cp, "pulls");
+		int n = (int)jlen(busy), y = T + c * rowh;
+		double bw = (double)pw * (double)bns / span;
+		int q0 = -1, run = 0;
+
+		fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"rl\" text-anchor=\"end\">cpu %" PRId64 "</text>", L - 6,
+			y + rowh / 2 + 4, jint(cp, "cpu"));
+		/* busy: runs of equal shade (10 levels) */
+		for (int i = 0; i <= n; i++) {
+			double f = i < n ? json_object_get_double(jidx(busy, i)) : -1;
+			int q = i < n ? (int)lround((f < 0 ? 0 : f > 1 ? 1 : f) * 10) : -2;
+
+			if (q != q0 && q0 >= 0) {
+				busy_color(col, sizeof(col), q0 / 10.0);
+				fprintf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>",
+					L + bw * run, y + 1, bw * (i - run) + 0.3, rowh - 2, col);
+			}
+			if (q != q0) {
+				q0 = q;
+				run = i;
+			}
+		}
+		/* newidle points from below, pulls from above */
+		for (int k = 0; k < 2; k++) {
+			json_object *a = k ? pu : ni;
+			int64_t m = k ? maxpu : maxni;
+			int any = 0;
+
+			for (size_t i = 0; i < jlen(a); i++) {
+				int64_t v = json_object_get_int64(jidx(a, i));
+				double x = L + bw * ((double)i + 0.5), h = (rowh - 2) * (k ? 0.45 : 0.55) * ((double)v / (double)m);
+
+				if (v <= 0)
+					continue;
+				if (h < 2)
+					h = 2;
+				if (!any)
+					fprintf(out, "<path stroke=\"%s\" stroke-width=\"%.2f\" d=\"", k ? "#2ca02c" : "#f28e2b",
+						bw < 2 ? 1.2 : bw * 0.6 > 4 ? 4 : bw * 0.6);
+				any = 1;
+				if (k)
+					fprintf(out, "M%.1f %dv%.1f", x, y + 1, h);
+				else
+					fprintf(out, "M%.1f %dv-%.1f", x, y + rowh - 1, h);
+			}
+			if (any)
+				fputs("\"/>", out);
+		}
+	}
+	if (mark) {
+		int64_t ms = jint(mark, "start_ns"), me = jint(mark, "end_ns");
+		double x0 = L + pw * (double)(ms - start) / span, x1 = L + pw * (double)(me - start) / span;
+
+		if (x1 - x0 < 3)
+			x1 = x0 + 3;
+		fprintf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" class=\"mark\"><title>detailed window below"
+			"</title></rect>", x0, T - 2, x1 - x0, rowh * ncpu + 4);
+	}
+	for (double t = top0; t * u.div <= t0 + span + 1e-9 * span; t += step) {
+		int x = (int)lround(L + pw * (t * u.div - t0) / span);
+
+		tick_label(lab, sizeof(lab), round(t * 1e6) / 1e6);
+		fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>"
+			"<text x=\"%d\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>",
+			x, T + rowh * ncpu, x, T + rowh * ncpu + 5, x, T + rowh * ncpu + 18, lab);
+	}
+	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>", L, T + rowh * ncpu, L + pw,
+		T + rowh * ncpu);
+	ir_fmt_ns(lab, sizeof(lab), bns);
+	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"axl\" text-anchor=\"middle\">time since trace start (%s); "
+		"one column = %s</text>", L + pw / 2, H - 8, u.name, lab);
+	fputs("</svg></figure>\n", out);
+}
+
+/* ---- page sections ---- */
+
+static const char css[] =
+	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;color:#1d2733;"
+	"background:#fff;margin:0}main{max-width:1200px;margin:0 auto;padding:16px 20px 40px}"
+	"h1{font-size:24px;margin:0 0 4px}h2{font-size:19px;margin:28px 0 8px;border-bottom:2px solid #dde3ea;"
+	"padding-bottom:4px}h3{font-size:15px;margin:16px 0 6px}"
+	".meta{color:#4a5866;margin:0 0 10px}.meta b{color:#1d2733}"
+	".note{background:#eef5fc;border-left:4px solid #4e79a7;padding:8px 12px;margin:8px 0}"
+	".warn{background:#fff5e0;border-left:4px solid #e8a317;padding:8px 12px;margin:8px 0}"
+	".grid2{display:flex;flex-wrap:wrap;gap:8px 20px}figure.chart{margin:0}"
+	"svg text{font-family:inherit;fill:#1d2733}.ttl{font-size:15px;font-weight:600}.lg{font-size:12px}"
+	".tick{font-size:11px;fill:#4a5866}.axl{font-size:12px;fill:#333}.rl{font-size:12px}.val{font-size:11px;fill:#4a5866}"
+	".grid{stroke:#e3e8ee;stroke-width:1}.axis{stroke:#7a8794;stroke-width:1}"
+	".mark{fill:none;stroke:#d62728;stroke-width:2}"
+	"table{border-collapse:collapse;margin:6px 0 12px;font-variant-numeric:tabular-nums}"
+	"th,td{padding:3px 10px;border-bottom:1px solid #e3e8ee;text-align:right;white-space:nowrap}"
+	"th{background:#f4f6f9;font-weight:600;white-space:normal;vertical-align:bottom}td:first-child,th:first-child{text-align:left}"
+	".muted{color:#6b7886}td.bails{white-space:normal;font-size:12px;text-align:left;min-width:160px}\n";
+
+static void td_ns(FILE *out, int64_t ns)
+{
+	char b[32];
+
+	fprintf(out, "<td>%s</td>", ir_fmt_ns(b, sizeof(b), ns));
+}
+
+static void td_sns(FILE *out, int64_t ns)
+{
+	char b[32];
+
+	fprintf(out, "<td>%s</td>", ir_fmt_sns(b, sizeof(b), ns));
+}
+
+static void td_ratio(FILE *out, double v)
+{
+	if (isnan(v))
+		fputs("<td class=\"muted\">n/a</td>", out);
+	else
+		fprintf(out, "<td>%.3f</td>", v);
+}
+
+static const char *plabel(json_object *p)
+{
+	return jstr(p, "label", jstr(p, "name", "?"));
+}
+
+static void section_header(FILE *out, json_object *doc)
+{
+	json_object *t = jget(doc, "trace"), *lost = jget(t, "lost_by_cpu");
+	json_object *an = jget(jget(doc, "observed"), "anomalies");
+	char b[32];
+
+	fputs("<h1>idlereplay report</h1>\n<p class=\"meta\">trace <b>", out);
+	esc(out, jstr(t, "path", "?"));
+	fputs("</b> &middot; kernel <b>", out);
+	esc(out, jstr(t, "kernel", "unknown"));
+	fprintf(out, "</b> &middot; <b>%" PRId64 "</b> CPUs &middot; window <b>%s</b> &middot; <b>%" PRId64
+		"</b> events &middot; clock ", jint(t, "cpus"), ir_fmt_ns(b, sizeof(b), jint(t, "window_ns")),
+		jint(t, "events_total"));
+	esc(out, jstr(t, "clock", "?"));
+	fputs(" &middot; <span class=\"muted\">", out);
+	esc(out, jstr(doc, "generator", ""));
+	fprintf(out, ", schema %s.%" PRId64 "</span></p>\n", jstr(doc, "schema", "?"), jint(doc, "schema_minor"));
+	if (jget(doc, "open_loop")) {
+		fputs("<p class=\"note\">", out);
+		esc(out, jstr(doc, "open_loop", ""));
+		fputs("</p>\n", out);
+	}
+	for (size_t i = 0; i < jlen(lost); i++) {
+		json_object *l = jidx(lost, i);
+
+		fprintf(out, "<p class=\"warn\">CPU %" PRId64 " lost events (overrun %" PRId64 ", dropped %" PRId64
+			", missed %" PRId64 "%s): figures for it are incomplete.</p>\n", jint(l, "cpu"),
+			jint(l, "overrun"), jint(l, "dropped"), jint(l, "missed"),
+			jint(l, "missed_unknown_count") ? ", some of unknown count" : "");
+	}
+	if (an && json_object_is_type(an, json_type_object)) {
+		int any = 0;
+
+		json_object_object_foreach(an, k, v) {
+			if (!json_object_get_int64(v))
+				continue;
+			fprintf(out, "%s%s %" PRId64, any ? ", " : "<p class=\"warn\">State anomalies (events that "
+				"contradict the reconstructed state; figures near them are approximate): ", k,
+				json_object_get_int64(v));
+			any = 1;
+		}
+		if (any)
+			fputs("</p>\n", out);
+	}
+}
+
+static void section_policies(FILE *out, json_object *doc)
+{
+	json_object *pol = jget(doc, "policies");
+	const char *lv[MAX_LEVELS];
+	int nl = ir_levels(doc, lv, MAX_LEVELS), np = (int)jlen(pol);
+	struct bars b;
+
+	if (!np)
+		return;
+	if (np > MAX_ROWS)
+		np = MAX_ROWS;
+	if (nl > MAX_SERIES)
+		nl = MAX_SERIES;
+	fputs("<h2>Policy comparison</h2>\n", out);
+	if (jget(doc, "reference")) {
+		fputs("<p>Reference policy: <b>", out);
+		esc(out, jstr(doc, "reference", ""));
+		fputs("</b>. Migrations avoided = reference pulls &minus; this policy's pulls; idle traded = this "
+		      "policy's idle lost &minus; the reference's.</p>\n", out);
+	}
+	fputs("<div class=\"grid2\">\n", out);
+
+	memset(&b, 0, sizeof(b));
+	b.title = "Pulls (migrations) at newidle points, by domain level";
+	b.xlabel = "migrations (count)";
+	b.stacked = 1;
+	b.nrows = np;
+	b.nseries = nl;
+	for (int l = 0; l < nl; l++)
+		b.series[l] = lv[l];
+	for (int r = 0; r < np; r++) {
+		b.rows[r] = plabel(jidx(pol, r));
+		for (int l = 0; l < nl; l++)
+			b.v[r][l] = (double)jint(jget(jget(jidx(pol, r), "pulls"), "by_level"), lv[l]);
+	}
+	bar_chart(out, &b);
+
+	b.title = "Idle time lost and recovered (CPU-time)";
+	b.xlabel = "idle time";
+	b.ns = 1;
+	b.stacked = 0;
+	b.nseries = 2;
+	b.series[0] = "idle lost";
+	b.series[1] = "idle recovered";
+	for (int r = 0; r < np; r++) {
+		b.v[r][0] = (double)jint(jidx(pol, r), "idle_lost_ns");
+		b.v[r][1] = (double)jint(jidx(pol, r), "idle_recovered_ns");
+	}
+	b.colors[0] = "#d62728";
+	b.colors[1] = "#2ca02c";
+	bar_chart(out, &b);
+	b.colors[0] = b.colors[1] = NULL;
+
+	b.title = "Modelled balance cost (max_newidle_lb_cost per attempt), by level";
+	b.xlabel = "balance cost";
+	b.stacked = 1;
+	b.nseries = nl;
+	for (int l = 0; l < nl; l++)
+		b.series[l] = lv[l];
+	for (int r = 0; r < np; r++)
+		for (int l = 0; l < nl; l++)
+			b.v[r][l] = (double)jint(jget(jidx(pol, r), "balance_cost_by_level"), lv[l]);
+	bar_chart(out, &b);
+
+	b.title = "load_balance attempts, by level";
+	b.xlabel = "attempts (count)";
+	b.ns = 0;
+	for (int r = 0; r < np; r++)
+		for (int l = 0; l < nl; l++)
+			b.v[r][l] = (double)jint(jget(jget(jidx(pol, r), "attempts"), "by_level"), lv[l]);
+	bar_chart(out, &b);
+	fputs("</div>\n<table><tr><th>policy</th><th>points</th><th>attempts</th><th>pulls</th>", out);
+	for (int l = 0; l < nl; l++)
+		fprintf(out, "<th>%s</th>", lv[l]);
+	fputs("<th>avoided</th><th>idle lost</th><th>idle recovered</th><th>idle traded</th><th>balance cost</th>"
+	      "<th>bails</th></tr>\n", out);
+	for (int r = 0; r < np; r++) {
+		json_object *p = jidx(pol, r), *bails = jget(p, "bails");
+
+		fputs("<tr><td>", out);
+		esc(out, plabel(p));
+		fprintf(out, "</td><td>%" PRId64 "</td><td>%" PRId64 "</td><td>%" PRId64 "</td>", jint(p, "newidle_points"),
+			jint(jget(p, "attempts"), "total"), jint(jget(p, "pulls"), "total"));
+		for (int l = 0; l < nl; l++)
+			fprintf(out, "<td>%" PRId64 "</td>", jint(jget(jget(p, "pulls"), "by_level"), lv[l]));
+		if (jget(p, "migrations_avoided"))
+			fprintf(out, "<td>%+" PRId64 "</td>", jint(jget(p, "migrations_avoided"), "total"));
+		else
+			fputs("<td></td>", out);
+		td_ns(out, jint(p, "idle_lost_ns"));
+		td_ns(out, jint(p, "idle_recovered_ns"));
+		if (jget(p, "idle_traded_ns"))
+			td_sns(out, jint(p, "idle_traded_ns"));
+		else
+			fputs("<td></td>", out);
+		td_ns(out, jint(p, "balance_cost_ns"));
+		fputs("<td class=\"muted bails\">", out);
+		if (bails && json_object_is_type(bails, json_type_object)) {
+			json_object_object_foreach(bails, k, v)
+				fprintf(out, "%s %" PRId64 " ", k, json_object_get_int64(v));
+		}
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table>\n<h3>Parameters</h3>\n<table><tr><th>policy</th><th>parameters (assumed defaults "
+	      "included)</th></tr>\n", out);
+	for (int r = 0; r < np; r++) {
+		json_object *par = jget(jidx(pol, r), "params");
+
+		fputs("<tr><td>", out);
+		esc(out, plabel(jidx(pol, r)));
+		fputs("</td><td style=\"text-align:left;white-space:normal\">", out);
+		if (par && json_object_is_type(par, json_type_object)) {
+			json_object_object_foreach(par, k, v) {
+				esc(out, k);
+				fputc('=', out);
+				esc(out, json_object_get_string(v));
+				fputs(" &nbsp; ", out);
+			}
+		}
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table>\n", out);
+}
+
+static void section_sweeps(FILE *out, json_object *doc)
+{
+	json_object *sw = jget(doc, "sweeps");
+
+	if (!jlen(sw))
+		return;
+	fputs("<h2>Sweeps</h2>\n", out);
+	for (size_t i = 0; i < jlen(sw); i++) {
+		json_object *s = jidx(sw, i), *pts = jget(s, "points");
+		int n = (int)jlen(pts);
+		const char *param = jstr(s, "param", "?");
+		int cost = strstr(param, "cost") || strstr(param, "_ns");
+		double x[512], yp[512], yl[512];
+		char title[256], xl[200];
+
+		if (n > 512)
+			n = 512;
+		for (int k = 0; k < n; k++) {
+			x[k] = jdbl(jidx(pts, k), "value");
+			yp[k] = (double)jint(jidx(pts, k), "pulls");
+			yl[k] = (double)jint(jidx(pts, k), "idle_lost_ns");
+		}
+		snprintf(xl, sizeof(xl), cost ? "%s (us)" : "%s", param);
+		fputs("<div class=\"grid2\">\n", out);
+		snprintf(title, sizeof(title), "%s: pulls as %s varies", jstr(s, "policy", "?"), param);
+		line_chart(out, title, xl, cost ? 1e3 : 1, "pulls (count)", 0, x, yp, n, palette[0]);
+		snprintf(title, sizeof(title), "%s: idle lost as %s varies", jstr(s, "policy", "?"), param);
+		line_chart(out, title, xl, cost ? 1e3 : 1, "idle lost", 1, x, yl, n, palette[2]);
+		fputs("</div>\n", out);
+	}
+}
+
+static void section_timeline(FILE *out, json_object *doc)
+{
+	json_object *tl = jget(doc, "timeline"), *d = jget(tl, "detail");
+	int64_t origin = jint(jget(doc, "trace"), "first_ts");
+	char b1[32], b2[32];
+
+	if (!tl || !jlen(jget(tl, "cpus")))
+		return;
+	if (!origin || origin > jint(tl, "start_ns"))
+		origin = jint(tl, "start_ns");
+	fputs("<h2>Per-CPU timeline</h2>\n<p>Each row is a CPU; shade is the fraction of each column the CPU was "
+	      "running a task. Orange ticks rising from the bottom count newidle points (the CPU's queue ran "
+	      "empty), green ticks hanging from the top count newidle pulls.</p>\n", out);
+	timeline_chart(out, tl, origin, "Whole trace", d);
+	if (d && jlen(jget(d, "cpus"))) {
+		char title[128];
+
+		snprintf(title, sizeof(title), "Detailed window: %s to %s",
+			 ir_fmt_ns(b1, sizeof(b1), jint(d, "start_ns") - origin),
+			 ir_fmt_ns(b2, sizeof(b2), jint(d, "end_ns") - origin));
+		timeline_chart(out, d, origin, title, NULL);
+	}
+}
+
+static void section_observed(FILE *out, json_object *doc)
+{
+	json_object *o = jget(doc, "observed"), *mig = jget(o, "migrations"), *by = jget(mig, "by_cause");
+	json_object *cpus = jget(o, "cpus");
+	int64_t window = jint(jget(doc, "trace"), "window_ns");
+	struct bars b;
+	char bb[32];
+
+	fputs("<h2>Observed (straight from the trace)</h2>\n<div class=\"grid2\">\n", out);
+	memset(&b, 0, sizeof(b));
+	b.title = "Migrations by cause";
+	b.xlabel = "migrations (count)";
+	b.stacked = 1;
+	b.nseries = 1;
+	b.series[0] = "migrations";
+	if (by && json_object_is_type(by, json_type_object)) {
+		json_object_object_foreach(by, k, v) {
+			if (b.nrows < MAX_ROWS) {
+				b.rows[b.nrows] = k;
+				b.v[b.nrows++][0] = (double)json_object_get_int64(v);
+			}
+		}
+	}
+	if (b.nrows)
+		bar_chart(out, &b);
+	memset(&b, 0, sizeof(b));
+	b.title = "Time per CPU";
+	b.xlabel = "time";
+	b.ns = 1;
+	b.stacked = 1;
+	b.nseries = 2;
+	b.series[0] = "busy";
+	b.series[1] = "idle";
+	b.colors[0] = "#2b5797";
+	b.colors[1] = "#c9d6e8";
+	for (size_t i = 0; i < jlen(cpus) && b.nrows < 32; i++) {
+		static char names[32][16];
+
+		snprintf(names[b.nrows], sizeof(names[0]), "cpu %" PRId64, jint(jidx(cpus, i), "cpu"));
+		b.rows[b.nrows] = names[b.nrows];
+		b.v[b.nrows][0] = (double)jint(jidx(cpus, i), "busy_ns");
+		b.v[b.nrows++][1] = (double)jint(jidx(cpus, i), "idle_ns");
+	}
+	if (b.nrows)
+		bar_chart(out, &b);
+	fputs("</div>\n<p>", out);
+	fprintf(out, "Idle while another CPU had a waiting task: <b>%s</b> (CPU-time). Newidle points <b>%" PRId64
+		"</b>, observed newidle pulls <b>%" PRId64 "</b>, migrations <b>%" PRId64 "</b>.</p>\n",
+		ir_fmt_ns(bb, sizeof(bb), jint(o, "idle_while_waiting_ns")), jint(o, "newidle_points"),
+		jint(o, "newidle_pulls"), jint(mig, "total"));
+	fputs("<table><tr><th>cpu</th><th>idle</th><th>idle %</th><th>busy</th><th>idle entries</th>"
+	      "<th>newidle points</th><th>newidle pulls</th></tr>\n", out);
+	for (size_t i = 0; i < jlen(cpus); i++) {
+		json_object *c = jidx(cpus, i);
+
+		fprintf(out, "<tr><td>%" PRId64 "</td>", jint(c, "cpu"));
+		td_ns(out, jint(c, "idle_ns"));
+		fprintf(out, "<td>%.1f</td>", window > 0 ? 100.0 * (double)jint(c, "idle_ns") / (double)window : 0);
+		td_ns(out, jint(c, "busy_ns"));
+		fprintf(out, "<td>%" PRId64 "</td><td>%" PRId64 "</td><td>%" PRId64 "</td></tr>\n",
+			jint(c, "idle_entries"), jint(c, "newidle_points"), jint(c, "newidle_pulls"));
+	}
+	fputs("</table>\n", out);
+}
+
+static void section_fidelity(FILE *out, json_object *doc)
+{
+	json_object *f = jget(doc, "fidelity"), *g = jget(doc, "ground_truth"), *a = jget(doc, "assumptions");
+	json_object *d = jget(doc, "domains");
+
+	if (f || g)
+		fputs("<h2>Fidelity and ground truth</h2>\n", out);
+	if (f) {
+		fputs("<p>The model of the recording kernel (<b>", out);
+		esc(out, jstr(f, "policy", "?"));
+		fputs("</b>) against the pulls that kernel actually made at newidle points.</p>\n"
+		      "<table><tr><th>points</th><th>observed pulls</th><th>predicted pulls</th><th>both</th>"
+		      "<th>precision</th><th>recall</th></tr><tr>", out);
+		fprintf(out, "<td>%" PRId64 "</td><td>%" PRId64 "</td><td>%" PRId64 "</td><td>%" PRId64 "</td>",
+			jint(f, "points"), jint(f, "observed_pulls"), jint(f, "predicted_pulls"),
+			jint(f, "true_positives"));
+		td_ratio(out, jdbl(f, "precision"));
+		td_ratio(out, jdbl(f, "recall"));
+		fputs("</tr></table>\n", out);
+	}
+	if (g) {
+		json_object *e = jget(g, "avg_idle_rel_error");
+
+		fprintf(out, "<p>Kernel probes at <code>sched_balance_newidle</code>, %s parameters.</p>\n",
+			!strcmp(jstr(g, "mode", "assumed"), "probed") ? "probed" : "assumed");
+		fputs("<table><tr><th>probed calls</th><th>matched</th><th>point precision</th><th>point recall</th>"
+		      "<th>avg_idle error median</th><th>p90</th><th>overload agreement</th><th>early-bail agreement"
+		      "</th><th>pull precision</th><th>pull recall</th></tr><tr>", out);
+		fprintf(out, "<td>%" PRId64 "</td><td>%" PRId64 "</td>", jint(g, "calls"), jint(g, "matched_points"));
+		td_ratio(out, jdbl(g, "point_precision"));
+		td_ratio(out, jdbl(g, "point_recall"));
+		td_ratio(out, jdbl(e, "median"));
+		td_ratio(out, jdbl(e, "p90"));
+		td_ratio(out, jdbl(g, "overload_agreement"));
+		td_ratio(out, jdbl(g, "early_bail_agreement"));
+		td_ratio(out, jdbl(g, "pull_precision"));
+		td_ratio(out, jdbl(g, "pull_recall"));
+		fputs("</tr></table>\n", out);
+	}
+	fputs("<h2>Assumptions and topology</h2>\n", out);
+	if (a && json_object_is_type(a, json_type_object)) {
+		fputs("<table><tr><th>assumed (not visible in the trace)</th><th>value</th></tr>\n", out);
+		json_object_object_foreach(a, k, v) {
+			fputs("<tr><td>", out);
+			esc(out, k);
+			fputs("</td><td>", out);
+			esc(out, json_object_get_string(v));
+			fputs("</td></tr>\n", out);
+		}
+		fputs("</table>\n", out);
+	}
+	if (d) {
+		json_object *lv = jget(d, "levels"), *cpus = jget(d, "cpus");
+
+		fputs("<table><tr><th>cpu</th>", out);
+		for (size_t l = 0; l < jlen(lv); l++) {
+			fputs("<th>", out);
+			esc(out, json_object_get_string(jidx(lv, l)));
+			fputs(" span</th>", out);
+		}
+		fputs("</tr>\n", out);
+		for (size_t c = 0; c < jlen(cpus); c++) {
+			json_object *cl = jget(jidx(cpus, c), "levels");
+
+			fprintf(out, "<tr><td>%" PRId64 "</td>", jint(jidx(cpus, c), "cpu"));
+			for (size_t l = 0; l < jlen(lv); l++) {
+				const char *span = "";
+
+				for (size_t k = 0; k < jlen(cl); k++)
+					if (!strcmp(jstr(jidx(cl, k), "name", ""), json_object_get_string(jidx(lv, l))))
+						span = jstr(jidx(cl, k), "span", "");
+				fputs("<td>", out);
+				esc(out, span);
+				fputs("</td>", out);
+			}
+			fputs("</tr>\n", out);
+		}
+		fputs("</table>\n", out);
+	}
+}
+
+int ir_report_html(json_object *doc, FILE *out)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<link rel=\"icon\" href=\"data:,\">\n<title>idlereplay: ", out);
+	esc(out, jstr(jget(doc, "trace"), "path", "report"));
+	fprintf(out, "</title>\n<style>%s</style></head>\n<body><main>\n", css);
+	section_header(out, doc);
+	section_policies(out, doc);
+	section_sweeps(out, doc);
+	section_timeline(out, doc);
+	section_observed(out, doc);
+	section_fidelity(out, doc);
+	fputs("</main></body></html>\n", out);
+	return ferror(out) ? -1 : 0;
+}

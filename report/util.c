@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Helpers shared by the renderers, and loading a saved report. */
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "report/util.h"
+
+/* Durations a person can read: ns, us, ms, s. */
+const char *ir_fmt_ns(char *buf, size_t len, int64_t ns)
+{
+	double v = (double)ns;
+
+	if (ns < 0)
+		snprintf(buf, len, "-");
+	else if (ns < 1000)
+		snprintf(buf, len, "%" PRId64 " ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.1f us", v / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.2f ms", v / 1e6);
+	else
+		snprintf(buf, len, "%.3f s", v / 1e9);
+	return buf;
+}
+
+const char *ir_fmt_sns(char *buf, size_t len, int64_t ns)
+{
+	char b[32];
+
+	if (ns == 0)
+		snprintf(buf, len, "0");
+	else
+		snprintf(buf, len, "%c%s", ns < 0 ? '-' : '+',
+			 ir_fmt_ns(b, sizeof(b), ns < 0 ? -ns : ns));
+	return buf;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double ir_percentile(double *v, int n, double pct)
+{
+	int rank;
+
+	if (n <= 0)
+		return __builtin_nan("");
+	qsort(v, (size_t)n, sizeof(*v), cmp_dbl);
+	rank = (int)((pct / 100.0) * n + 0.999999);	/* nearest rank, ceil */
+	if (rank < 1)
+		rank = 1;
+	if (rank > n)
+		rank = n;
+	return v[rank - 1];
+}
+
+static int add_level(const char **names, int n, int max, const char *s)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], s))
+			return n;
+	if (n < max)
+		names[n++] = s;
+	return n;
+}
+
+int ir_levels(json_object *doc, const char **names, int max)
+{
+	json_object *lv = jget(jget(doc, "domains"), "levels"), *pol = jget(doc, "policies");
+	int n = 0;
+
+	for (size_t i = 0; i < jlen(lv); i++)
+		if (json_object_is_type(jidx(lv, i), json_type_string))
+			n = add_level(names, n, max, json_object_get_string(jidx(lv, i)));
+	for (size_t i = 0; i < jlen(pol); i++) {
+		json_object *p = jidx(pol, i);
+		const char *keys[] = { "pulls", "attempts", "balance_cost_by_level" };
+
+		for (size_t k = 0; k < 3; k++) {
+			json_object *by = k < 2 ? jget(jget(p, keys[k]), "by_level") : jget(p, keys[k]);
+
+			if (!by || !json_object_is_type(by, json_type_object))
+				continue;
+			json_object_object_foreach(by, key, val) {
+				(void)val;
+				n = add_level(names, n, max, key);
+			}
+		}
+	}
+	return n;
+}
+
+json_object *ir_report_load(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	json_tokener *tok;
+	json_object *doc = NULL, *s;
+	char buf[65536];
+	size_t n;
+	enum json_tokener_error jerr = json_tokener_continue;
+
+	if (!f) {
+		snprintf(err, errlen, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
+	if (!tok) {
+		fclose(f);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		doc = json_tokener_parse_ex(tok, buf, (int)n);
+		jerr = json_tokener_get_error(tok);
+		if (jerr != json_tokener_continue)
+			break;
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "cannot read: %s", strerror(errno));
+		json_object_put(doc);
+		doc = NULL;
+	} else if (!doc || jerr != json_tokener_success) {
+		snprintf(err, errlen, "not JSON (%s at offset %zu)",
+			 jerr == json_tokener_continue ? "unexpected end of file" : json_tokener_error_desc(jerr),
+			 json_tokener_get_parse_end(tok));
+		json_object_put(doc);
+		doc = NULL;
+	} else if (!json_object_is_type(doc, json_type_object) || !(s = jget(doc, "schema")) ||
+		   !json_object_is_type(s, json_type_string)) {
+		snprintf(err, errlen, "not an idlereplay report (no \"schema\" key)");
+		json_object_put(doc);
+		doc = NULL;
+	} else if (strcmp(json_object_get_string(s), IR_REPORT_SCHEMA)) {
+		snprintf(err, errlen, "unsupported schema \"%.64s\" (this idlereplay reads %s)",
+			 json_object_get_string(s), IR_REPORT_SCHEMA);
+		json_object_put(doc);
+		doc = NULL;
+	} else if (!json_object_is_type(jget(doc, "trace"), json_type_object) ||
+		   !json_object_is_type(jget(doc, "observed"), json_type_object)) {
+		snprintf(err, errlen, "not a complete %s report (\"trace\" or \"observed\" missing)", IR_REPORT_SCHEMA);
+		json_object_put(doc);
+		doc = NULL;
+	}
+	json_tokener_free(tok);
+	fclose(f);
+	return doc;
+}
+
+int ir_report_write_html(json_object *doc, const char *path)
+{
+	char tmp[4096];
+	FILE *f;
+	int fd, rc;
+
+	if (!strcmp(path, "-"))
+		return ir_report_html(doc, stdout) || fflush(stdout) ? -1 : 0;
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -1;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		return -1;
+	}
+	rc = ir_report_html(doc, f);
+	if (fclose(f) || rc || rename(tmp, path)) {
+		int e = errno ? errno : EIO;
+
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}

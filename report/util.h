@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* report/: private helpers shared by the renderers (not part of the contract). */
+#ifndef IDLEREPLAY_REPORT_UTIL_H
+#define IDLEREPLAY_REPORT_UTIL_H
+
+#include <stdint.h>
+#include <json-c/json.h>
+
+static inline json_object *jget(json_object *o, const char *k)
+{
+	json_object *v;
+
+	return o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, k, &v) ? v : NULL;
+}
+
+static inline int64_t jint(json_object *o, const char *k)
+{
+	json_object *v = jget(o, k);
+
+	return v ? json_object_get_int64(v) : 0;
+}
+
+/* Number or NaN when absent or null. */
+static inline double jdbl(json_object *o, const char *k)
+{
+	json_object *v = jget(o, k);
+
+	if (!v || json_object_is_type(v, json_type_null))
+		return __builtin_nan("");
+	return json_object_get_double(v);
+}
+
+static inline const char *jstr(json_object *o, const char *k, const char *dflt)
+{
+	json_object *v = jget(o, k);
+	const char *s = v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+
+	return s && *s ? s : dflt;
+}
+
+static inline size_t jlen(json_object *a)
+{
+	return a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+}
+
+static inline json_object *jidx(json_object *a, size_t i)
+{
+	return json_object_array_get_idx(a, i);
+}
+
+/* Domain level names in topology order: domains.levels, else the union of
+ * the policies' pulls.by_level keys.  Returns how many (at most max). */
+int ir_levels(json_object *doc, const char **names, int max);
+
+/* "+1.20 ms" / "-300 ns": signed durations. */
+const char *ir_fmt_sns(char *buf, size_t len, int64_t ns);
+
+/* Percentile (0..100) of n values by nearest rank; sorts v in place. */
+double ir_percentile(double *v, int n, double pct);
+
+#endif

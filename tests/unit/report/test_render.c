@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Renderers on hand-written fixture documents: exact figures where it matters. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "report/report.h"
+
+static const char *fixtures;
+
+static json_object *load(const char *name)
+{
+	char path[4096], err[256];
+	json_object *doc;
+
+	snprintf(path, sizeof(path), "%s/%s", fixtures, name);
+	doc = ir_report_load(path, err, sizeof(err));
+	if (!doc)
+		fail_msg("%s: %s", path, err);
+	return doc;
+}
+
+/* Render into memory; caller frees. */
+static char *render(int (*fn)(json_object *, FILE *), json_object *doc)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(fn(doc, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static void test_fmt_ns(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(ir_fmt_ns(b, sizeof(b), 999), "999 ns");
+	assert_string_equal(ir_fmt_ns(b, sizeof(b), 1500), "1.5 us");
+	assert_string_equal(ir_fmt_ns(b, sizeof(b), 2500000), "2.50 ms");
+	assert_string_equal(ir_fmt_ns(b, sizeof(b), 3000000000LL), "3.000 s");
+}
+
+static void test_text(void **state)
+{
+	json_object *doc = load("host-a.json");
+	char *s = render(ir_report_text, doc);
+
+	(void)state;
+	assert_non_null(strstr(s, "NOTE: These are open-loop estimates"));
+	assert_non_null(strstr(s, "Policies (reference: baseline)"));
+	/* domain-cost avoids 1049 of baseline's 2330 pulls: 658 SMT, 329 MC, 62 NUMA */
+	assert_non_null(strstr(s, "domain-cost:preset=cover     15239      804      402       75     1281     +1049"
+				  "     +658     +329      +62"));
+	assert_non_null(strstr(s, "no-check                    120.00 ms      112.50 ms    -30.00 ms"));
+	assert_non_null(strstr(s, "Sweep: baseline, sysctl_sched_migration_cost"));
+	assert_non_null(strstr(s, "precision 0.727, recall 0.800"));
+	assert_non_null(strstr(s, "avg_idle relative error: median 0.004, p90 0.120"));
+	assert_non_null(strstr(s, "domains   SMT: 0-1,2-3,4-5,6-7 MC: 0-3,4-7 NUMA: 0-7"));
+	free(s);
+	json_object_put(doc);
+
+	doc = load("host-b.json");	/* lost events, recall null */
+	s = render(ir_report_text, doc);
+	assert_non_null(strstr(s, "WARNING: CPU 3 lost events (overrun 12"));
+	assert_non_null(strstr(s, "recall n/a"));
+	free(s);
+	json_object_put(doc);
+}
+
+static void test_minimal(void **state)
+{
+	json_object *doc = load("minimal.json");
+	char *s;
+
+	(void)state;
+	s = render(ir_report_text, doc);
+	assert_null(strstr(s, "Policies"));
+	free(s);
+	s = render(ir_report_html, doc);
+	assert_non_null(strstr(s, "Migrations by cause"));
+	assert_null(strstr(s, "Policy comparison"));
+	free(s);
+	s = render(ir_report_csv, doc);
+	assert_int_equal(strchr(s, '\n') - s + 1, (long)strlen(s));	/* header only */
+	free(s);
+	json_object_put(doc);
+}
+
+static void test_csv(void **state)
+{
+	json_object *doc = load("host-a.json");
+	char *s = render(ir_report_csv, doc), *line;
+	int rows = 0;
+
+	(void)state;
+	assert_true(!strncmp(s, "trace,kernel,cpus,window_ns,policy,label,reference,newidle_points,attempts,pulls,"
+			     "pulls_SMT,pulls_MC,pulls_NUMA,", 80));
+	for (line = s; (line = strchr(line, '\n')); line++)
+		rows++;
+	assert_int_equal(rows, 1 + 6);
+	assert_non_null(strstr(s, "\n/traces/host-a.dat,6.18.4,8,2000001000,domain-cost,domain-cost:preset=cover,"
+				  "baseline,15239,14247,1281,804,402,75,49500000,272727272,"));
+	free(s);
+	json_object_put(doc);
+}
+
+static void test_html(void **state)
+{
+	json_object *doc = load("host-a.json");
+	char *s = render(ir_report_html, doc);
+
+	(void)state;
+	assert_true(!strncmp(s, "<!DOCTYPE html>", 15));
+	assert_null(strstr(s, "<script"));
+	assert_null(strstr(s, "http://"));
+	assert_null(strstr(s, "src="));
+	assert_non_null(strstr(s, "migrations (count)"));
+	assert_non_null(strstr(s, "idle time (ms)"));
+	assert_non_null(strstr(s, "sysctl_sched_migration_cost (us)"));
+	assert_non_null(strstr(s, "Detailed window"));
+	assert_non_null(strstr(s, "time since trace start (s)"));
+	assert_non_null(strstr(s, "</html>\n"));
+	free(s);
+	json_object_put(doc);
+}
+
+static void test_write_html(void **state)
+{
+	json_object *doc = load("host-a.json");
+	char dir[] = "/tmp/ir-html-XXXXXX", path[64], bad[80];
+	FILE *f;
+	char head[32] = "";
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.html", dir);
+	assert_int_equal(ir_report_write_html(doc, path), 0);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(head, sizeof(head), f));
+	fclose(f);
+	assert_string_equal(head, "<!DOCTYPE html>\n");
+	snprintf(bad, sizeof(bad), "%s/no/r.html", dir);
+	assert_int_equal(ir_report_write_html(doc, bad), -1);
+	unlink(path);
+	rmdir(dir);
+	json_object_put(doc);
+}
+
+static void test_load_errors(void **state)
+{
+	char path[4096], err[256];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/bad-notjson.json", fixtures);
+	assert_null(ir_report_load(path, err, sizeof(err)));
+	assert_non_null(strstr(err, "not JSON"));
+	snprintf(path, sizeof(path), "%s/bad-schema.json", fixtures);
+	assert_null(ir_report_load(path, err, sizeof(err)));
+	assert_non_null(strstr(err, "unsupported schema \"other.report/1\""));
+	snprintf(path, sizeof(path), "%s/no-such-file.json", fixtures);
+	assert_null(ir_report_load(path, err, sizeof(err)));
+	assert_non_null(strstr(err, "cannot open"));
+}
+
+static void test_merge(void **state)
+{
+	json_object *docs[2] = { load("host-a.json"), load("host-b.json") };
+	const char *names[2] = { "a", "b" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_int_equal(ir_report_merge(docs, names, 2, IR_MERGE_CSV, f), 0);
+	fclose(f);
+	assert_true(!strncmp(buf, "host,kernel,cpus,window_ns,", 27));
+	/* newidle points 15239 and 15592: total, median (nearest rank) and p90 */
+	assert_non_null(strstr(buf, "\ntotal,,16,"));
+	assert_non_null(strstr(buf, ",30831,"));
+	assert_non_null(strstr(buf, "\nmedian,,8,"));
+	free(buf);
+	json_object_put(docs[0]);
+	json_object_put(docs[1]);
+}
+
+static void test_progress_quiet(void **state)
+{
+	struct ir_progress p;
+
+	(void)state;
+	ir_progress_start(&p, "replay", "events", 100, 1);
+	assert_false(p.enabled);
+	ir_progress_update(&p, 50);
+	assert_int_equal(p.done, 50);
+	ir_progress_finish(&p);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fmt_ns),
+		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_minimal),
+		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_html),
+		cmocka_unit_test(test_write_html),
+		cmocka_unit_test(test_load_errors),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_progress_quiet),
+	};
+
+	fixtures = argc > 1 ? argv[1] : "tests/unit/report/fixtures";
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
