@@ -25,7 +25,7 @@ expect 0 "$IR" report "$FIX/host-a.json" --format csv
 expect 0 "$IR" report compare "$FIX/host-a.json" "$FIX/host-b.json"
 grep -q '^Policy domain-cost:preset=cover' "$WORK/out" || fail "compare: no per-policy section"
 grep -Eq '^  pulls +1281 +1311 +\+30' "$WORK/out" || fail "compare: domain-cost pulls delta"
-expect 0 "$IR" report compare "$WORK/sample.json" "$FIX/host-a.json"
+expect 0 "$IR" report compare "$FIX/minimal.json" "$FIX/host-a.json"
 grep -q 'only in B' "$WORK/out" || fail "compare: policies only in B not listed"
 
 expect 0 "$IR" report merge "$FIX/host-a.json" "$FIX/host-b.json" "$WORK/sample.json"
