@@ -37,11 +37,14 @@ static const char usage[] =
 	"  --reference NAME         the policy others are compared with (default baseline)\n"
 	"  --kernel-policy NAME     the policy that models the recording kernel, for fidelity\n"
 	"                           (default: from the trace's kernel release and sched features)\n"
-	"  --quiet                  no text report on stdout\n"
+	"  --html FILE|-            write the HTML report (one self-contained file)\n"
+	"  --quiet                  no text report on stdout, no progress on stderr\n"
 	"Durations accept ns, us, ms, s suffixes.\n";
 
 struct run {
 	struct ir_state *st;
+	const struct ir_trace_info *ti;
+	struct ir_progress progress;
 	const struct ir_domains *dom;
 	struct ir_policy_run *runs;
 	struct ir_tally *tallies;
@@ -56,7 +59,16 @@ struct run {
 
 static int feed(void *arg, const struct ir_event *ev)
 {
-	ir_state_feed(((struct run *)arg)->st, ev);
+	struct run *r = arg;
+
+	ir_state_feed(r->st, ev);
+	if (!(r->ti->events_total & 0xffff) && r->progress.enabled) {
+		/* ETA from the share of the file read so far, where sizes are known */
+		if (!r->ti->compressed && r->ti->bytes_read)
+			r->progress.total = (uint64_t)((double)r->ti->events_total *
+				(double)r->ti->data_bytes / (double)r->ti->bytes_read);
+		ir_progress_update(&r->progress, r->ti->events_total);
+	}
 	return 0;
 }
 
@@ -244,6 +256,7 @@ int cmd_replay(int argc, char **argv)
 		{ "probe-seed", no_argument, NULL, 'P' },
 		{ "newidle-lead", required_argument, NULL, 'N' },
 		{ "decisions", required_argument, NULL, 'D' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "topology", required_argument, NULL, 'T' },
 		{ "policy", required_argument, NULL, 'p' },
 		{ "sweep", required_argument, NULL, 'S' },
@@ -253,7 +266,7 @@ int cmd_replay(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *json_path = NULL, *decisions_path = NULL, *path;
+	const char *json_path = NULL, *decisions_path = NULL, *html_path = NULL, *path;
 	struct ir_state_params sp;
 	bool mc_set = false, quiet = false;
 	struct ir_trace *tr = NULL;
@@ -305,6 +318,9 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case 'D':
 			decisions_path = optarg;
+			break;
+		case 'H':
+			html_path = optarg;
 			break;
 		case 'T':
 			topo_arg = optarg;
@@ -503,7 +519,11 @@ int cmd_replay(int argc, char **argv)
 		ret = cli_fail(IR_ERR_INPUT, "%s: out of memory", path);
 		goto out;
 	}
-	if ((ret = ir_trace_run(tr, feed, &run, err, sizeof(err)))) {
+	run.ti = ti;
+	ir_progress_start(&run.progress, path, "events", 0, quiet);
+	ret = ir_trace_run(tr, feed, &run, err, sizeof(err));
+	ir_progress_finish(&run.progress);
+	if (ret) {
 		ret = cli_fail(ret, "%s", err);
 		goto out;
 	}
@@ -552,7 +572,11 @@ int cmd_replay(int argc, char **argv)
 		ret = cli_fail(IR_ERR_INPUT, "%s: cannot write JSON report: %s", json_path, strerror(errno));
 		goto out;
 	}
-	if (!quiet && !(json_path && !strcmp(json_path, "-")))
+	if (html_path && ir_report_write_html(doc, html_path)) {
+		ret = cli_fail(IR_ERR_INPUT, "%s: cannot write HTML report: %s", html_path, strerror(errno));
+		goto out;
+	}
+	if (!quiet && !(json_path && !strcmp(json_path, "-")) && !(html_path && !strcmp(html_path, "-")))
 		ir_report_text(doc, stdout);
 	ret = IR_OK;
 out:

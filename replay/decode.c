@@ -324,6 +324,8 @@ int ir_trace_open(const char *path, struct ir_trace **out, char *err, size_t err
 		snprintf(t->info.clock, sizeof(t->info.clock), "%s",
 			 t->tdat.clock[0] ? t->tdat.clock : "local");
 		t->info.file_version = t->tdat.version;
+		t->info.data_bytes = t->tdat.data_bytes;
+		t->info.compressed = strcmp(t->tdat.compression, "none") != 0;
 		t->info.meta = t->tdat.meta;
 	}
 	t->info.nr_cpus = t->tdat.cpucount > t->tdat.buffer_cpus ? t->tdat.cpucount : t->tdat.buffer_cpus;
@@ -410,6 +412,7 @@ static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 		return 0;
 	t->count[id]++;
 	t->info.events_total++;
+	t->info.bytes_read += (uint64_t)rec->record_size;
 	if (!t->info.first_ts || rec->ts < t->info.first_ts)
 		t->info.first_ts = rec->ts;
 	if (rec->ts > t->info.last_ts)
