@@ -877,9 +877,11 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 	if (ev->common_pid > 0 && cp->curr == 0)
 		missing_idle_exit(s, ev);
 
-	/* pulls by c that no blocking switch follows were periodic */
+	/* pulls by c that no blocking switch follows were periodic; the newidle
+	 * probes fire inside __schedule() around the pull, so they do not count */
 	if (cp->nr_pend && !(ev->type == IR_EV_MIGRATE && ev->mig.dest_cpu == c) &&
-	    ev->type != IR_EV_SWITCH)
+	    ev->type != IR_EV_SWITCH && ev->type != IR_EV_PROBE_ENTRY &&
+	    ev->type != IR_EV_PROBE_EXIT)
 		settle_pending(s, c, false);
 
 	switch (ev->type) {
