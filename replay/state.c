@@ -829,6 +829,8 @@ static void on_wakeup(struct ir_state *s, const struct ir_event *ev)
 	} else {
 		struct cpu *cp = &s->cpu[tc];
 
+		/* this wakeup is done: a later migration of t is not its placement */
+		t->waking_ts = 0;
 		/* ttwu_do_wakeup() (v4.15-v6.1) / ttwu_do_activate() (v6.2+) */
 		if (cp->idle_stamp) {
 			uint64_t delta = ev->ts - cp->idle_stamp;
