@@ -515,6 +515,7 @@ static void on_migrate(struct ir_state *s, const struct ir_event *ev)
 	t = task_get(s, ev->mig.pid);
 	if (!t)
 		return;
+	settle_stopper(s, t, false);	/* moved again without an exec: that was active */
 	s->obs.migrations++;
 	if (ev->mig.prio >= 0 && ev->mig.prio < 100)
 		t->rt = 1;
@@ -620,7 +621,8 @@ static void run_task(struct ir_state *s, int c, struct task *t, uint64_t ts)
 	t->cpu = c;
 	if (t->watch)
 		candidate_ran(s, t->pid, ts);
-	settle_stopper(s, t, false);
+	/* no settle_stopper() here: after a sched_exec() balance the task runs
+	 * on its new CPU before it emits sched_process_exec */
 }
 
 /* An event from a task on a CPU we think idle: the switch out of idle was
