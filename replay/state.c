@@ -828,7 +828,11 @@ static void on_wakeup(struct ir_state *s, const struct ir_event *ev)
 		t->comm_known = 0;
 		t->state = T_NEW;
 		t->last_ran = 0;
-	} else {
+	}
+	/* a kthread may be woken long before it first switches in: learn
+	 * pinned-ness from the wakeup's comm too */
+	task_comm(t, ev->wake.comm, ev->wake.comm_len);
+	if (ev->type != IR_EV_WAKEUP_NEW) {
 		struct cpu *cp = &s->cpu[tc];
 
 		/* this wakeup is done: a later migration of t is not its placement */
