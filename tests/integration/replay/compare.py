@@ -88,6 +88,7 @@ for c in o["cpus"]:
     if c["idle_ns"] + c["busy_ns"]:
         check(f"idle+busy cpu {c['cpu']}", c["idle_ns"] + c["busy_ns"], t["window_ns"])
 check("idle_entries total", sum(c["idle_entries"] for c in o["cpus"]), sum(idle_entries.values()))
+check("has_waking", t["has_waking"], events.get("sched_waking", 0) > 0)
 check("lost_events", t["lost_events"], 0)   # README: none in these files
 
 for b in bad:
