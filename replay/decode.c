@@ -524,6 +524,7 @@ int ir_trace_run(struct ir_trace *t, ir_event_fn fn, void *arg, char *err, size_
 		set_err(err, errlen, "%s: error while reading event data", t->info.path);
 		return IR_ERR_INPUT;
 	}
+	t->info.has_waking = t->info.events[IR_EV_WAKING] > 0;	/* was never set */
 	for (int i = 0; i < t->info.nr_cpus; i++) {
 		const struct ir_cpu_loss *l = &t->info.loss[i];
 

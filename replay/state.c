@@ -515,6 +515,7 @@ static void on_migrate(struct ir_state *s, const struct ir_event *ev)
 	t = task_get(s, ev->mig.pid);
 	if (!t)
 		return;
+	settle_stopper(s, t, false);	/* moved again without an exec: that was active */
 	s->obs.migrations++;
 	if (ev->mig.prio >= 0 && ev->mig.prio < 100)
 		t->rt = 1;
@@ -620,7 +621,8 @@ static void run_task(struct ir_state *s, int c, struct task *t, uint64_t ts)
 	t->cpu = c;
 	if (t->watch)
 		candidate_ran(s, t->pid, ts);
-	settle_stopper(s, t, false);
+	/* no settle_stopper() here: after a sched_exec() balance the task runs
+	 * on its new CPU before it emits sched_process_exec */
 }
 
 /* An event from a task on a CPU we think idle: the switch out of idle was
@@ -838,9 +840,15 @@ static void on_wakeup(struct ir_state *s, const struct ir_event *ev)
 		t->comm_known = 0;
 		t->state = T_NEW;
 		t->last_ran = 0;
-	} else {
+	}
+	/* a kthread may be woken long before it first switches in: learn
+	 * pinned-ness from the wakeup's comm too */
+	task_comm(t, ev->wake.comm, ev->wake.comm_len);
+	if (ev->type != IR_EV_WAKEUP_NEW) {
 		struct cpu *cp = &s->cpu[tc];
 
+		/* this wakeup is done: a later migration of t is not its placement */
+		t->waking_ts = 0;
 		/* ttwu_do_wakeup() (v4.15-v6.1) / ttwu_do_activate() (v6.2+) */
 		if (cp->idle_stamp) {
 			uint64_t delta = ev->ts - cp->idle_stamp;
@@ -889,9 +897,11 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 	if (ev->common_pid > 0 && cp->curr == 0)
 		missing_idle_exit(s, ev);
 
-	/* pulls by c that no blocking switch follows were periodic */
+	/* pulls by c that no blocking switch follows were periodic; the newidle
+	 * probes fire inside __schedule() around the pull, so they do not count */
 	if (cp->nr_pend && !(ev->type == IR_EV_MIGRATE && ev->mig.dest_cpu == c) &&
-	    ev->type != IR_EV_SWITCH && ev->type != IR_EV_PROBE_ENTRY && ev->type != IR_EV_PROBE_EXIT)
+	    ev->type != IR_EV_SWITCH && ev->type != IR_EV_PROBE_ENTRY &&
+	    ev->type != IR_EV_PROBE_EXIT)
 		settle_pending(s, c, false);
 
 	switch (ev->type) {

@@ -263,6 +263,35 @@ static int walk_options(struct rd *r, const unsigned char *buf, size_t len, uint
 	return v7 ? fail(r, "options section has no DONE option") : 0;
 }
 
+/*
+ * trace-cmd writes the section-name strings (section id 15) after the last
+ * options section, at the very end of the file.  Nothing we read points at
+ * it, so a file cut inside it would otherwise pass as whole: walk what
+ * follows the last options section and say "truncated" if a strings section
+ * header or body is cut.  Anything else there is left alone.
+ */
+static int check_v7_tail(struct rd *r, uint64_t end)
+{
+	while (end < r->size) {
+		unsigned char h[16];
+		uint64_t sz;
+
+		if (r->size - end < sizeof(h))
+			return fail(r, "truncated: %llu stray bytes after the last section at %llu",
+				    (unsigned long long)(r->size - end), (unsigned long long)end);
+		if (pread_all(r, h, sizeof(h), end))
+			return -1;
+		if (get_le(r, h, 2) != 15 || get_le(r, h + 2, 2) > 1)
+			return 0;
+		sz = get_le(r, h + 8, 8);
+		if (sz > r->size - end - sizeof(h))
+			return fail(r, "truncated: strings section at %llu (%llu bytes) runs past the end of the file",
+				    (unsigned long long)end, (unsigned long long)sz);
+		end += sizeof(h) + sz;
+	}
+	return 0;
+}
+
 static int read_v7_options(struct rd *r, uint64_t off)
 {
 	for (int n = 0; off; n++) {
@@ -334,6 +363,8 @@ static int read_v7_options(struct rd *r, uint64_t off)
 		free(buf);
 		if (ret)
 			return -1;
+		if (!next)
+			return check_v7_tail(r, off + 16 + sz);
 		off = next;
 	}
 	return 0;

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Each anomaly of the replay, alone: the replay counts it and carries on. */
+#include "ev.h"
+
+enum { MIE = IR_ANOM_MISSING_IDLE_EXIT, PNC = IR_ANOM_PREV_NOT_CURRENT, TB = IR_ANOM_TIME_BACKWARDS,
+       PR = IR_ANOM_PID_REUSE, NNR = IR_ANOM_NEXT_NOT_RUNNABLE, LOST = IR_ANOM_LOST_EVENTS,
+       OOR = IR_ANOM_CPU_OUT_OF_RANGE };
+
+#define ONLY(a, n) ((const uint64_t[IR_ANOM__COUNT]){ [a] = n })
+
+/* The reference sequence has no anomaly at all. */
+static void test_clean(void **state)
+{
+	struct ir_state *s = mk(2, NULL, NULL, NULL);
+
+	(void)state;
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 0);
+	wake(s, T0 + 1 * US, 0, 100, 101, 0);
+	sw(s, T0 + 2 * US, 0, 100, S_SLEEP, 101);
+	sw(s, T0 + 3 * US, 0, 101, S_SLEEP, 0);
+	wake(s, T0 + 4 * US, 1, 0, 100, 1);
+	sw(s, T0 + 5 * US, 1, 0, S_RUN, 100);
+	ir_state_finish(s, T0 + 10 * US);
+	expect_anoms(s, (const uint64_t[IR_ANOM__COUNT]){ 0 });
+	ir_state_free(s);
+}
+
+/* An event from pid 300 on a CPU thought idle ends the idle period there
+ * (this machine kind's CPU 1 never records its switch out of idle). */
+static void test_missing_idle_exit(void **state)
+{
+	struct ir_state *s = mk(1, NULL, NULL, NULL);
+	const struct ir_observed *o;
+
+	(void)state;
+	sw(s, T0, 0, 100, S_SLEEP, 0);			/* busy 0, idle from T0 */
+	wake(s, T0 + 2 * US, 0, 0, 300, 0);		/* from idle: fine */
+	other(s, T0 + 5 * US, 0, 300);			/* 300 runs: the switch was lost */
+	assert_int_equal(ir_state_curr(s, 0), 300);
+	assert_int_equal(ir_state_nr_running(s, 0), 1);
+	sw(s, T0 + 7 * US, 0, 300, S_SLEEP, 0);		/* consistent again */
+	ir_state_finish(s, T0 + 10 * US);
+	expect_anoms(s, ONLY(MIE, 1));
+	o = ir_state_observed(s);
+	assert_int_equal(o->cpu[0].idle_ns, 5 * US + 3 * US);
+	assert_int_equal(o->cpu[0].busy_ns, 2 * US);
+	assert_int_equal(o->cpu[0].idle_entries, 2);
+	ir_state_free(s);
+}
+
+static void test_prev_not_current(void **state)
+{
+	struct ir_state *s = mk(1, NULL, NULL, NULL);
+
+	(void)state;
+	sw(s, T0, 0, 0, S_RUN, 100);
+	sw(s, T0 + 1 * US, 0, 101, S_SLEEP, 0);
+	assert_int_equal(ir_state_curr(s, 0), 0);
+	ir_state_finish(s, T0 + 10 * US);
+	expect_anoms(s, ONLY(PNC, 1));
+	ir_state_free(s);
+}
+
+/* An event older than the last one is counted and dropped. */
+static void test_time_backwards(void **state)
+{
+	struct ir_state *s = mk(1, NULL, NULL, NULL);
+	const struct ir_observed *o;
+
+	(void)state;
+	sw(s, T0 + 10 * US, 0, 0, S_RUN, 100);
+	sw(s, T0 + 5 * US, 0, 100, S_SLEEP, 0);
+	assert_int_equal(ir_state_curr(s, 0), 100);
+	ir_state_finish(s, T0 + 20 * US);
+	expect_anoms(s, ONLY(TB, 1));
+	o = ir_state_observed(s);
+	assert_int_equal(o->cpu[0].busy_ns, 10 * US);
+	assert_int_equal(o->cpu[0].idle_entries, 0);
+	ir_state_free(s);
+}
+
+/* sched_wakeup_new for a pid that is still asleep: the pid was reused. */
+static void test_pid_reuse(void **state)
+{
+	struct ir_state *s = mk(1, NULL, NULL, NULL);
+
+	(void)state;
+	sw(s, T0, 0, 0, S_RUN, 100);
+	sw(s, T0 + 1 * US, 0, 100, S_SLEEP, 101);
+	wake_new(s, T0 + 2 * US, 0, 101, 100, 0);
+	assert_int_equal(ir_state_nr_running(s, 0), 2);
+	ir_state_finish(s, T0 + 10 * US);
+	expect_anoms(s, ONLY(PR, 1));
+	ir_state_free(s);
+}
+
+/* Switching in a task we saw block (no wakeup between). */
+static void test_next_not_runnable(void **state)
+{
+	struct ir_state *s = mk(1, NULL, NULL, NULL);
+
+	(void)state;
+	sw(s, T0, 0, 0, S_RUN, 100);
+	sw(s, T0 + 1 * US, 0, 100, S_SLEEP, 101);
+	sw(s, T0 + 2 * US, 0, 101, S_PRE, 100);
+	assert_int_equal(ir_state_curr(s, 0), 100);
+	ir_state_finish(s, T0 + 10 * US);
+	expect_anoms(s, ONLY(NNR, 1));
+	ir_state_free(s);
+}
+
+/* Switching in a task still running elsewhere: that CPU's switch-out was lost. */
+static void test_next_running_elsewhere(void **state)
+{
+	struct ir_state *s = mk(2, NULL, NULL, NULL);
+
+	(void)state;
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 0);
+	sw(s, T0 + 1 * US, 1, 0, S_RUN, 100);
+	assert_int_equal(ir_state_curr(s, 0), 0);
+	assert_int_equal(ir_state_curr(s, 1), 100);
+	ir_state_finish(s, T0 + 10 * US);
+	expect_anoms(s, ONLY(NNR, 1));
+	ir_state_free(s);
+}
+
+static void test_lost_events(void **state)
+{
+	struct ir_state *s = mk(1, NULL, NULL, NULL);
+	struct ir_event ev = { .ts = T0 + 1 * US, .cpu = 0, .common_pid = 100, .type = IR_EV_OTHER,
+			       .missed = 12 };
+
+	(void)state;
+	sw(s, T0, 0, 0, S_RUN, 100);
+	ir_state_feed(s, &ev);
+	ev.ts += US;
+	ev.missed = -1;				/* a marker that does not say how many */
+	ir_state_feed(s, &ev);
+	ir_state_finish(s, T0 + 10 * US);
+	expect_anoms(s, ONLY(LOST, 2));
+	ir_state_free(s);
+}
+
+/* Event CPU, wakeup target and migration CPUs out of range: counted, ignored. */
+static void test_cpu_out_of_range(void **state)
+{
+	struct ir_state *s = mk(2, NULL, NULL, NULL);
+
+	(void)state;
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 0);
+	other(s, T0 + 1 * US, 2, 0);
+	other(s, T0 + 1 * US, -1, 0);
+	wake(s, T0 + 2 * US, 0, 100, 101, 7);
+	mig(s, T0 + 3 * US, 0, 100, 101, 0, 9);
+	ir_state_finish(s, T0 + 10 * US);
+	expect_anoms(s, ONLY(OOR, 4));
+	assert_int_equal(ir_state_observed(s)->migrations, 0);
+	assert_int_equal(ir_state_nr_running(s, 0), 1);
+	ir_state_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clean),
+		cmocka_unit_test(test_missing_idle_exit),
+		cmocka_unit_test(test_prev_not_current),
+		cmocka_unit_test(test_time_backwards),
+		cmocka_unit_test(test_pid_reuse),
+		cmocka_unit_test(test_next_not_runnable),
+		cmocka_unit_test(test_next_running_elsewhere),
+		cmocka_unit_test(test_lost_events),
+		cmocka_unit_test(test_cpu_out_of_range),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

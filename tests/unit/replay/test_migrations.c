@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Every migration cause of SPEC 5, each alone, with all other causes 0. */
+#include "ev.h"
+
+enum { W = IR_MIG_WAKEUP, NI = IR_MIG_NEWIDLE, PER = IR_MIG_PERIODIC, NOHZ = IR_MIG_NOHZ,
+       ACT = IR_MIG_ACTIVE, EXE = IR_MIG_EXEC, NUMA = IR_MIG_NUMA, RT = IR_MIG_RT,
+       UNK = IR_MIG_UNKNOWN };
+
+#define ONE(cause) ((const uint64_t[IR_MIG__COUNT]){ [cause] = 1 })
+
+/* CPU 0 runs 100; CPU 1 runs 200 with 201 (never ran: not cache hot) queued. */
+static struct ir_state *busy2(struct pts *pts, int ncpu)
+{
+	struct ir_state *s = mk(ncpu, NULL, NULL, pts);
+
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 200);
+	for (int c = 2; c < ncpu; c++)
+		other(s, T0, c, 0);
+	wake(s, T0 + 1 * US, 1, 200, 201, 1);
+	return s;
+}
+
+/* sched_waking on c then the migration on c: select_task_rq() in ttwu.
+ * 201 was never seen blocking, so only the waking rule can say "wakeup". */
+static void test_wakeup_with_waking(void **state)
+{
+	struct ir_state *s = mk(2, NULL, NULL, NULL);
+
+	(void)state;
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 0);
+	waking(s, T0 + 1 * US, 0, 100, 201, 0);
+	mig(s, T0 + 2 * US, 0, 100, 201, 1, 0);
+	wake(s, T0 + 3 * US, 0, 100, 201, 0);
+	sw(s, T0 + 4 * US, 0, 100, S_SLEEP, 0);
+	ir_state_finish(s, T0 + 10 * US);
+	expect_causes(s, ONE(W));
+	assert_int_equal(ir_state_nr_running(s, 0), 1);
+	ir_state_free(s);
+}
+
+/* Without sched_waking: the task was seen blocking, so a migration of it
+ * can only be its wakeup placement. */
+static void test_wakeup_without_waking(void **state)
+{
+	struct ir_state *s = mk(2, NULL, NULL, NULL);
+
+	(void)state;
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 201);
+	sw(s, T0 + 1 * US, 1, 201, S_SLEEP, 0);
+	mig(s, T0 + 2 * US, 0, 100, 201, 1, 0);
+	wake(s, T0 + 3 * US, 0, 100, 201, 0);
+	/* and CPU 0's blocking switch must not turn it into a newidle pull */
+	sw(s, T0 + 4 * US, 0, 100, S_SLEEP, 201);
+	ir_state_finish(s, T0 + 10 * US);
+	expect_causes(s, ONE(W));
+	ir_state_free(s);
+}
+
+/* A waking on c before c's last switch is stale: not a wakeup. */
+static void test_stale_waking_not_wakeup(void **state)
+{
+	struct ir_state *s = mk(2, NULL, NULL, NULL);
+
+	(void)state;
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 0);
+	waking(s, T0 + 1 * US, 0, 100, 201, 0);
+	sw(s, T0 + 2 * US, 0, 100, S_PRE, 101);
+	mig(s, T0 + 3 * US, 0, 101, 201, 1, 0);
+	other(s, T0 + 4 * US, 0, 101);			/* no blocking switch: periodic */
+	ir_state_finish(s, T0 + 10 * US);
+	expect_causes(s, ONE(PER));
+	ir_state_free(s);
+}
+
+/* dest == c between curr's last event and its blocking switch, with
+ * nothing else runnable: observed newidle pull. */
+static void test_newidle_pull(void **state)
+{
+	struct pts pts;
+	struct ir_state *s = busy2(&pts, 2);
+	const struct ir_observed *o;
+
+	(void)state;
+	mig(s, T0 + 10 * US, 0, 100, 201, 1, 0);
+	assert_int_equal(ir_state_nr_running(s, 0), 2);
+	assert_int_equal(ir_state_nr_running(s, 1), 1);
+	sw(s, T0 + 11 * US, 0, 100, S_SLEEP, 201);
+	assert_int_equal(pts.n, 0);			/* open until CPU 1 switches */
+	ir_state_finish(s, T0 + 20 * US);
+	assert_int_equal(pts.n, 1);
+	assert_int_equal(pts.p[0].kind, IR_PT_PULLED);
+	assert_int_equal(pts.p[0].cpu, 0);
+	assert_int_equal(pts.p[0].ts, T0 + 11 * US);
+	assert_int_equal(pts.p[0].pulled_pid, 201);
+	assert_int_equal(pts.p[0].pulled_from, 1);
+	expect_causes(s, ONE(NI));
+	o = ir_state_observed(s);
+	assert_int_equal(o->newidle_pulls, 1);
+	assert_int_equal(o->cpu[0].newidle_pulls, 1);
+	assert_int_equal(o->newidle_points, 1);
+	ir_state_free(s);
+}
+
+static void probe(struct ir_state *s, uint64_t ts, int cpu, int common, bool entry)
+{
+	struct ir_event ev = { .ts = ts, .cpu = cpu, .common_pid = common,
+			       .type = entry ? IR_EV_PROBE_ENTRY : IR_EV_PROBE_EXIT };
+
+	if (entry) {
+		ev.probe_entry.cpu = cpu;
+		memset(&ev.probe_entry.v, 0xff, sizeof(ev.probe_entry.v));	/* all -1: absent */
+	} else {
+		ev.probe_exit.ret = 1;
+	}
+	ir_state_feed(s, &ev);
+}
+
+/* As the vm-numa traces show it: newidle_entry, the pull, newidle_exit, then
+ * the switch.  The probes run inside __schedule(): they do not end the
+ * window in which a dest == c migration is a newidle pull. */
+static void test_newidle_pull_between_probes(void **state)
+{
+	struct pts pts;
+	struct ir_state *s = busy2(&pts, 2);
+
+	(void)state;
+	probe(s, T0 + 9 * US, 0, 100, true);
+	mig(s, T0 + 10 * US, 0, 100, 201, 1, 0);
+	probe(s, T0 + 11 * US, 0, 100, false);
+	sw(s, T0 + 12 * US, 0, 100, S_SLEEP, 201);
+	ir_state_finish(s, T0 + 20 * US);
+	expect_causes(s, ONE(NI));
+	assert_int_equal(pts.n, 1);
+	assert_int_equal(pts.p[0].kind, IR_PT_PULLED);
+	assert_true(pts.p[0].has_probe);
+	assert_int_equal(pts.p[0].probe_ret, 1);
+	assert_int_equal(ir_state_observed(s)->probe_matched, 1);
+	ir_state_free(s);
+}
+
+/* c's task woke 201 onto CPU 1 (no migration), later c pulls it as its task
+ * blocks: the earlier sched_waking on c must not make the pull a wakeup. */
+static void test_newidle_pull_after_waking(void **state)
+{
+	struct pts pts;
+	struct ir_state *s = mk(2, NULL, NULL, &pts);
+
+	(void)state;
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 200);
+	waking(s, T0 + 1 * US, 0, 100, 201, 1);
+	wake(s, T0 + 2 * US, 0, 100, 201, 1);
+	mig(s, T0 + 10 * US, 0, 100, 201, 1, 0);
+	sw(s, T0 + 11 * US, 0, 100, S_SLEEP, 201);
+	ir_state_finish(s, T0 + 20 * US);
+	expect_causes(s, ONE(NI));
+	ir_state_free(s);
+}
+
+/* A task active-balanced twice without blocking: two active migrations. */
+static void test_active_twice(void **state)
+{
+	struct ir_state *s = mk(2, NULL, NULL, NULL);
+
+	(void)state;
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 0);
+	swc(s, T0 + 2 * US, 0, 100, "task", S_PRE, 15, "migration/0");
+	mig(s, T0 + 3 * US, 0, 15, 100, 0, 1);
+	swc(s, T0 + 4 * US, 0, 15, "migration/0", S_SLEEP, 0, "swapper/0");
+	sw(s, T0 + 5 * US, 1, 0, S_RUN, 100);
+	swc(s, T0 + 6 * US, 1, 100, "task", S_PRE, 16, "migration/1");
+	mig(s, T0 + 7 * US, 1, 16, 100, 1, 0);
+	swc(s, T0 + 8 * US, 1, 16, "migration/1", S_SLEEP, 0, "swapper/1");
+	sw(s, T0 + 9 * US, 0, 0, S_RUN, 100);
+	ir_state_finish(s, T0 + 30 * US);
+	expect_causes(s, ((const uint64_t[IR_MIG__COUNT]){ [ACT] = 2 }));
+	ir_state_free(s);
+}
+
+/* dest == c, then c's task carries on (preempted, not blocked): periodic. */
+static void test_periodic_busy(void **state)
+{
+	struct pts pts;
+	struct ir_state *s = busy2(&pts, 2);
+
+	(void)state;
+	mig(s, T0 + 10 * US, 0, 100, 201, 1, 0);
+	sw(s, T0 + 11 * US, 0, 100, S_PRE, 201);
+	ir_state_finish(s, T0 + 20 * US);
+	expect_causes(s, ONE(PER));
+	assert_int_equal(pts.n, 0);
+	ir_state_free(s);
+}
+
+/* dest == c, then another event of c's current task: periodic. */
+static void test_periodic_busy_event(void **state)
+{
+	struct pts pts;
+	struct ir_state *s = busy2(&pts, 2);
+
+	(void)state;
+	mig(s, T0 + 10 * US, 0, 100, 201, 1, 0);
+	other(s, T0 + 11 * US, 0, 100);
+	sw(s, T0 + 200 * US, 0, 100, S_SLEEP, 201);	/* 201 queued long before: no point */
+	ir_state_finish(s, T0 + 300 * US);
+	expect_causes(s, ONE(PER));
+	assert_int_equal(pts.n, 0);
+	ir_state_free(s);
+}
+
+/* dest == c while c idle (its own idle balance): periodic. */
+static void test_periodic_idle(void **state)
+{
+	struct ir_state *s = busy2(NULL, 3);
+
+	(void)state;
+	mig(s, T0 + 10 * US, 2, 0, 201, 1, 2);
+	ir_state_finish(s, T0 + 20 * US);
+	expect_causes(s, ONE(PER));
+	assert_int_equal(ir_state_nr_running(s, 2), 1);
+	ir_state_free(s);
+}
+
+/* dest != c while c runs swapper: nohz idle balance on behalf of dest. */
+static void test_nohz(void **state)
+{
+	struct ir_state *s = busy2(NULL, 3);
+
+	(void)state;
+	mig(s, T0 + 10 * US, 2, 0, 201, 1, 0);
+	ir_state_finish(s, T0 + 20 * US);
+	expect_causes(s, ONE(NOHZ));
+	assert_int_equal(ir_state_nr_running(s, 0), 2);
+	assert_int_equal(ir_state_nr_running(s, 1), 1);
+	ir_state_free(s);
+}
+
+/* Stopper sequence: 100 preempted by migration/0, moved to CPU 1, runs there. */
+static struct ir_state *stopper_move(bool numa)
+{
+	struct ir_state *s = mk(2, NULL, NULL, NULL);
+
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 0);
+	if (numa)
+		move_numa(s, T0 + 1 * US, 0, 100, 0, 1);
+	swc(s, T0 + 2 * US, 0, 100, "task", S_PRE, 15, "migration/0");
+	mig(s, T0 + 3 * US, 0, 15, 100, 0, 1);
+	swc(s, T0 + 4 * US, 0, 15, "migration/0", S_SLEEP, 0, "swapper/0");
+	sw(s, T0 + 5 * US, 1, 0, S_RUN, 100);
+	return s;
+}
+
+static void test_active(void **state)
+{
+	struct ir_state *s = stopper_move(false);
+
+	(void)state;
+	sw(s, T0 + 20 * US, 1, 100, S_SLEEP, 0);
+	ir_state_finish(s, T0 + 30 * US);
+	expect_causes(s, ONE(ACT));
+	ir_state_free(s);
+}
+
+/* sched_exec() balances through the stopper; the exec event comes from the
+ * task once it runs on its new CPU. */
+static void test_exec(void **state)
+{
+	struct ir_state *s = stopper_move(false);
+
+	(void)state;
+	exec_ev(s, T0 + 10 * US, 1, 100);
+	ir_state_finish(s, T0 + 30 * US);
+	expect_causes(s, ONE(EXE));
+	ir_state_free(s);
+}
+
+static void test_numa(void **state)
+{
+	struct ir_state *s = stopper_move(true);
+
+	(void)state;
+	ir_state_finish(s, T0 + 30 * US);
+	expect_causes(s, ONE(NUMA));
+	ir_state_free(s);
+}
+
+/* prio < 100: RT/DL push/pull, whatever else the sequence looks like. */
+static void test_rt(void **state)
+{
+	struct pts pts;
+	struct ir_state *s = busy2(&pts, 2);
+
+	(void)state;
+	migp(s, T0 + 10 * US, 0, 100, 201, 49, 1, 0);
+	sw(s, T0 + 11 * US, 0, 100, S_SLEEP, 201);
+	ir_state_finish(s, T0 + 20 * US);
+	expect_causes(s, ONE(RT));
+	ir_state_free(s);
+}
+
+/* dest != c on a busy c, not the stopper, not a wakeup: unknown. */
+static void test_unknown(void **state)
+{
+	struct ir_state *s = busy2(NULL, 3);
+
+	(void)state;
+	mig(s, T0 + 10 * US, 0, 100, 201, 1, 2);
+	ir_state_finish(s, T0 + 20 * US);
+	expect_causes(s, ONE(UNK));
+	assert_int_equal(ir_state_nr_running(s, 2), 1);
+	ir_state_free(s);
+}
+
+/* set_task_cpu() emits orig == dest too: not a migration. */
+static void test_same_cpu_dropped(void **state)
+{
+	struct ir_state *s = busy2(NULL, 2);
+
+	(void)state;
+	mig(s, T0 + 10 * US, 1, 200, 201, 1, 1);
+	ir_state_finish(s, T0 + 20 * US);
+	expect_causes(s, (const uint64_t[IR_MIG__COUNT]){ 0 });
+	assert_int_equal(ir_state_nr_running(s, 1), 2);
+	ir_state_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_wakeup_with_waking),
+		cmocka_unit_test(test_wakeup_without_waking),
+		cmocka_unit_test(test_stale_waking_not_wakeup),
+		cmocka_unit_test(test_newidle_pull),
+		cmocka_unit_test(test_newidle_pull_between_probes),
+		cmocka_unit_test(test_newidle_pull_after_waking),
+		cmocka_unit_test(test_active_twice),
+		cmocka_unit_test(test_periodic_busy),
+		cmocka_unit_test(test_periodic_busy_event),
+		cmocka_unit_test(test_periodic_idle),
+		cmocka_unit_test(test_nohz),
+		cmocka_unit_test(test_active),
+		cmocka_unit_test(test_exec),
+		cmocka_unit_test(test_numa),
+		cmocka_unit_test(test_rt),
+		cmocka_unit_test(test_unknown),
+		cmocka_unit_test(test_same_cpu_dropped),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

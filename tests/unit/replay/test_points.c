@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Newidle points (SPEC 7, 8): kinds, the late-window rule, candidate rings,
+ * gain_ns = min(idle, wait), and what is not a candidate. */
+#include "ev.h"
+
+static void test_idle_point(void **state)
+{
+	struct pts pts;
+	struct ir_state *s = mk(1, NULL, NULL, &pts);
+	uint64_t b = T0 + 100 * US;
+
+	(void)state;
+	sw(s, T0, 0, 0, S_RUN, 100);
+	sw(s, b, 0, 100, S_SLEEP, 0);
+	assert_int_equal(pts.n, 0);			/* delivered once resolved */
+	wake(s, b + 200 * US, 0, 0, 100, 0);
+	sw(s, b + 201 * US, 0, 0, S_RUN, 100);
+	assert_int_equal(pts.n, 1);
+	assert_int_equal(pts.p[0].kind, IR_PT_IDLE);
+	assert_int_equal(pts.p[0].ts, b);
+	assert_int_equal(pts.p[0].cpu, 0);
+	assert_int_equal(pts.p[0].idle_ns, 201 * US);
+	assert_int_equal(pts.p[0].avg_idle, 1000000);
+	assert_int_equal(pts.p[0].max_idle_balance_cost, 500000);
+	assert_false(pts.p[0].overload);
+	assert_int_equal(pts.p[0].pulled_pid, -1);
+	assert_int_equal(pts.p[0].pulled_from, -1);
+	assert_int_equal(pts.p[0].nr_levels, 1);
+	assert_int_equal(pts.p[0].ring[0].pid, -1);
+	/* a preempted prev is no point; neither is a block with work queued */
+	wake(s, b + 300 * US, 0, 100, 101, 0);
+	sw(s, b + 500 * US, 0, 100, S_PRE, 101);
+	sw(s, b + 600 * US, 0, 101, S_SLEEP, 100);
+	ir_state_finish(s, b + 1 * MS);
+	assert_int_equal(pts.n, 1);
+	assert_int_equal(ir_state_observed(s)->newidle_points, 1);
+	ir_state_free(s);
+}
+
+/* The point stays open to the end of the window and is resolved there. */
+static void test_point_resolved_at_finish(void **state)
+{
+	struct pts pts;
+	struct ir_state *s = mk(1, NULL, NULL, &pts);
+
+	(void)state;
+	sw(s, T0, 0, 0, S_RUN, 100);
+	sw(s, T0 + 10 * US, 0, 100, S_SLEEP, 0);
+	ir_state_finish(s, T0 + 1 * MS);
+	assert_int_equal(pts.n, 1);
+	assert_int_equal(pts.p[0].idle_ns, 990 * US);
+	ir_state_free(s);
+}
+
+/* 101 is woken onto CPU 0 `ago` before 100 blocks and runs next; if own_ago,
+ * 100 itself emitted an event that long before the switch.  Returns the
+ * number of points and their kind. */
+static int late_case(uint64_t ago, uint64_t own_ago, enum ir_point_kind *kind)
+{
+	struct pts pts;
+	struct ir_state *s = mk(2, NULL, NULL, &pts);
+	uint64_t c = T0 + 5 * MS;
+	int n;
+
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 500);
+	wake(s, c - ago, 1, 500, 101, 0);
+	if (own_ago)
+		other(s, c - own_ago, 0, 100);
+	sw(s, c, 0, 100, S_SLEEP, 101);
+	ir_state_finish(s, c + 1 * MS);
+	n = pts.n;
+	if (n)
+		*kind = pts.p[0].kind;
+	if (n)
+		assert_int_equal(pts.p[0].idle_ns, 0);
+	ir_state_free(s);
+	return n;
+}
+
+static void test_late_window(void **state)
+{
+	enum ir_point_kind k = IR_PT_IDLE;
+
+	(void)state;
+	/* arrived 50 us before the switch, within late_window (100 us): LATE */
+	assert_int_equal(late_case(50 * US, 0, &k), 1);
+	assert_int_equal(k, IR_PT_LATE);
+	/* 200 us before: it was there at newidle entry, so no point */
+	assert_int_equal(late_case(200 * US, 0, &k), 0);
+	/* 50 us before, but 100 still ran after it arrived: no point */
+	assert_int_equal(late_case(50 * US, 20 * US, &k), 0);
+	/* 50 us before, 100's last event before that: LATE */
+	k = IR_PT_IDLE;
+	assert_int_equal(late_case(50 * US, 80 * US, &k), 1);
+	assert_int_equal(k, IR_PT_LATE);
+}
+
+/* CPU 1 runs 200 with 201 waiting; CPU 0's 100 blocks at b.  CPU 0 leaves
+ * idle at b + idle, 201 runs at b + wait. */
+static struct ir_point flat_case(uint64_t idle, uint64_t wait)
+{
+	struct pts pts;
+	struct ir_state *s = mk(2, NULL, NULL, &pts);
+	uint64_t b = T0 + 1 * MS;
+	struct ir_point pt;
+
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 200);
+	wake(s, T0 + 1 * US, 1, 200, 201, 1);
+	sw(s, b, 0, 100, S_SLEEP, 0);
+	for (int i = 0; i < 2; i++) {
+		if ((i == 0) == (idle < wait)) {
+			wake(s, b + idle - 1 * US, 0, 0, 100, 0);
+			sw(s, b + idle, 0, 0, S_RUN, 100);
+		} else {
+			sw(s, b + wait, 1, 200, S_SLEEP, 201);
+		}
+	}
+	ir_state_finish(s, b + 10 * MS);
+	assert_int_equal(pts.n, 1);
+	pt = pts.p[0];
+	ir_state_free(s);
+	return pt;
+}
+
+static void test_ring_flat_gain(void **state)
+{
+	struct ir_point pt;
+
+	(void)state;
+	pt = flat_case(81 * US, 30 * US);
+	assert_int_equal(pt.kind, IR_PT_IDLE);
+	assert_int_equal(pt.nr_levels, 1);
+	assert_int_equal(pt.ring[0].pid, 201);
+	assert_int_equal(pt.ring[0].cpu, 1);
+	assert_int_equal(pt.ring[0].src_nr_running, 2);
+	assert_int_equal(pt.idle_ns, 81 * US);
+	assert_int_equal(pt.ring[0].gain_ns, 30 * US);
+	pt = flat_case(20 * US, 50 * US);
+	assert_int_equal(pt.idle_ns, 20 * US);
+	assert_int_equal(pt.ring[0].gain_ns, 20 * US);
+	assert_int_equal(pt.ring[0].pid, 201);
+}
+
+/* 4 CPUs, pairs {0,1} {2,3} at level 0, all four at level 1. */
+static const uint8_t ring2[16] = {
+	0, 0, 1, 1,
+	0, 0, 1, 1,
+	1, 1, 0, 0,
+	1, 1, 0, 0,
+};
+static const uint8_t nlev2[4] = { 2, 2, 2, 2 };
+
+static void test_ring_two_levels(void **state)
+{
+	struct ir_rings r = { .nr_cpus = 4, .ring = ring2, .nr_levels = nlev2 };
+	struct pts pts;
+	struct ir_state *s = mk(4, NULL, &r, &pts);
+	uint64_t b = T0 + 1 * MS;
+
+	(void)state;
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 210);
+	other(s, T0, 2, 220);
+	other(s, T0, 3, 230);
+	wake(s, T0 + 1 * US, 1, 210, 211, 1);
+	wake(s, T0 + 2 * US, 2, 220, 221, 2);
+	wake(s, T0 + 3 * US, 3, 230, 231, 3);		/* oldest on the busiest CPU */
+	wake(s, T0 + 4 * US, 3, 230, 232, 3);
+	sw(s, b, 0, 100, S_SLEEP, 0);
+	sw(s, b + 10 * US, 3, 230, S_SLEEP, 231);
+	sw(s, b + 20 * US, 1, 210, S_SLEEP, 211);
+	ir_state_finish(s, b + 100 * US);
+	assert_int_equal(pts.n, 1);
+	assert_int_equal(pts.p[0].nr_levels, 2);
+	assert_int_equal(pts.p[0].ring[0].pid, 211);
+	assert_int_equal(pts.p[0].ring[0].cpu, 1);
+	assert_int_equal(pts.p[0].ring[0].src_nr_running, 2);
+	assert_int_equal(pts.p[0].ring[0].gain_ns, 20 * US);
+	assert_int_equal(pts.p[0].ring[1].pid, 231);
+	assert_int_equal(pts.p[0].ring[1].cpu, 3);
+	assert_int_equal(pts.p[0].ring[1].src_nr_running, 3);
+	assert_int_equal(pts.p[0].ring[1].gain_ns, 10 * US);
+	assert_int_equal(pts.p[0].idle_ns, 100 * US);
+	ir_state_free(s);
+}
+
+/*
+ * 201 (comm) waits on CPU 1 when CPU 0 goes idle at T0 + 1 ms.  If
+ * ran_at, it ran on CPU 1 until then (so its comm is known from the switch
+ * and it may be cache hot); otherwise it is only known from its wakeup.
+ */
+static int32_t cand_case(const char *comm, int prio, uint64_t ran_at)
+{
+	struct pts pts;
+	struct ir_state *s = mk(2, NULL, NULL, &pts);
+	uint64_t b = T0 + 1 * MS;
+	int32_t pid;
+
+	sw(s, T0, 0, 0, S_RUN, 100);
+	if (ran_at) {
+		other(s, T0, 1, 200);
+		swc(s, T0 + 1 * US, 1, 200, "task", S_PRE, 201, comm);
+		swc(s, ran_at, 1, 201, comm, S_PRE, 200, "task");
+	} else {
+		other(s, T0, 1, 200);
+		wakec(s, IR_EV_WAKEUP, T0 + 1 * US, 1, 200, 201, prio, 1, comm);
+	}
+	assert_int_equal(ir_state_nr_running(s, 1), 2);
+	sw(s, b, 0, 100, S_SLEEP, 0);
+	ir_state_finish(s, b + 1 * MS);
+	assert_int_equal(pts.n, 1);
+	pid = pts.p[0].ring[0].pid;
+	ir_state_free(s);
+	return pid;
+}
+
+static void test_not_candidates(void **state)
+{
+	uint64_t b = T0 + 1 * MS;
+
+	(void)state;
+	/* controls: an ordinary task is a candidate either way */
+	assert_int_equal(cand_case("task", 120, 0), 201);
+	assert_int_equal(cand_case("task", 120, b - 600 * US), 201);
+	/* pinned per-CPU kthreads */
+	assert_int_equal(cand_case("ksoftirqd/1", 120, b - 600 * US), -1);
+	assert_int_equal(cand_case("ksoftirqd/1", 120, 0), -1);
+	assert_int_equal(cand_case("kworker/1:2", 120, 0), -1);
+	/* an unbound kworker is not pinned */
+	assert_int_equal(cand_case("kworker/u8:1", 120, 0), 201);
+	/* cache hot: ran less than sched_migration_cost (500 us) before */
+	assert_int_equal(cand_case("task", 120, b - 100 * US), -1);
+	assert_int_equal(cand_case("task", 120, b - 500 * US), 201);
+	/* RT tasks are not CFS pulls */
+	assert_int_equal(cand_case("task", 50, 0), -1);
+}
+
+/* Observed pull: CPU 0 pulls 201 from CPU 1; the point lasts until CPU 1
+ * next switches (when 201 would have run there). */
+static void test_pulled_point(void **state)
+{
+	struct pts pts;
+	struct ir_state *s = mk(2, NULL, NULL, &pts);
+	uint64_t c = T0 + 1 * MS;
+
+	(void)state;
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 200);
+	wake(s, T0 + 1 * US, 1, 200, 201, 1);
+	mig(s, c, 0, 100, 201, 1, 0);
+	sw(s, c + 5 * US, 0, 100, S_SLEEP, 201);
+	assert_int_equal(pts.n, 0);
+	sw(s, c + 45 * US, 1, 200, S_SLEEP, 0);
+	assert_int_equal(pts.n, 1);
+	assert_int_equal(pts.p[0].kind, IR_PT_PULLED);
+	assert_int_equal(pts.p[0].ts, c + 5 * US);
+	assert_int_equal(pts.p[0].pulled_pid, 201);
+	assert_int_equal(pts.p[0].pulled_from, 1);
+	assert_int_equal(pts.p[0].idle_ns, 40 * US);
+	assert_int_equal(pts.p[0].ring[0].pid, 201);
+	assert_int_equal(pts.p[0].ring[0].cpu, 1);
+	assert_int_equal(pts.p[0].ring[0].gain_ns, 40 * US);
+	assert_int_equal(ir_state_curr(s, 0), 201);
+	ir_state_finish(s, c + 100 * US);
+	/* and CPU 1's own block with an empty queue is an IDLE point */
+	assert_int_equal(pts.n, 2);
+	assert_int_equal(pts.p[1].cpu, 1);
+	assert_int_equal(pts.p[1].kind, IR_PT_IDLE);
+	assert_int_equal(pts.p[1].idle_ns, 55 * US);
+	ir_state_free(s);
+}
+
+/* The point carries avg_idle and overload as they were at entry. */
+static void test_point_state(void **state)
+{
+	struct pts pts;
+	struct ir_state *s = mk(2, NULL, NULL, &pts);
+	uint64_t b = T0 + 100 * US;
+
+	(void)state;
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 200);
+	sw(s, b, 0, 100, S_SLEEP, 0);
+	wake(s, b + 200 * US, 0, 0, 100, 0);		/* avg 900000 */
+	sw(s, b + 201 * US, 0, 0, S_RUN, 100);
+	wake(s, b + 300 * US, 1, 200, 201, 1);		/* CPU 1 at 2: overload */
+	sw(s, b + 400 * US, 0, 100, S_SLEEP, 0);
+	ir_state_finish(s, b + 500 * US);
+	assert_int_equal(pts.n, 2);
+	assert_int_equal(pts.p[1].avg_idle, 900000);
+	assert_true(pts.p[1].overload);
+	assert_false(pts.p[0].overload);
+	ir_state_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_idle_point),
+		cmocka_unit_test(test_point_resolved_at_finish),
+		cmocka_unit_test(test_late_window),
+		cmocka_unit_test(test_ring_flat_gain),
+		cmocka_unit_test(test_ring_two_levels),
+		cmocka_unit_test(test_not_candidates),
+		cmocka_unit_test(test_pulled_point),
+		cmocka_unit_test(test_point_state),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
