@@ -12,6 +12,7 @@
 int cmd_replay(int argc, char **argv);
 int cmd_topology(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 
 /* "500us", "2ms", "1s" or plain nanoseconds; 0 ok, -1 bad. */

@@ -300,4 +300,29 @@ bool ir_state_overload(const struct ir_state *s, uint64_t now);
 int32_t ir_state_curr(const struct ir_state *s, int cpu);
 void ir_state_free(struct ir_state *s);
 
+/* ------------------------------------------------- calibration (calibrate.c) */
+
+enum ir_calib_kind {
+	IR_CALIB_SD0,			/* sd->max_newidle_lb_cost, lowest level */
+	IR_CALIB_SD1,
+	IR_CALIB_SD2,
+	IR_CALIB_MAX_IDLE_BALANCE_COST,
+	IR_CALIB_AVG_IDLE,
+	IR_CALIB_DURATION,		/* newidle call, entry to return */
+	IR_CALIB_LEAD,			/* newidle entry to the switch that follows */
+	IR_CALIB__COUNT
+};
+extern const char *const ir_calib_name[IR_CALIB__COUNT];
+
+struct ir_calib_stats {
+	uint64_t n, min, p10, p50, p90, max;
+};
+
+struct ir_calib;
+struct ir_calib *ir_calib_new(int nr_cpus);
+void ir_calib_feed(struct ir_calib *c, const struct ir_event *ev);
+/* Sorts the samples; -1 if some were dropped for lack of memory. */
+int ir_calib_result(struct ir_calib *c, struct ir_calib_stats out[IR_CALIB__COUNT], uint64_t *calls);
+void ir_calib_free(struct ir_calib *c);
+
 #endif
