@@ -64,10 +64,5 @@ struct ir_record_result {
 int ir_record(const struct ir_record_opts *opts, struct ir_record_result *res,
 	      char *err, size_t errlen);
 
-/*
- * The meta option's text of a trace.dat v7 (malloc'd, NUL-terminated), for
- * readers: libtracecmd skips unknown option ids.  -1 with err if absent.
- */
-int ir_record_meta_read(const char *path, char **text, char *err, size_t errlen);
 
 #endif

@@ -275,6 +275,9 @@ int ir_trace_open(const char *path, struct ir_trace **out, char *err, size_t err
 		free(t);
 		return IR_ERR_INPUT;
 	}
+	/* the libraries' own messages would add lines to ours: we say what is wrong */
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	tep_set_loglevel(TEP_LOG_NONE);
 	t->handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!t->handle) {
 		set_err(err, errlen, "%s: libtracecmd cannot read it (corrupt headers or event formats)", path);
