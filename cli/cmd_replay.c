@@ -37,7 +37,10 @@ static const char usage[] =
 	"  --reference NAME         the policy others are compared with (default baseline)\n"
 	"  --kernel-policy NAME     the policy that models the recording kernel, for fidelity\n"
 	"                           (default: from the trace's kernel release and sched features)\n"
-	"  --html FILE|-            write the HTML report (one self-contained file)\n"
+	"  --html FILE|-            write the HTML report (one self-contained file, with timelines)\n"
+	"  --timeline               keep per-CPU timelines in the JSON (busy share, newidle points, pulls)\n"
+	"  --detail OFFSET:LENGTH   the timeline's detailed window, from the trace start\n"
+	"                           (default: 20ms from the first newidle point)\n"
 	"  --quiet                  no text report on stdout, no progress on stderr\n"
 	"Durations accept ns, us, ms, s suffixes.\n";
 
@@ -257,6 +260,8 @@ int cmd_replay(int argc, char **argv)
 		{ "newidle-lead", required_argument, NULL, 'N' },
 		{ "decisions", required_argument, NULL, 'D' },
 		{ "html", required_argument, NULL, 'H' },
+		{ "timeline", no_argument, NULL, 'l' },
+		{ "detail", required_argument, NULL, 'd' },
 		{ "topology", required_argument, NULL, 'T' },
 		{ "policy", required_argument, NULL, 'p' },
 		{ "sweep", required_argument, NULL, 'S' },
@@ -268,7 +273,9 @@ int cmd_replay(int argc, char **argv)
 	};
 	const char *json_path = NULL, *decisions_path = NULL, *html_path = NULL, *path;
 	struct ir_state_params sp;
-	bool mc_set = false, quiet = false;
+	bool mc_set = false, quiet = false, want_timeline = false;
+	uint64_t detail_off = 0, detail_len = 0;
+	struct ir_timeline *tl = NULL;
 	struct ir_trace *tr = NULL;
 	const struct ir_trace_info *ti;
 	struct run run = { 0 };
@@ -321,7 +328,22 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case 'H':
 			html_path = optarg;
+			want_timeline = true;
 			break;
+		case 'l':
+			want_timeline = true;
+			break;
+		case 'd': {
+			char off[64], *colon = strchr(optarg, ':');
+
+			if (!colon || (size_t)(colon - optarg) >= sizeof(off))
+				return cli_fail(IR_ERR_USAGE, "replay: bad --detail '%s' (OFFSET:LENGTH)", optarg);
+			snprintf(off, sizeof(off), "%.*s", (int)(colon - optarg), optarg);
+			if (cli_parse_ns(off, &detail_off) || cli_parse_ns(colon + 1, &detail_len) || !detail_len)
+				return cli_fail(IR_ERR_USAGE, "replay: bad --detail '%s' (OFFSET:LENGTH)", optarg);
+			want_timeline = true;
+			break;
+		}
 		case 'T':
 			topo_arg = optarg;
 			break;
@@ -515,10 +537,13 @@ int cmd_replay(int argc, char **argv)
 		}
 	}
 	run.st = ir_state_new(ti->nr_cpus, &sp, &rings, on_point, &run);
-	if (!run.st) {
+	if (want_timeline)
+		tl = ir_timeline_new(ti->nr_cpus, detail_off, detail_len);
+	if (!run.st || (want_timeline && !tl)) {
 		ret = cli_fail(IR_ERR_INPUT, "%s: out of memory", path);
 		goto out;
 	}
+	ir_state_set_timeline(run.st, tl);
 	run.ti = ti;
 	ir_progress_start(&run.progress, path, "events", 0, quiet);
 	ret = ir_trace_run(tr, feed, &run, err, sizeof(err));
@@ -551,7 +576,7 @@ int cmd_replay(int argc, char **argv)
 			.trace = ti, .obs = ir_state_observed(run.st), .params = &sp,
 			.events = counts.v, .nr_events = counts.n,
 			.domains = dom, .topology_source = topo_source, .tallies = &tallies,
-			.truth = run.truth,
+			.truth = run.truth, .timeline = tl,
 		};
 
 		doc = ir_report_json(&in);
@@ -585,6 +610,7 @@ out:
 	json_object_put(doc);
 	free(counts.v);
 	ir_state_free(run.st);
+	ir_timeline_free(tl);
 	for (int i = 0; i < run.n; i++) {
 		ir_tally_free(&tallies.t[i]);
 		ir_policy_state_free(&run.runs[i].st);

@@ -300,6 +300,31 @@ bool ir_state_overload(const struct ir_state *s, uint64_t now);
 int32_t ir_state_curr(const struct ir_state *s, int cpu);
 void ir_state_free(struct ir_state *s);
 
+/* ------------------------------------------------------ timeline (timeline.c) */
+
+#define IR_TL_BUCKETS 2048		/* overview buckets per CPU */
+#define IR_TL_DETAIL_BUCKETS 1000	/* detail window buckets per CPU */
+
+struct ir_timeline;
+
+/* A series as stored: bucket b of CPU c is at [c * stride + b]. */
+struct ir_timeline_view {
+	int nr_cpus, n, stride;
+	uint64_t start, end, bucket;
+	const double *busy;		/* ns busy */
+	const uint32_t *newidle, *pulls;
+};
+
+/* detail_len 0: the 20 ms from the first newidle point. */
+struct ir_timeline *ir_timeline_new(int nr_cpus, uint64_t detail_off, uint64_t detail_len);
+void ir_timeline_start(struct ir_timeline *t, uint64_t ts);
+void ir_timeline_busy(struct ir_timeline *t, int cpu, uint64_t start, uint64_t end);
+void ir_timeline_point(struct ir_timeline *t, int cpu, uint64_t ts, bool pulled);
+int ir_timeline_get(const struct ir_timeline *t, bool detail, uint64_t end, struct ir_timeline_view *v);
+void ir_timeline_free(struct ir_timeline *t);
+/* Let the state machine feed a timeline (NULL: none). */
+void ir_state_set_timeline(struct ir_state *s, struct ir_timeline *t);
+
 /* ------------------------------------------------- calibration (calibrate.c) */
 
 enum ir_calib_kind {

@@ -90,6 +90,7 @@ struct ir_state {
 	ir_point_fn on_point;
 	void *arg;
 	struct ir_observed obs;
+	struct ir_timeline *tl;		/* optional */
 	bool started;
 	uint64_t now;
 	/* for idle_while_waiting and overload */
@@ -683,6 +684,8 @@ static void open_point(struct ir_state *s, int c, const struct ir_event *ev, enu
 	}
 	s->obs.newidle_points++;
 	s->obs.cpu[c].newidle_points++;
+	if (s->tl)
+		ir_timeline_point(s->tl, c, ev->ts, kind == IR_PT_PULLED);
 	if (kind == IR_PT_PULLED) {
 		s->obs.newidle_pulls++;
 		s->obs.cpu[c].newidle_pulls++;
@@ -790,6 +793,8 @@ static void on_switch(struct ir_state *s, const struct ir_event *ev)
 		idle_exit(s, c, ev->ts);
 	else if (prev != 0 && next == 0) {
 		s->obs.cpu[c].busy_ns += ev->ts - cp->since;
+		if (s->tl)
+			ir_timeline_busy(s->tl, c, cp->since, ev->ts);
 		cp->since = ev->ts;
 	}
 	if (next == 0) {
@@ -884,6 +889,8 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 		s->started = true;
 		s->now = ev->ts;
 		s->obs.window_start = ev->ts;
+		if (s->tl)
+			ir_timeline_start(s->tl, ev->ts);
 	}
 	if (ev->ts < s->now) {
 		s->obs.anomalies[IR_ANOM_TIME_BACKWARDS]++;
@@ -1007,8 +1014,11 @@ void ir_state_finish(struct ir_state *s, uint64_t end)
 			continue;
 		if (cp->curr == 0)
 			s->obs.cpu[c].idle_ns += end - cp->since;
-		else
+		else {
 			s->obs.cpu[c].busy_ns += end - cp->since;
+			if (s->tl)
+				ir_timeline_busy(s->tl, c, cp->since, end);
+		}
 		cp->since = end;
 		if (cp->op.active)
 			close_point(s, c, end);
@@ -1064,6 +1074,11 @@ struct ir_state *ir_state_new(int nr_cpus, const struct ir_state_params *p,
 		s->cpu[c].max_idle_balance_cost = p->max_idle_balance_cost;
 	}
 	return s;
+}
+
+void ir_state_set_timeline(struct ir_state *s, struct ir_timeline *t)
+{
+	s->tl = t;
 }
 
 const struct ir_observed *ir_state_observed(const struct ir_state *s)

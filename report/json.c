@@ -317,6 +317,51 @@ static json_object *truth_obj(const struct ir_truth *t, const struct ir_observed
 	return o;
 }
 
+static json_object *series_obj(const struct ir_timeline_view *v)
+{
+	json_object *o = json_object_new_object(), *cpus = json_object_new_array();
+
+	json_object_object_add(o, "start_ns", u64(v->start));
+	json_object_object_add(o, "end_ns", u64(v->end));
+	json_object_object_add(o, "bucket_ns", u64(v->bucket));
+	for (int c = 0; c < v->nr_cpus; c++) {
+		json_object *x = json_object_new_object(), *busy = json_object_new_array();
+		json_object *ni = json_object_new_array(), *pu = json_object_new_array();
+		size_t base = (size_t)c * (size_t)v->stride;
+
+		for (int b = 0; b < v->n; b++) {
+			double f = v->busy[base + b] / (double)v->bucket;
+			char txt[16];
+
+			f = f < 0 ? 0 : f > 1 ? 1 : f;
+			snprintf(txt, sizeof(txt), "%.3f", f);	/* short JSON: 3 digits are plenty for a picture */
+			json_object_array_add(busy, json_object_new_double_s(f, txt));
+			json_object_array_add(ni, u64(v->newidle[base + b]));
+			json_object_array_add(pu, u64(v->pulls[base + b]));
+		}
+		json_object_object_add(x, "cpu", json_object_new_int(c));
+		json_object_object_add(x, "busy", busy);
+		json_object_object_add(x, "newidle", ni);
+		json_object_object_add(x, "pulls", pu);
+		json_object_array_add(cpus, x);
+	}
+	json_object_object_add(o, "cpus", cpus);
+	return o;
+}
+
+static json_object *timeline_obj(const struct ir_timeline *tl, uint64_t end)
+{
+	struct ir_timeline_view v;
+	json_object *o;
+
+	if (ir_timeline_get(tl, false, end, &v))
+		return NULL;
+	o = series_obj(&v);
+	if (!ir_timeline_get(tl, true, end, &v))
+		json_object_object_add(o, "detail", series_obj(&v));
+	return o;
+}
+
 json_object *ir_report_json(const struct ir_report_input *in)
 {
 	json_object *doc = json_object_new_object();
@@ -339,6 +384,12 @@ json_object *ir_report_json(const struct ir_report_input *in)
 	}
 	if (in->truth)
 		json_object_object_add(doc, "ground_truth", truth_obj(in->truth, in->obs));
+	if (in->timeline) {
+		json_object *tl = timeline_obj(in->timeline, in->obs->window_end);
+
+		if (tl)
+			json_object_object_add(doc, "timeline", tl);
+	}
 	return doc;
 }
 

@@ -107,6 +107,7 @@ struct ir_report_input {
 	const char *topology_source;		/* "trace", "option", "flat" */
 	const struct ir_tallies *tallies;	/* NULL: no policies */
 	const struct ir_truth *truth;		/* NULL: the trace has no probes */
+	const struct ir_timeline *timeline;	/* NULL: none kept */
 };
 
 /* Build the document; NULL on allocation failure. */
