@@ -78,6 +78,21 @@ with tempfile.TemporaryDirectory() as tmp:
                   "--sweep", "baseline.sysctl_sched_migration_cost=500us:500us:1us")
     check("sweep point == policy", d["sweeps"][0]["points"][0]["pulls"] == d["policies"][0]["pulls"]["total"])
 
+    # timelines: the overview holds every newidle point and pull; busy shares are fractions
+    d, _ = replay(tmp, "tl", NUMA, "--topology", TOPO, "--timeline")
+    tl = d["timeline"]
+    pts = sum(sum(c["newidle"]) for c in tl["cpus"])
+    pulls = sum(sum(c["pulls"]) for c in tl["cpus"])
+    check("timeline points", pts == d["observed"]["newidle_points"] and pulls == d["observed"]["newidle_pulls"],
+          "%d points, %d pulls" % (pts, pulls))
+    busy = [sum(c["busy"]) * tl["bucket_ns"] for c in tl["cpus"]]
+    check("timeline busy", all(abs(b - c["busy_ns"]) <= 0.01 * c["busy_ns"] + 2 * tl["bucket_ns"]
+                               for b, c in zip(busy, d["observed"]["cpus"])),
+          "%s vs %s" % ([int(b) for b in busy], [c["busy_ns"] for c in d["observed"]["cpus"]]))
+    check("timeline detail", "detail" in tl and tl["detail"]["bucket_ns"] < tl["bucket_ns"])
+    d, _ = replay(tmp, "notl", NUMA, "--topology", TOPO)
+    check("no timeline unless asked", "timeline" not in d)
+
     # the host trace has one LLC: one MC level
     d, _ = replay(tmp, "host", os.path.join(TRACES, "host-hackbench.dat"))
     check("host domains", d["domains"]["levels"] == ["MC"], str(d["domains"]["levels"]))
