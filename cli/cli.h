@@ -18,6 +18,15 @@ int cmd_report(int argc, char **argv);
 /* "500us", "2ms", "1s" or plain nanoseconds; 0 ok, -1 bad. */
 int cli_parse_ns(const char *s, uint64_t *out);
 
+struct ir_trace_info;
+struct ir_topology;
+struct ir_domains;
+/* Sched domains for a trace: from --topology ARG, else the topology the
+ * trace recorded, else one flat LLC (*source says which).  IR_OK, or the
+ * exit status after printing the error. */
+int cli_domains(const char *arg, const struct ir_trace_info *ti, struct ir_topology **topo,
+		struct ir_domains **dom, const char **source);
+
 /* Print "idlereplay: " + message to stderr; returns code. */
 int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -44,7 +44,7 @@ int cmd_calibrate(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *topo_arg = NULL, *json_path = NULL, *path;
+	const char *topo_arg = NULL, *json_path = NULL, *topo_source, *path;
 	struct ir_trace *tr = NULL;
 	const struct ir_trace_info *ti;
 	struct ir_calib *cal = NULL;
@@ -78,23 +78,15 @@ int cmd_calibrate(int argc, char **argv)
 		return cli_fail(IR_ERR_USAGE, "calibrate: expected one TRACE argument");
 	}
 	path = argv[optind];
-	if (topo_arg && ir_topology_from_arg(topo_arg, &topo, err, sizeof(err)))
-		return cli_fail(IR_ERR_USAGE, "calibrate: --topology: %s", err);
-	if ((ret = ir_trace_open(path, &tr, err, sizeof(err)))) {
-		ir_topology_free(topo);
+	if ((ret = ir_trace_open(path, &tr, err, sizeof(err))))
 		return cli_fail(ret, "%s", err);
-	}
 	ti = ir_trace_info(tr);
 	if (!ti->has_probes) {
 		ret = cli_fail(IR_ERR_INPUT, "%s: no newidle probes in the trace (a kprobe with avg_idle and max_idle_balance_cost fields)", path);
 		goto out;
 	}
-	if (!topo)
-		topo = ir_topology_flat(ti->nr_cpus);
-	if (!topo || !(dom = ir_domains_build(topo, err, sizeof(err)))) {
-		ret = cli_fail(IR_ERR_INPUT, "%s: cannot build sched domains: %s", path, topo ? err : "out of memory");
+	if ((ret = cli_domains(topo_arg, ti, &topo, &dom, &topo_source)))
 		goto out;
-	}
 	cal = ir_calib_new(ti->nr_cpus);
 	if (!cal) {
 		ret = cli_fail(IR_ERR_INPUT, "out of memory");

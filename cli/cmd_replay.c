@@ -121,22 +121,6 @@ static void on_point(void *arg, const struct ir_point *pt)
 	}
 }
 
-/* The text between "topology-begin" and "topology-end" in our metadata. */
-static char *meta_topology(const char *meta)
-{
-	const char *a = meta ? strstr(meta, "topology-begin\n") : NULL, *b;
-	char *t;
-
-	if (!a)
-		return NULL;
-	a += 15;
-	b = strstr(a, "topology-end");
-	if (!b)
-		return NULL;
-	t = strndup(a, (size_t)(b - a));
-	return t;
-}
-
 static char *meta_line(const char *meta, const char *key)
 {
 	size_t n = strlen(key);
@@ -431,36 +415,8 @@ int cmd_replay(int argc, char **argv)
 	sp.avg_idle_init = 2 * sp.sched_migration_cost;
 	sp.avg_idle_shift = ti->kernel_major == 4 && ti->kernel_minor < 17;
 
-	/* topology: --topology, else the trace's, else one flat LLC */
-	if (topo_arg) {
-		if (ir_topology_from_arg(topo_arg, &topo, err, sizeof(err))) {
-			ret = cli_fail(IR_ERR_USAGE, "replay: --topology: %s", err);
-			goto out;
-		}
-		topo_source = "option";
-	} else {
-		char *text = meta_topology(ti->meta);
-
-		if (text && ir_topology_parse(text, &topo, err, sizeof(err))) {
-			free(text);
-			ret = cli_fail(IR_ERR_INPUT, "%s: recorded topology: %s", path, err);
-			goto out;
-		}
-		free(text);
-		if (topo)
-			topo_source = "trace";
-		else
-			topo = ir_topology_flat(ti->nr_cpus);
-	}
-	if (!topo || !(dom = ir_domains_build(topo, err, sizeof(err)))) {
-		ret = cli_fail(IR_ERR_INPUT, "%s: cannot build sched domains: %s", path, topo ? err : "out of memory");
+	if ((ret = cli_domains(topo_arg, ti, &topo, &dom, &topo_source)))
 		goto out;
-	}
-	if (ir_domains_nr_cpus(dom) < ti->nr_cpus) {
-		ret = cli_fail(IR_ERR_INPUT, "%s: the trace has %d CPUs but the topology only %d", path,
-			       ti->nr_cpus, ir_domains_nr_cpus(dom));
-		goto out;
-	}
 	rings = ir_domains_rings(dom);
 
 	/* one tally per policy instance; the reference and the kernel's policy */

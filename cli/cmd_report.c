@@ -22,51 +22,6 @@ static const char usage_text[] =
 	"  -f, --format FMT   text (default), html (one self-contained page) or csv\n"
 	"  -o, --output FILE  write there instead of stdout (replaced atomically)\n";
 
-struct output {
-	const char *path;
-	char tmp[4096];
-	FILE *f;
-};
-
-static int out_open(struct output *o)
-{
-	int fd;
-
-	if (!o->path || !strcmp(o->path, "-")) {
-		o->f = stdout;
-		return 0;
-	}
-	if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%d", o->path, (int)getpid()) >= sizeof(o->tmp)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return -1;
-	o->f = fdopen(fd, "w");
-	if (!o->f) {
-		close(fd);
-		unlink(o->tmp);
-		return -1;
-	}
-	return 0;
-}
-
-/* ok: the renderer succeeded.  Returns 0 or -1 with errno. */
-static int out_close(struct output *o, int ok)
-{
-	if (o->f == stdout)
-		return fflush(stdout) || !ok ? -1 : 0;
-	if (fclose(o->f) || !ok || rename(o->tmp, o->path)) {
-		int e = errno;
-
-		unlink(o->tmp);
-		errno = e ? e : EIO;
-		return -1;
-	}
-	return 0;
-}
-
 static void free_docs(json_object **docs, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -84,7 +39,7 @@ int cmd_report(int argc, char **argv)
 	};
 	enum { RENDER, COMPARE, MERGE } mode = RENDER;
 	const char *format = "text";
-	struct output out = { 0 };
+	struct ir_out out = { 0 };
 	json_object **docs;
 	int o, n, ret = IR_OK, rc;
 	char err[256];
@@ -136,7 +91,7 @@ int cmd_report(int argc, char **argv)
 			return cli_fail(IR_ERR_INPUT, "%s: %s", argv[optind + i], err);
 		}
 	}
-	if (out_open(&out)) {
+	if (ir_out_open(&out, out.path)) {
 		ret = cli_fail(IR_ERR_INPUT, "%s: cannot write: %s", out.path, strerror(errno));
 		free_docs(docs, n);
 		return ret;
@@ -153,7 +108,7 @@ int cmd_report(int argc, char **argv)
 		rc = !strcmp(format, "html") ? ir_report_html(docs[0], out.f) :
 		     !strcmp(format, "csv") ? ir_report_csv(docs[0], out.f) : ir_report_text(docs[0], out.f);
 	}
-	if (out_close(&out, rc == 0))
+	if (ir_out_close(&out, rc == 0))
 		ret = cli_fail(IR_ERR_INPUT, "%s: cannot write: %s", out.path ? out.path : "stdout", strerror(errno));
 	free_docs(docs, n);
 	return ret;

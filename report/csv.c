@@ -9,21 +9,6 @@
 
 #define MAX_LEVELS 8
 
-static void field(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 static const char *const bail_keys[] = { "not_overloaded", "migration_cost", "lowest_cost" };
 
 int ir_report_csv(json_object *doc, FILE *out)
@@ -46,15 +31,15 @@ int ir_report_csv(json_object *doc, FILE *out)
 	for (size_t i = 0; i < jlen(pol); i++) {
 		json_object *p = jidx(pol, i), *pulls = jget(p, "pulls");
 
-		field(out, jstr(t, "path", ""));
+		ir_csv_field(out, jstr(t, "path", ""));
 		fputc(',', out);
-		field(out, jstr(t, "kernel", ""));
+		ir_csv_field(out, jstr(t, "kernel", ""));
 		fprintf(out, ",%" PRId64 ",%" PRId64 ",", jint(t, "cpus"), jint(t, "window_ns"));
-		field(out, jstr(p, "name", ""));
+		ir_csv_field(out, jstr(p, "name", ""));
 		fputc(',', out);
-		field(out, jstr(p, "label", jstr(p, "name", "")));
+		ir_csv_field(out, jstr(p, "label", jstr(p, "name", "")));
 		fputc(',', out);
-		field(out, ref);
+		ir_csv_field(out, ref);
 		fprintf(out, ",%" PRId64 ",%" PRId64 ",%" PRId64, jint(p, "newidle_points"),
 			jint(jget(p, "attempts"), "total"), jint(pulls, "total"));
 		for (int l = 0; l < nl; l++)

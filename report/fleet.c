@@ -180,30 +180,15 @@ static const char *cell(char *buf, size_t len, double v, enum kind k, enum ir_me
 	return buf;
 }
 
-static void csv_str(FILE *out, const char *s)
-{
-	if (strpbrk(s, ",\"\n")) {
-		fputc('"', out);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', out);
-			fputc(*s, out);
-		}
-		fputc('"', out);
-	} else {
-		fputs(s, out);
-	}
-}
-
 static void row(FILE *out, enum ir_merge_format fmt, const char *host, const char *kernel, const double *v,
 		const enum kind *kinds, int n)
 {
 	char b[32];
 
 	if (fmt == IR_MERGE_CSV) {
-		csv_str(out, host);
+		ir_csv_field(out, host);
 		fputc(',', out);
-		csv_str(out, kernel);
+		ir_csv_field(out, kernel);
 		for (int c = 0; c < n; c++)
 			fprintf(out, ",%s", cell(b, sizeof(b), v[c], kinds[c], fmt));
 	} else {
@@ -314,7 +299,7 @@ int ir_report_merge(json_object *const *docs, const char *const *names, int n, e
 				snprintf(h, sizeof(h), "%s:%s%s", seen[s], pcol_name[k],
 					 pcol_kind[k] == K_NS ? "_ns" : "");
 				fputc(',', out);
-				csv_str(out, h);
+				ir_csv_field(out, h);
 			}
 		fputc('\n', out);
 		for (int r = 0; r < n; r++)

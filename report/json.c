@@ -396,39 +396,9 @@ json_object *ir_report_json(const struct ir_report_input *in)
 int ir_report_write_json(json_object *doc, const char *path)
 {
 	const char *s = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-	size_t len = strlen(s);
-	char tmp[4096];
-	FILE *f;
+	struct ir_out o;
 
-	if (!strcmp(path, "-")) {
-		if (fwrite(s, 1, len, stdout) != len || fputc('\n', stdout) == EOF || fflush(stdout))
-			return -1;
-		return 0;
-	}
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(tmp)) {
-		errno = ENAMETOOLONG;
+	if (ir_out_open(&o, path))
 		return -1;
-	}
-	{
-		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-
-		if (fd < 0)
-			return -1;
-		f = fdopen(fd, "w");
-		if (!f) {
-			close(fd);
-			unlink(tmp);
-			return -1;
-		}
-	}
-	if (fwrite(s, 1, len, f) != len || fputc('\n', f) == EOF) {
-		fclose(f);
-		unlink(tmp);
-		return -1;
-	}
-	if (fclose(f) || rename(tmp, path)) {
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	return ir_out_close(&o, fputs(s, o.f) != EOF && fputc('\n', o.f) != EOF);
 }

@@ -110,6 +110,20 @@ struct ir_report_input {
 	const struct ir_timeline *timeline;	/* NULL: none kept */
 };
 
+/*
+ * An output that replaces path atomically: written to a new file created
+ * exclusively beside it (O_EXCL|O_NOFOLLOW, 0644: no following a link
+ * planted there), renamed over path at close; "-" or NULL is stdout.
+ */
+struct ir_out {
+	const char *path;
+	char tmp[4096];
+	FILE *f;
+};
+int ir_out_open(struct ir_out *o, const char *path);
+/* ok: everything was written.  0, or -1 with errno (the temp file is gone). */
+int ir_out_close(struct ir_out *o, int ok);
+
 /* Build the document; NULL on allocation failure. */
 json_object *ir_report_json(const struct ir_report_input *in);
 /* Render a document as text for people. */

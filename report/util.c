@@ -155,34 +155,66 @@ json_object *ir_report_load(const char *path, char *err, size_t errlen)
 	return doc;
 }
 
-int ir_report_write_html(json_object *doc, const char *path)
+void ir_csv_field(FILE *out, const char *s)
 {
-	char tmp[4096];
-	FILE *f;
-	int fd, rc;
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
 
-	if (!strcmp(path, "-"))
-		return ir_report_html(doc, stdout) || fflush(stdout) ? -1 : 0;
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(tmp)) {
+int ir_out_open(struct ir_out *o, const char *path)
+{
+	int fd;
+
+	o->path = path;
+	o->tmp[0] = 0;
+	if (!path || !strcmp(path, "-")) {
+		o->f = stdout;
+		return 0;
+	}
+	if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(o->tmp)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return -1;
-	f = fdopen(fd, "w");
-	if (!f) {
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
 		close(fd);
-		unlink(tmp);
-		return -1;
-	}
-	rc = ir_report_html(doc, f);
-	if (fclose(f) || rc || rename(tmp, path)) {
-		int e = errno ? errno : EIO;
-
-		unlink(tmp);
-		errno = e;
+		unlink(o->tmp);
 		return -1;
 	}
 	return 0;
+}
+
+int ir_out_close(struct ir_out *o, int ok)
+{
+	if (o->f == stdout)
+		return fflush(stdout) || !ok ? -1 : 0;
+	if (fclose(o->f) || !ok || rename(o->tmp, o->path)) {
+		int e = errno;
+
+		unlink(o->tmp);
+		errno = e ? e : EIO;
+		return -1;
+	}
+	return 0;
+}
+
+int ir_report_write_html(json_object *doc, const char *path)
+{
+	struct ir_out o;
+
+	if (ir_out_open(&o, path))
+		return -1;
+	return ir_out_close(&o, ir_report_html(doc, o.f) == 0);
 }

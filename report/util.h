@@ -4,6 +4,7 @@
 #define IDLEREPLAY_REPORT_UTIL_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <json-c/json.h>
 
 static inline json_object *jget(json_object *o, const char *k)
@@ -51,6 +52,9 @@ static inline json_object *jidx(json_object *a, size_t i)
 /* Domain level names in topology order: domains.levels, else the union of
  * the policies' pulls.by_level keys.  Returns how many (at most max). */
 int ir_levels(json_object *doc, const char **names, int max);
+
+/* One CSV field, quoted (RFC 4180) when it holds a comma, quote or newline. */
+void ir_csv_field(FILE *out, const char *s);
 
 /* "+1.20 ms" / "-300 ns": signed durations. */
 const char *ir_fmt_sns(char *buf, size_t len, int64_t ns);
