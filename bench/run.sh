@@ -72,18 +72,34 @@ ninja -C build >/dev/null
 
 say() { echo "== $*" >&2; }
 
-# timed KEY CMD...: run CMD (stdout to /dev/null unless it is the sample
-# itself), append "KEY wall_s maxrss_kb" to the samples.
+# timed KEY CMD...: run CMD with stdout to /dev/null, append
+# "KEY wall_s maxrss_kb cpu_s" (cpu = user + sys) to the samples.
 timed() {
 	local key=$1; shift
 	local tf; tf=$(mktemp)
-	if ! /usr/bin/time -f "%e %M" -o "$tf" "$@" >/dev/null 2>>"$LOG"; then
+	if ! /usr/bin/time -f "%e %M %U %S" -o "$tf" "$@" >/dev/null 2>>"$LOG"; then
 		echo "run.sh: failed: $*" >&2; tail -3 "$LOG" >&2; rm -f "$tf"; exit 2
 	fi
-	echo "$key $(tail -1 "$tf")" >> "$SAMPLES"
+	echo "$key $(tail -1 "$tf" | awk '{ printf "%s %s %.2f", $1, $2, $3 + $4 }')" >> "$SAMPLES"
 	rm -f "$tf"
 }
-# median KEY COLUMN (2 = wall, 3 = rss)
+# peak KEY CMD...: poll /proc/PID/status every 20 ms; append
+# "KEY anon_kb file_kb" (peak RssAnon, peak RssFile).  File-backed pages are
+# the trace's own mmapped pages: clean page cache, counted in RSS.
+peak() {
+	local key=$1; shift
+	"$@" >/dev/null 2>>"$LOG" &
+	local pid=$! ma=0 mf=0 a f
+	while kill -0 "$pid" 2>/dev/null; do
+		read -r a f < <(awk '/^RssAnon/ { a = $2 } /^RssFile/ { f = $2 } END { print a + 0, f + 0 }' "/proc/$pid/status" 2>/dev/null || echo 0 0)
+		[ "${a:-0}" -gt "$ma" ] && ma=$a
+		[ "${f:-0}" -gt "$mf" ] && mf=$f
+		sleep 0.02
+	done
+	wait "$pid" || { echo "run.sh: failed: $*" >&2; exit 2; }
+	echo "$key $ma $mf" >> "$SAMPLES"
+}
+# median KEY COLUMN (2 = wall, 3 = rss, 4 = cpu; for peak samples 2 = anon, 3 = file)
 median() {
 	awk -v k="$1" -v c="$2" '$1 == k { print $c }' "$SAMPLES" | sort -g |
 		awk '{ v[NR] = $1 } END { if (!NR) { print "nan"; exit } if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
@@ -152,34 +168,33 @@ if want read; then
 		done
 		timed "timehist" perf sched timehist -i "$P"
 	done
-	row() {	# LABEL KEY EVENTS
-		local w m; w=$(median "$2" 2); m=$(median "$2" 3)
-		printf '| %s | %s | %s | %s | %s | %s |\n' "$1" "$3" "$w" \
-			"$(calc '%.2f' "$3 / $w / 1e6")" "$(calc '%.2f' "($EV / $(median replay.raw 2)) / ($3 / $w)")" \
-			"$(calc '%.0f' "$m / 1024")"
-	}
-	rowz() {
-		local w m; w=$(median "$2" 2); m=$(median "$2" 3)
-		printf '| %s | %s | %s | %s | %s | %s |\n' "$1" "$3" "$w" \
-			"$(calc '%.2f' "$3 / $w / 1e6")" "$(calc '%.2f' "($EVZ / $(median replay.zstd 2)) / ($3 / $w)")" \
+	# row LABEL KEY EVENTS REFKEY REFEVENTS: events/s on wall and on CPU time
+	# (user + sys; this machine may be shared, CPU time is the steadier one)
+	row() {
+		local w c m rw rc
+		w=$(median "$2" 2); c=$(median "$2" 4); m=$(median "$2" 3)
+		rw=$(calc '%.2f' "($5 / $(median "$4" 2)) / ($3 / $w)")
+		rc=$(calc '%.2f' "($5 / $(median "$4" 4)) / ($3 / $c)")
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$1" "$3" "$w" "$c" \
+			"$(calc '%.2f' "$3 / $w / 1e6")" "$(calc '%.2f' "$3 / $c / 1e6")" "$rw" "$rc" \
 			"$(calc '%.0f' "$m / 1024")"
 	}
 	{
 		echo "## Read speed (one 1x trace, $EV events, $(du -m "$T" | cut -f1) MB; zstd copy $(du -m "$TZ" | cut -f1) MB)"
 		echo
-		echo "Wall time of the whole process (open, read, report). \"idlereplay / tool\" is idlereplay's events/s divided by the tool's: above 1 means idlereplay is faster."
+		echo "Whole process (open, read, report). Rates on wall time and on CPU time (user + sys). \"idlereplay / tool\" is idlereplay's events/s divided by the tool's (same file; for perf, its own perf.data of the same workload): above 1 means idlereplay is faster."
 		echo
-		echo "| tool | events | wall s | M events/s | idlereplay / tool | peak RSS MB |"
-		echo "|---|---:|---:|---:|---:|---:|"
-		row "idlereplay replay (uncompressed)" replay.raw "$EV"
-		row "bare libtracecmd loop (uncompressed)" bare.raw "$EV"
-		row "trace-cmd report > /dev/null (uncompressed)" report.raw "$EV"
-		rowz "idlereplay replay (zstd)" replay.zstd "$EVZ"
-		rowz "bare libtracecmd loop (zstd)" bare.zstd "$EVZ"
-		rowz "trace-cmd report > /dev/null (zstd)" report.zstd "$EVZ"
-		row "perf sched timehist (perf.data of the same workload)" timehist "$PEV"
+		echo "| tool | events | wall s | CPU s | M ev/s (wall) | M ev/s (CPU) | idlereplay / tool (wall) | idlereplay / tool (CPU) | peak RSS MB |"
+		echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+		row "idlereplay replay (uncompressed)" replay.raw "$EV" replay.raw "$EV"
+		row "bare libtracecmd loop (uncompressed)" bare.raw "$EV" replay.raw "$EV"
+		row "trace-cmd report > /dev/null (uncompressed)" report.raw "$EV" replay.raw "$EV"
+		row "idlereplay replay (zstd)" replay.zstd "$EVZ" replay.zstd "$EVZ"
+		row "bare libtracecmd loop (zstd)" bare.zstd "$EVZ" replay.zstd "$EVZ"
+		row "trace-cmd report > /dev/null (zstd)" report.zstd "$EVZ" replay.zstd "$EVZ"
+		row "perf sched timehist (perf.data of the same workload)" timehist "$PEV" replay.raw "$EV"
 		echo
-		echo "Same workload, wall time: idlereplay replay $(median replay.raw 2) s vs perf sched timehist $(median timehist 2) s ($(calc '%.1f' "$(median timehist 2) / $(median replay.raw 2)")x)."
+		echo "Same workload, whole run: idlereplay replay $(median replay.raw 2) s wall / $(median replay.raw 4) s CPU vs perf sched timehist $(median timehist 2) s wall / $(median timehist 4) s CPU."
 		echo
 		echo "Commands:"
 		echo
@@ -199,26 +214,35 @@ fi
 # ---------------------------------------------------------- memory scaling
 if want mem; then
 	say "memory at 1x, 4x, 16x"
+	if [ "$REGEN" = 1 ] || [ ! -s "$OUT/t4x.zstd.dat" ]; then
+		trace-cmd convert --compression zstd -i "$OUT/t4x.dat" -o "$OUT/t4x.zstd.dat" >>"$LOG" 2>&1
+	fi
 	{
 		echo "## Peak memory against trace length"
 		echo
-		echo "| trace | events | MB on disk | replay wall s | replay M events/s | replay peak RSS MB | bare loop peak RSS MB |"
-		echo "|---|---:|---:|---:|---:|---:|---:|"
+		echo "Peak RSS from /usr/bin/time (median of 3), and its split polled from /proc/PID/status every 20 ms: anonymous (heap: what the process allocates) and file-backed (the trace's pages that libtracecmd mmaps; clean page cache, but counted in RSS)."
+		echo
+		echo "| trace | events | MB on disk | replay wall s | replay CPU s | replay M ev/s (CPU) | replay peak RSS MB | of which anon MB | of which file MB | bare loop peak RSS MB | bare anon MB |"
+		echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	} >> "$RES"
-	for x in 1x 4x 16x; do
+	for x in 1x 4x 16x 1x.zstd 4x.zstd; do
 		F=$OUT/t$x.dat
 		E=$(ir_events "$F")
 		for r in $(seq 3); do
 			timed "mem.replay.$x" "$IR" replay "$F" --json /dev/null --quiet
 			timed "mem.bare.$x" "$BARE" "$F"
 		done
-		w=$(median "mem.replay.$x" 2)
-		printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$x" "$E" "$(du -m "$F" | cut -f1)" "$w" \
-			"$(calc '%.2f' "$E / $w / 1e6")" "$(calc '%.1f' "$(median "mem.replay.$x" 3) / 1024")" \
-			"$(calc '%.1f' "$(median "mem.bare.$x" 3) / 1024")" >> "$RES"
+		peak "pk.replay.$x" "$IR" replay "$F" --json /dev/null --quiet
+		peak "pk.bare.$x" "$BARE" "$F"
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$x" "$E" "$(du -m "$F" | cut -f1)" \
+			"$(median "mem.replay.$x" 2)" "$(median "mem.replay.$x" 4)" \
+			"$(calc '%.2f' "$E / $(median "mem.replay.$x" 4) / 1e6")" \
+			"$(calc '%.1f' "$(median "mem.replay.$x" 3) / 1024")" \
+			"$(calc '%.1f' "$(median "pk.replay.$x" 2) / 1024")" "$(calc '%.1f' "$(median "pk.replay.$x" 3) / 1024")" \
+			"$(calc '%.1f' "$(median "mem.bare.$x" 3) / 1024")" "$(calc '%.1f' "$(median "pk.bare.$x" 2) / 1024")" >> "$RES"
 	done
 	echo >> "$RES"
-	echo "Median of 3 runs each: \`/usr/bin/time -f '%e %M' idlereplay replay t{1,4,16}x.dat --json /dev/null --quiet\`; traces from \`hackbench $HB -l {$LOOPS_1X,$((LOOPS_1X * 4)),$((LOOPS_1X * 16))}\`." >> "$RES"
+	echo "Commands: \`/usr/bin/time -f '%e %M %U %S' idlereplay replay t{1,4,16}x[.zstd].dat --json /dev/null --quiet\`; traces from \`idlereplay record -- hackbench $HB -l {$LOOPS_1X,$((LOOPS_1X * 4)),$((LOOPS_1X * 16))}\`, zstd copies by \`trace-cmd convert --compression zstd\`." >> "$RES"
 	echo >> "$RES"
 fi
 
