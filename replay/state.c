@@ -44,6 +44,7 @@ struct task {
 	uint8_t stopper_pending;	/* migrated by the stopper: exec or active? */
 	int32_t cpu;		/* where queued/running, or last CPU */
 	uint64_t enq_ts;	/* when it became runnable on cpu */
+	uint64_t q_ts;		/* when it joined cpu's queue (> enq_ts if it migrated) */
 	uint64_t last_ran;	/* switched out: approximates p->se.exec_start */
 	uint64_t waking_ts;
 	int32_t waking_cpu;
@@ -64,7 +65,9 @@ struct cpu {
 	bool seen;
 	int32_t curr;		/* pid; 0 idle */
 	uint32_t nr_queued;	/* runnable, not running */
-	struct task *qhead;
+	struct task *qhead;	/* newest; the queue runs in joining order, q_ts */
+	struct task *qtail;	/* oldest */
+	uint32_t nr_q_moved;	/* queued tasks with enq_ts < q_ts (migrated in) */
 	uint64_t since;		/* start of the current idle or busy period */
 	uint64_t last_switch_ts;
 	uint64_t last_own_ts;	/* last event on this CPU emitted by curr */
@@ -253,10 +256,15 @@ static void enqueue(struct ir_state *s, int c, struct task *t, uint64_t ts)
 	t->state = T_QUEUED;
 	t->cpu = c;
 	t->enq_ts = ts;
+	t->q_ts = s->now;
+	if (t->enq_ts != t->q_ts)
+		cp->nr_q_moved++;
 	t->qprev = NULL;
 	t->qnext = cp->qhead;
 	if (cp->qhead)
 		cp->qhead->qprev = t;
+	else
+		cp->qtail = t;
 	cp->qhead = t;
 	cp->nr_queued++;
 	rq_after(s, c, before, qb);
@@ -275,6 +283,10 @@ static void dequeue(struct ir_state *s, struct task *t)
 		cp->qhead = t->qnext;
 	if (t->qnext)
 		t->qnext->qprev = t->qprev;
+	else
+		cp->qtail = t->qprev;
+	if (t->enq_ts != t->q_ts)
+		cp->nr_q_moved--;
 	t->qnext = t->qprev = NULL;
 	t->state = T_UNKNOWN;	/* the caller says what it is now */
 	cp->nr_queued--;
@@ -708,25 +720,35 @@ static void open_point(struct ir_state *s, int c, const struct ir_event *ev, enu
 		close_point(s, c, ev->ts);
 }
 
-/* Tasks queued on c when prev blocks, not counting late arrivals (enqueued
- * after newidle entry, SPEC 8) and tasks c itself just pulled. */
-static unsigned early_queued(struct ir_state *s, int c, uint64_t ts)
+/* Is any task queued on c when prev blocks, not counting late arrivals
+ * (enqueued after newidle entry, SPEC 8) and tasks c itself just pulled?
+ *
+ * Hot: runs on every blocking switch, and under hackbench dozens of tasks
+ * wait per CPU, most of them late.  The queue is in joining order (q_ts)
+ * and enq_ts <= q_ts, so walk from the oldest: every task that joined by
+ * `entry` was enqueued by then.  Past those, only tasks that migrated in
+ * with an older enq_ts can still count; nr_q_moved says whether any wait. */
+static bool has_early_queued(struct ir_state *s, int c, uint64_t ts)
 {
 	struct cpu *cp = &s->cpu[c];
 	uint64_t entry = cp->last_own_ts;
-	unsigned n = 0;
+	struct task *t;
 
 	if (ts > s->p.late_window_ns && ts - s->p.late_window_ns > entry)
 		entry = ts - s->p.late_window_ns;
-	for (struct task *t = cp->qhead; t; t = t->qnext) {
+	for (t = cp->qtail; t; t = t->qprev) {
 		bool pulled = false;
 
-		for (int i = 0; i < cp->nr_pend; i++)
-			pulled |= cp->pend[i].pid == t->pid;
-		if (!pulled && t->enq_ts <= entry)
-			n++;
+		if (t->q_ts > entry && !cp->nr_q_moved)
+			return false;
+		if (t->enq_ts > entry)
+			continue;
+		for (int i = 0; i < cp->nr_pend && !pulled; i++)
+			pulled = cp->pend[i].pid == t->pid;
+		if (!pulled)
+			return true;
 	}
-	return n;
+	return false;
 }
 
 static void on_switch(struct ir_state *s, const struct ir_event *ev)
@@ -767,7 +789,7 @@ static void on_switch(struct ir_state *s, const struct ir_event *ev)
 	/* A newidle point: prev blocks with nothing else runnable here but late
 	 * arrivals and what c itself pulls; those pulls were newidle pulls
 	 * (SPEC 5 rule 3, SPEC 8), otherwise periodic balance. */
-	point = prev && blocked && early_queued(s, c, ev->ts) == 0;
+	point = prev && blocked && !has_early_queued(s, c, ev->ts);
 	pulls = settle_pending(s, c, point);
 
 	/* prev leaves the CPU */
