@@ -865,6 +865,17 @@ static int child_main(struct ir_trace *t, int wfd)
 	int ret;
 
 	signal(SIGPIPE, SIG_DFL);
+	/* The library's own complaints ("unknown option 4098", mmap
+	 * fallbacks) would break our one-line errors: what went wrong
+	 * reaches the parent through the pipe.  IDLEREPLAY_DEBUG keeps them. */
+	if (!getenv("IDLEREPLAY_DEBUG")) {
+		int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			dup2(fd, STDERR_FILENO);
+			close(fd);
+		}
+	}
 	w.fd = wfd;
 	w.len = 0;
 	ret = open_lib(t, err, sizeof(err));

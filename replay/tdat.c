@@ -447,6 +447,40 @@ static int read_v6(struct rd *r, uint64_t off)
 	}
 }
 
+/*
+ * v7 files are a chain of sections (id, flags, string id, size) that
+ * trace-cmd writes back to back from the end of the file header to the
+ * end of the file.  Walk it: a section that runs past the end means the
+ * file was cut, wherever the cut is (options and the strings section come
+ * last, after the data).
+ */
+static int walk_v7_sections(struct rd *r, uint64_t off)
+{
+	for (int n = 0; off < r->size; n++) {
+		unsigned char h[16];
+		unsigned id;
+		uint64_t sz;
+
+		if (n > 4096)
+			return 0;
+		if (r->size - off < sizeof(h))
+			return fail(r, "truncated: %llu stray bytes at offset %llu where a section header should be",
+				    (unsigned long long)(r->size - off), (unsigned long long)off);
+		if (pread_all(r, h, sizeof(h), off))
+			return -1;
+		id = (unsigned)get_le(r, h, 2);
+		sz = get_le(r, h + 8, 8);
+		if (id > 64)	/* not a section header: another writer's layout; no verdict */
+			return 0;
+		if (sz > r->size - off - sizeof(h))
+			return fail(r, "truncated: section %u at offset %llu (%llu bytes) runs past the end of the file (%llu bytes)",
+				    id, (unsigned long long)off, (unsigned long long)sz,
+				    (unsigned long long)r->size);
+		off += sizeof(h) + sz;
+	}
+	return 0;
+}
+
 int ir_tdat_read(const char *path, struct ir_tdat *out, char *err, size_t errlen)
 {
 	static const unsigned char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
@@ -512,7 +546,7 @@ int ir_tdat_read(const char *path, struct ir_tdat *out, char *err, size_t errlen
 			fail(&r, "unknown compression '%s'", out->compression);
 			goto out;
 		}
-		if (read_v7_options(&r, v))
+		if (walk_v7_sections(&r, off) || read_v7_options(&r, v))
 			goto out;
 	} else {
 		strcpy(out->compression, "none");
