@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,15 @@ struct rd {
 	struct ir_tdat *out;
 	char *err;
 	size_t errlen;
+	uint64_t known[64];	/* v7 section offsets named by options */
+	int nknown;
 };
+
+static void add_known(struct rd *r, uint64_t off)
+{
+	if (r->nknown < (int)(sizeof(r->known) / sizeof(r->known[0])))
+		r->known[r->nknown++] = off;
+}
 
 static int fail(struct rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(struct rd *r, const char *fmt, ...)
@@ -155,6 +164,8 @@ static int handle_option(struct rd *r, unsigned id, const unsigned char *d, size
 	struct ir_tdat *t = r->out;
 	char tmp[4096];
 
+	if (id >= 16 && id <= 21 && len >= 8)	/* headers .. cmdlines: a section offset */
+		add_known(r, get_le(r, d, 8));
 	switch (id) {
 	case OPT_UNAME:
 		copy_text(t->uname, sizeof(t->uname), d, len);
@@ -192,6 +203,7 @@ static int handle_option(struct rd *r, unsigned id, const unsigned char *d, size
 		if (len < 8)
 			return fail(r, "BUFFER option too short (%zu bytes)", len);
 		t->has_buffer = 1;
+		add_known(r, get_le(r, d, 8));
 		for (int s = 0; s < 2; s++) {
 			nl = strnlen((const char *)d + p, len - p);
 			if (p + nl >= len)
@@ -278,6 +290,7 @@ static int read_v7_options(struct rd *r, uint64_t off)
 			return fail(r, "more than %d option sections (a loop?)", MAX_OPTION_SECTIONS);
 		if (pread_all(r, h, sizeof(h), off))
 			return -1;
+		add_known(r, off);
 		id = (unsigned)get_le(r, h, 2);
 		flags = (unsigned)get_le(r, h + 2, 2);
 		sz = get_le(r, h + 8, 8);
@@ -452,17 +465,35 @@ static int read_v6(struct rd *r, uint64_t off)
  * trace-cmd writes back to back from the end of the file header to the
  * end of the file.  Walk it: a section that runs past the end means the
  * file was cut, wherever the cut is (options and the strings section come
- * last, after the data).
+ * last, after the data).  Some writers get a section's size slightly wrong
+ * (libtracecmd 3.1.6 leaves out the 4-byte length of an empty kallsyms
+ * section), so the walk only counts while it stays on the sections the
+ * options name, or goes past all of them having seen each: once it
+ * strays, it gives no verdict.
  */
 static int walk_v7_sections(struct rd *r, uint64_t off)
 {
+	int seen = 0;
+	uint64_t max_known = 0;
+
+	for (int i = 0; i < r->nknown; i++)
+		if (r->known[i] > max_known)
+			max_known = r->known[i];
 	for (int n = 0; off < r->size; n++) {
 		unsigned char h[16];
 		unsigned id;
 		uint64_t sz;
+		bool known = false;
 
 		if (n > 4096)
 			return 0;
+		for (int i = 0; i < r->nknown; i++)
+			if (r->known[i] == off)
+				known = true;
+		if (known)
+			seen++;
+		else if (off <= max_known || seen < r->nknown)
+			return 0;	/* strayed: no verdict */
 		if (r->size - off < sizeof(h))
 			return fail(r, "truncated: %llu stray bytes at offset %llu where a section header should be",
 				    (unsigned long long)(r->size - off), (unsigned long long)off);
@@ -546,7 +577,7 @@ int ir_tdat_read(const char *path, struct ir_tdat *out, char *err, size_t errlen
 			fail(&r, "unknown compression '%s'", out->compression);
 			goto out;
 		}
-		if (walk_v7_sections(&r, off) || read_v7_options(&r, v))
+		if (read_v7_options(&r, v) || walk_v7_sections(&r, off))
 			goto out;
 	} else {
 		strcpy(out->compression, "none");
