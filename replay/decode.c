@@ -858,10 +858,37 @@ out:
 	return ret;
 }
 
+static int child_run(struct ir_trace *t, struct wbuf *w)
+{
+	char err[1024];
+	int ret = open_lib(t, err, sizeof(err));
+
+	if (ret) {
+		emit_text(w, MSG_OPEN, 1, err);
+		return wflush(w) ? 1 : 0;
+	}
+	{
+		unsigned char h[2] = { MSG_OPEN, 0 };
+		uint8_t probes = (uint8_t)t->info.has_probes, waking = (uint8_t)t->info.has_waking;
+
+		if (wput(w, h, 2) || wput(w, &probes, 1) || wput(w, &waking, 1) || wflush(w))
+			return 1;
+	}
+	t->fn = emit;
+	t->arg = w;
+	if (tracecmd_iterate_events(t->handle, NULL, 0, on_record, t) < 0 && !t->stopped) {
+		set_err(err, sizeof(err), "%s: error while reading event data", t->info.path);
+		emit_text(w, MSG_FAIL, 1, err);
+		return wflush(w) ? 1 : 0;
+	}
+	if (t->stopped)		/* the pipe broke: the parent is gone or stopped */
+		return 1;
+	return emit_end(t, w) || wflush(w) ? 1 : 0;
+}
+
 static int child_main(struct ir_trace *t, int wfd)
 {
 	static struct wbuf w;
-	char err[1024];
 	int ret;
 
 	signal(SIGPIPE, SIG_DFL);
@@ -878,34 +905,13 @@ static int child_main(struct ir_trace *t, int wfd)
 	}
 	w.fd = wfd;
 	w.len = 0;
-	ret = open_lib(t, err, sizeof(err));
-	if (ret) {
-		/* No tracecmd_close() after a failed open: that is where 3.1.6 crashes. */
-		emit_text(&w, MSG_OPEN, 1, err);
-		wflush(&w);
-		return 0;
-	}
-	{
-		unsigned char h[2] = { MSG_OPEN, 0 };
-		uint8_t probes = (uint8_t)t->info.has_probes, waking = (uint8_t)t->info.has_waking;
-
-		if (wput(&w, h, 2) || wput(&w, &probes, 1) || wput(&w, &waking, 1) || wflush(&w))
-			return 1;
-	}
-	t->fn = emit;
-	t->arg = &w;
-	if (tracecmd_iterate_events(t->handle, NULL, 0, on_record, t) < 0 && !t->stopped) {
-		set_err(err, sizeof(err), "%s: error while reading event data", t->info.path);
-		emit_text(&w, MSG_FAIL, 1, err);
-		wflush(&w);
-		return 0;
-	}
-	if (t->stopped)		/* the pipe broke: the parent is gone or stopped */
-		return 1;
-	if (emit_end(t, &w) || wflush(&w))
-		return 1;
-	/* No tracecmd_close(): we exit, and the parent needs nothing more. */
-	return 0;
+	ret = child_run(t, &w);
+	close(wfd);
+	/* Free what we hold, so leak checkers that follow the fork (valgrind)
+	 * see a clean child; tracecmd_close() only ever sees a handle that
+	 * tracecmd_open() returned. */
+	ir_trace_close(t);
+	return ret;
 }
 
 /* ------------------------------------------------------ parent: reading */

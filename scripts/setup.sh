@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 
 pkgs=(build-essential meson ninja-build pkg-config
       libtracecmd-dev libtraceevent-dev libtracefs-dev libjson-c-dev libzstd-dev zlib1g-dev
-      libcmocka-dev trace-cmd rt-tests valgrind python3)
+      libcmocka-dev trace-cmd rt-tests valgrind python3 clang)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
