@@ -59,6 +59,10 @@ static int fail(struct rd *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(r->err, r->errlen, fmt, ap);
 	va_end(ap);
+	/* Strings from the file end up in here: keep the message one printable line. */
+	for (char *p = r->err; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			*p = '?';
 	return -1;
 }
 

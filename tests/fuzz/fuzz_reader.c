@@ -7,6 +7,8 @@
  * the child's, and must come back as IR_ERR_INPUT, never take us down);
  * set IDLEREPLAY_IN_PROCESS=1 to fuzz it in-process instead.
  */
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,29 @@
 
 #include "replay/replay.h"
 #include "replay/tdat.h"
+
+/*
+ * The reader's child is a fork of this process, with libFuzzer's and the
+ * sanitizers' crash handlers: without this, a crash of libtracecmd there
+ * (contained, by design) would be written out as our crash artifact.  In
+ * the child, crashes are plain signals and sanitizer deaths a plain exit,
+ * both of which the parent must turn into one line.
+ */
+void __sanitizer_set_death_callback(void (*callback)(void));
+
+static void child_died(void)
+{
+	_exit(66);
+}
+
+static void in_child(void)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
+	__sanitizer_set_death_callback(child_died);
+}
 
 static char path[64];
 static int fd = -1;
@@ -39,6 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[1024];
 
 	if (fd < 0) {
+		pthread_atfork(NULL, NULL, in_child);
 		snprintf(path, sizeof(path), "/tmp/ir-fuzz-reader.%d", (int)getpid());
 		fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (fd < 0)
