@@ -66,6 +66,12 @@ struct ir_trace {
 	void *arg;
 	int stopped;
 	uint64_t *last_cpu_ts;	/* per CPU, to date lost-event spans */
+	/* damage that decodes: a CPU's own events out of time order, records
+	 * too short or of an event id the trace has no format for */
+	uint8_t known_id[MAX_EVENT_ID / 8];
+	uint64_t bad_order, bad_id;
+	int32_t bad_cpu;
+	uint64_t bad_ts;
 	/* isolation: libtracecmd runs in a child that streams events to us */
 	pid_t child;		/* 0: none (in-process, or reaped) */
 	int rfd;
@@ -373,6 +379,13 @@ static int open_lib(struct ir_trace *t, char *err, size_t errlen)
 	}
 	find_probes(t);
 	{
+		struct tep_event **all = tep_list_events(t->tep, TEP_EVENT_SORT_ID);
+
+		for (int i = 0; all && all[i]; i++)
+			if (all[i]->id >= 0 && all[i]->id < MAX_EVENT_ID)
+				t->known_id[all[i]->id >> 3] |= (uint8_t)(1u << (all[i]->id & 7));
+	}
+	{
 		struct tep_format_field *cp = tep_find_common_field(sw, "common_pid");
 
 		t->common_pid_off = cp ? cp->offset : 4;
@@ -489,11 +502,21 @@ static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 	int id;
 
 	(void)h;
-	if (rec->size < 8)
+	id = rec->size < 8 ? -1 : (int)rd_num(t, rec, &(struct fld){ .off = 0, .size = 2 });
+	if (id < 0 || id >= MAX_EVENT_ID || !(t->known_id[id >> 3] & (1u << (id & 7)))) {
+		if (!t->bad_id++ && !t->bad_order) {
+			t->bad_cpu = cpu;
+			t->bad_ts = rec->ts;
+		}
 		return 0;
-	id = (int)rd_num(t, rec, &(struct fld){ .off = 0, .size = 2 });
-	if (id < 0 || id >= MAX_EVENT_ID)
-		return 0;
+	}
+	/* A CPU's ring buffer is in time order: going back means damaged pages. */
+	if (cpu >= 0 && cpu < t->info.nr_cpus && rec->ts < t->last_cpu_ts[cpu]) {
+		if (!t->bad_order++ && !t->bad_id) {
+			t->bad_cpu = cpu;
+			t->bad_ts = rec->ts;
+		}
+	}
 	t->count[id]++;
 	t->info.events_total++;
 	if (!t->info.first_ts || rec->ts < t->info.first_ts)
@@ -615,6 +638,7 @@ enum { MSG_OPEN = 0xf0, MSG_END = 0xf1, MSG_FAIL = 0xf2 };
 #define WBUF (256u << 10)
 #define MAX_REC 512		/* largest event record */
 #define MAX_END (64u << 20)	/* largest end message */
+#define END_BAD (8 * 3 + 4)	/* damage counters at the start of the end message */
 #define STALL_MS_DEFAULT 20000	/* no byte from the child for this long: give up */
 
 struct name_count {
@@ -829,7 +853,9 @@ static int emit_end(struct ir_trace *t, struct wbuf *w)
 	uint32_t len;
 	int ret = -1, nr;
 
-	if (eb_put(&e, &i->first_ts, 8) || eb_put(&e, &i->last_ts, 8) ||
+	if (eb_put(&e, &t->bad_order, 8) || eb_put(&e, &t->bad_id, 8) ||
+	    eb_put(&e, &t->bad_ts, 8) || eb_put(&e, &t->bad_cpu, 4) ||
+	    eb_put(&e, &i->first_ts, 8) || eb_put(&e, &i->last_ts, 8) ||
 	    eb_put(&e, &i->events_total, 8) || eb_put(&e, i->events, sizeof(i->events)))
 		goto out;
 	for (int c = 0; c < i->nr_cpus; c++) {
@@ -846,7 +872,7 @@ static int emit_end(struct ir_trace *t, struct wbuf *w)
 	if (e.nr < 0)
 		goto out;
 	{
-		size_t at = 8 * 3 + sizeof(i->events) + 32 * (size_t)i->nr_cpus;
+		size_t at = END_BAD + 8 * 3 + sizeof(i->events) + 32 * (size_t)i->nr_cpus;
 
 		memcpy(e.b + at, &e.nr, 4);
 	}
@@ -1058,7 +1084,7 @@ static int read_end(struct ir_trace *t, char *err, size_t errlen)
 {
 	struct ir_trace_info *i = &t->info;
 	const unsigned char *p, *end;
-	size_t fixed = 8 * 3 + sizeof(i->events) + 32 * (size_t)i->nr_cpus + 4;
+	size_t fixed = END_BAD + 8 * 3 + sizeof(i->events) + 32 * (size_t)i->nr_cpus + 4;
 	uint32_t len;
 	int32_t nr;
 	int r;
@@ -1073,6 +1099,11 @@ static int read_end(struct ir_trace *t, char *err, size_t errlen)
 		return r > 0 ? child_broke(t, 1, err, errlen) : -1;
 	p = t->rbuf + t->rhead + 5;
 	end = p + len;
+	memcpy(&t->bad_order, p, 8);
+	memcpy(&t->bad_id, p + 8, 8);
+	memcpy(&t->bad_ts, p + 16, 8);
+	memcpy(&t->bad_cpu, p + 24, 4);
+	p += END_BAD;
 	memcpy(&i->first_ts, p, 8);
 	memcpy(&i->last_ts, p + 8, 8);
 	memcpy(&i->events_total, p + 16, 8);
@@ -1309,6 +1340,17 @@ int ir_trace_run(struct ir_trace *t, ir_event_fn fn, void *arg, char *err, size_
 
 		if (ret)
 			return ret;
+	}
+	if ((t->bad_order || t->bad_id) && !t->stopped) {
+		if (t->bad_order)
+			set_err(err, errlen, "%s: corrupt trace data: CPU %d's events go back in time (%llu times, first at %llu ns)%s",
+				t->info.path, t->bad_cpu, (unsigned long long)t->bad_order,
+				(unsigned long long)t->bad_ts, t->bad_id ? ", and some have unknown event ids" : "");
+		else
+			set_err(err, errlen, "%s: corrupt trace data: %llu events of unknown type (first on CPU %d at %llu ns)",
+				t->info.path, (unsigned long long)t->bad_id, t->bad_cpu,
+				(unsigned long long)t->bad_ts);
+		return IR_ERR_INPUT;
 	}
 	t->info.nr_loss = 0;
 	for (int i = 0; i < t->info.nr_cpus; i++) {

@@ -163,6 +163,85 @@ static void copy_text(char *dst, size_t dstlen, const unsigned char *src, size_t
 	dst[strcspn(dst, "\n")] = 0;
 }
 
+/*
+ * Uncompressed CPU data: ring-buffer pages as the kernel wrote them.  Check
+ * each page header (time stamp not going back, committed size within the
+ * page) and walk its event headers to the committed size, as kbuffer will:
+ * libtracecmd trusts both and either crashes or makes up events otherwise.
+ */
+#define RB_PADDING 29
+#define RB_TIME_EXTEND 30
+#define RB_TIME_STAMP 31
+#define COMMIT_MASK ((1u << 27) - 1)
+
+static int check_pages(struct rd *r, unsigned cpu, uint64_t off, uint64_t size)
+{
+	unsigned ps = r->out->page_size, ls = (unsigned)r->out->long_size, hdr = 8 + ls;
+	unsigned char *pg = malloc(ps);
+	uint64_t prev_ts = 0;
+	int ret = -1;
+
+	if (!pg)
+		return fail(r, "out of memory");
+	for (uint64_t p = 0, k = 0; p + hdr <= size; p += ps, k++) {
+		size_t n = size - p < ps ? (size_t)(size - p) : ps;
+		uint64_t ts, commit;
+		size_t q, end;
+
+		if (pread_all(r, pg, n, off + p))
+			goto out;
+		ts = get_le(r, pg, 8);
+		commit = get_le(r, pg + 8, (int)ls) & COMMIT_MASK;
+		if (commit > n - hdr) {
+			fail(r, "corrupt trace data: CPU %u data page %llu: committed size %llu exceeds the page",
+			     cpu, (unsigned long long)k, (unsigned long long)commit);
+			goto out;
+		}
+		if (!commit)
+			continue;
+		if (ts < prev_ts) {
+			fail(r, "corrupt trace data: CPU %u data page %llu: time stamp %llu goes back (previous page %llu)",
+			     cpu, (unsigned long long)k, (unsigned long long)ts, (unsigned long long)prev_ts);
+			goto out;
+		}
+		prev_ts = ts;
+		for (q = hdr, end = hdr + (size_t)commit; q < end;) {
+			uint32_t h, tl, delta;
+			uint64_t len;
+
+			if (end - q < 4)
+				break;
+			h = (uint32_t)get_le(r, pg + q, 4);
+			tl = r->big_endian ? h >> 27 : h & 31;
+			delta = r->big_endian ? h & COMMIT_MASK : h >> 5;
+			if (tl == RB_PADDING && !delta)
+				break;		/* the rest of the page is unused */
+			if (tl == RB_TIME_EXTEND || tl == RB_TIME_STAMP) {
+				len = 8;
+			} else if (tl == 0 || tl == RB_PADDING) {
+				if (end - q < 8)
+					break;
+				len = get_le(r, pg + q + 4, 4);
+				len = tl ? 4 + len : 4 + ((len + 3) & ~3ull);
+				if (len < 8)
+					len = 8;
+			} else {
+				len = 4 + 4 * (uint64_t)tl;
+			}
+			if (len > end - q) {
+				fail(r, "corrupt trace data: CPU %u data page %llu: an event at byte %zu runs past the committed size %llu",
+				     cpu, (unsigned long long)k, q, (unsigned long long)commit);
+				goto out;
+			}
+			q += (size_t)len;
+		}
+	}
+	ret = 0;
+out:
+	free(pg);
+	return ret;
+}
+
 static int handle_option(struct rd *r, unsigned id, const unsigned char *d, size_t len)
 {
 	struct ir_tdat *t = r->out;
@@ -230,6 +309,9 @@ static int handle_option(struct rd *r, unsigned id, const unsigned char *d, size
 					    (unsigned)get_le(r, d + p, 4), (unsigned long long)sz,
 					    (unsigned long long)off, (unsigned long long)r->size);
 			t->data_bytes += sz;
+			if (!strcmp(t->compression, "none") &&
+			    check_pages(r, (unsigned)get_le(r, d + p, 4), off, sz))
+				return -1;
 		}
 		t->buffer_cpus = (int)ncpu;
 		break;
@@ -453,6 +535,8 @@ static int read_v6(struct rd *r, uint64_t off)
 						    (unsigned long long)i, (unsigned long long)s,
 						    (unsigned long long)o, (unsigned long long)r->size);
 				r->out->data_bytes += s;
+				if (check_pages(r, (unsigned)i, o, s))
+					return -1;
 			}
 			r->out->has_buffer = 1;
 			r->out->buffer_cpus = (int)cpus;

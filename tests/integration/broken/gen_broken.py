@@ -7,7 +7,9 @@ usage: gen_broken.py OUTDIR TRACE...   (or import it: generate())
 Writes OUTDIR/<name>.dat and OUTDIR/manifest.tsv: name, expectation, what.
 (test_broken.py generates them one at a time instead: the uncompressed
 copies are megabytes each.)
-Expectation 'bad' means the file is broken for sure (replay must exit 2);
+Expectation 'bad' means the file is broken for sure (replay must exit 2:
+truncations, not traces, sched_switch missing, and on uncompressed copies
+scrambled pages, bad committed sizes, page time stamps out of order);
 'any' means it may still be a valid trace (exit 0 with a report, or 2).
 Deterministic (seeded).  For data-page damage it first makes uncompressed
 v7 and v6 copies with `trace-cmd convert` (when trace-cmd is installed), so
@@ -179,23 +181,24 @@ def page_damage(g, tag, b, regions, page, rnd):
             p = off + rnd.randrange(npages) * page
             m = bytearray(b)
             m[p:p + page] = rnd.randbytes(page)
-            g.put(f"{tag}-scramble-cpu{ci}-{i}", bytes(m), "any", f"page at {p} scrambled")
+            g.put(f"{tag}-scramble-cpu{ci}-{i}", bytes(m), "bad", f"page at {p} scrambled")
         # commit size far beyond the page
         p = off + page
         m = bytearray(b)
         m[p + 8:p + 16] = struct.pack("<Q", 0x00ffffff)
-        g.put(f"{tag}-commit-huge-cpu{ci}", bytes(m), "any", f"page at {p}: commit 0xffffff")
+        g.put(f"{tag}-commit-huge-cpu{ci}", bytes(m), "bad", f"page at {p}: commit 0xffffff")
         # page timestamp far in the future, then back in the past
         m = bytearray(b)
         m[p:p + 8] = struct.pack("<Q", 0x7fffffffffffffff)
-        g.put(f"{tag}-ts-future-cpu{ci}", bytes(m), "any", f"page at {p}: timestamp 2^63-1")
+        g.put(f"{tag}-ts-future-cpu{ci}", bytes(m), "bad", f"page at {p}: timestamp 2^63-1")
         m = bytearray(b)
         m[p:p + 8] = struct.pack("<Q", 1)
-        g.put(f"{tag}-ts-past-cpu{ci}", bytes(m), "any", f"page at {p}: timestamp 1")
-        # event headers: zero the body of a page (padding events)
+        g.put(f"{tag}-ts-past-cpu{ci}", bytes(m), "bad", f"page at {p}: timestamp 1")
+        # event bodies: zeros (bad lengths); 0xff (all time stamps: may
+        # still be well-formed, and an unused page is not read at all)
         m = bytearray(b)
         m[p + 16:p + page] = bytes(page - 16)
-        g.put(f"{tag}-zero-page-cpu{ci}", bytes(m), "any", f"page at {p}: events zeroed")
+        g.put(f"{tag}-zero-page-cpu{ci}", bytes(m), "bad", f"page at {p}: events zeroed")
         m = bytearray(b)
         m[p + 16:p + page] = b"\xff" * (page - 16)
         g.put(f"{tag}-ff-page-cpu{ci}", bytes(m), "any", f"page at {p}: events 0xff")

@@ -112,6 +112,8 @@ def main():
                 fails.append(problem)
             else:
                 stats[str(res[0])] += 1
+                if res[0] == 0 and os.environ.get("BROKEN_VERBOSE"):
+                    print(f"replayed: {name}")
                 if res[1]:
                     why = re.sub(r"\d+", "N", res[1].split(": ", 2)[-1])
                     msgs[why] = msgs.get(why, 0) + 1
