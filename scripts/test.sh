@@ -31,8 +31,11 @@ if [ -z "${IR_NO_ASAN:-}" ]; then
 		[ $? = 0 ] || status=1
 		logs+=(build-asan/meson-logs/testlog.json)
 		if ls build-asan/meson-logs/asan.* >/dev/null 2>&1; then
-			echo "sanitizer reports (build-asan/meson-logs/asan.*):"
-			grep -h "ERROR\|runtime error\|SUMMARY" build-asan/meson-logs/asan.* | sort | uniq -c | head -20
+			# Crashes of libtracecmd/libtraceevent in the reader child on
+			# broken traces are expected (contained, status 2); a report
+			# naming our code fails the test that caused it.
+			echo "sanitizer reports (build-asan/meson-logs/asan.*), by kind:"
+			grep -h "SUMMARY\|runtime error" build-asan/meson-logs/asan.* | sort | uniq -c | head -20
 		fi
 	else
 		echo "build-asan: the sanitizer build failed"
