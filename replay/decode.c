@@ -1277,6 +1277,13 @@ static int run_isolated(struct ir_trace *t, ir_event_fn fn, void *arg, char *err
 {
 	struct ir_event ev;
 	int r;
+	/* Every event takes at least 8 bytes of ring buffer; compressed data
+	 * expands by far less than 1024x.  More events than that: the library
+	 * is looping on corrupt data. */
+	uint64_t n = 0, limit = t->tdat.data_bytes / 8 + 1024;
+
+	if (strcmp(t->tdat.compression, "none"))
+		limit = limit > UINT64_MAX / 1024 ? UINT64_MAX : limit * 1024;
 
 	if (t->rfd < 0) {
 		set_err(err, errlen, "%s: the trace was already read", t->info.path);
@@ -1306,6 +1313,12 @@ static int run_isolated(struct ir_trace *t, ir_event_fn fn, void *arg, char *err
 		if ((r = read_event(t, &ev, err, errlen)) < 0)
 			return IR_ERR_INPUT;
 		t->rhead += (size_t)r;
+		if (++n > limit) {
+			reap(t, true, NULL, 0);
+			set_err(err, errlen, "%s: corrupt trace data (the trace library returns more events than %llu bytes of data can hold)",
+				t->info.path, (unsigned long long)t->tdat.data_bytes);
+			return IR_ERR_INPUT;
+		}
 		if (fn(arg, &ev)) {
 			t->stopped = 1;
 			reap(t, true, NULL, 0);
