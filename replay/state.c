@@ -530,6 +530,8 @@ static void on_migrate(struct ir_state *s, const struct ir_event *ev)
 		return;
 	settle_stopper(s, t, false);	/* moved again without an exec: that was active */
 	s->obs.migrations++;
+	/* a stopper migration still awaiting its exec: the task moved on, so it was active */
+	settle_stopper(s, t, false);
 	if (ev->mig.prio >= 0 && ev->mig.prio < 100)
 		t->rt = 1;
 	cur = cp->curr ? task_find(s, cp->curr) : NULL;

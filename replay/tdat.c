@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,15 @@ struct rd {
 	struct ir_tdat *out;
 	char *err;
 	size_t errlen;
+	uint64_t known[64];	/* v7 section offsets named by options */
+	int nknown;
 };
+
+static void add_known(struct rd *r, uint64_t off)
+{
+	if (r->nknown < (int)(sizeof(r->known) / sizeof(r->known[0])))
+		r->known[r->nknown++] = off;
+}
 
 static int fail(struct rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(struct rd *r, const char *fmt, ...)
@@ -50,6 +59,10 @@ static int fail(struct rd *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(r->err, r->errlen, fmt, ap);
 	va_end(ap);
+	/* Strings from the file end up in here: keep the message one printable line. */
+	for (char *p = r->err; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			*p = '?';
 	return -1;
 }
 
@@ -150,11 +163,92 @@ static void copy_text(char *dst, size_t dstlen, const unsigned char *src, size_t
 	dst[strcspn(dst, "\n")] = 0;
 }
 
+/*
+ * Uncompressed CPU data: ring-buffer pages as the kernel wrote them.  Check
+ * each page header (time stamp not going back, committed size within the
+ * page) and walk its event headers to the committed size, as kbuffer will:
+ * libtracecmd trusts both and either crashes or makes up events otherwise.
+ */
+#define RB_PADDING 29
+#define RB_TIME_EXTEND 30
+#define RB_TIME_STAMP 31
+#define COMMIT_MASK ((1u << 27) - 1)
+
+static int check_pages(struct rd *r, unsigned cpu, uint64_t off, uint64_t size)
+{
+	unsigned ps = r->out->page_size, ls = (unsigned)r->out->long_size, hdr = 8 + ls;
+	unsigned char *pg = malloc(ps);
+	uint64_t prev_ts = 0;
+	int ret = -1;
+
+	if (!pg)
+		return fail(r, "out of memory");
+	for (uint64_t p = 0, k = 0; p + hdr <= size; p += ps, k++) {
+		size_t n = size - p < ps ? (size_t)(size - p) : ps;
+		uint64_t ts, commit;
+		size_t q, end;
+
+		if (pread_all(r, pg, n, off + p))
+			goto out;
+		ts = get_le(r, pg, 8);
+		commit = get_le(r, pg + 8, (int)ls) & COMMIT_MASK;
+		if (commit > n - hdr) {
+			fail(r, "corrupt trace data: CPU %u data page %llu: committed size %llu exceeds the page",
+			     cpu, (unsigned long long)k, (unsigned long long)commit);
+			goto out;
+		}
+		if (!commit)
+			continue;
+		if (ts < prev_ts) {
+			fail(r, "corrupt trace data: CPU %u data page %llu: time stamp %llu goes back (previous page %llu)",
+			     cpu, (unsigned long long)k, (unsigned long long)ts, (unsigned long long)prev_ts);
+			goto out;
+		}
+		prev_ts = ts;
+		for (q = hdr, end = hdr + (size_t)commit; q < end;) {
+			uint32_t h, tl, delta;
+			uint64_t len;
+
+			if (end - q < 4)
+				break;
+			h = (uint32_t)get_le(r, pg + q, 4);
+			tl = r->big_endian ? h >> 27 : h & 31;
+			delta = r->big_endian ? h & COMMIT_MASK : h >> 5;
+			if (tl == RB_PADDING && !delta)
+				break;		/* the rest of the page is unused */
+			if (tl == RB_TIME_EXTEND || tl == RB_TIME_STAMP) {
+				len = 8;
+			} else if (tl == 0 || tl == RB_PADDING) {
+				if (end - q < 8)
+					break;
+				len = get_le(r, pg + q + 4, 4);
+				len = tl ? 4 + len : 4 + ((len + 3) & ~3ull);
+				if (len < 8)
+					len = 8;
+			} else {
+				len = 4 + 4 * (uint64_t)tl;
+			}
+			if (len > end - q) {
+				fail(r, "corrupt trace data: CPU %u data page %llu: an event at byte %zu runs past the committed size %llu",
+				     cpu, (unsigned long long)k, q, (unsigned long long)commit);
+				goto out;
+			}
+			q += (size_t)len;
+		}
+	}
+	ret = 0;
+out:
+	free(pg);
+	return ret;
+}
+
 static int handle_option(struct rd *r, unsigned id, const unsigned char *d, size_t len)
 {
 	struct ir_tdat *t = r->out;
 	char tmp[4096];
 
+	if (id >= 16 && id <= 21 && len >= 8)	/* headers .. cmdlines: a section offset */
+		add_known(r, get_le(r, d, 8));
 	switch (id) {
 	case OPT_UNAME:
 		copy_text(t->uname, sizeof(t->uname), d, len);
@@ -192,6 +286,7 @@ static int handle_option(struct rd *r, unsigned id, const unsigned char *d, size
 		if (len < 8)
 			return fail(r, "BUFFER option too short (%zu bytes)", len);
 		t->has_buffer = 1;
+		add_known(r, get_le(r, d, 8));
 		for (int s = 0; s < 2; s++) {
 			nl = strnlen((const char *)d + p, len - p);
 			if (p + nl >= len)
@@ -214,6 +309,9 @@ static int handle_option(struct rd *r, unsigned id, const unsigned char *d, size
 					    (unsigned)get_le(r, d + p, 4), (unsigned long long)sz,
 					    (unsigned long long)off, (unsigned long long)r->size);
 			t->data_bytes += sz;
+			if (!strcmp(t->compression, "none") &&
+			    check_pages(r, (unsigned)get_le(r, d + p, 4), off, sz))
+				return -1;
 		}
 		t->buffer_cpus = (int)ncpu;
 		break;
@@ -307,6 +405,7 @@ static int read_v7_options(struct rd *r, uint64_t off)
 			return fail(r, "more than %d option sections (a loop?)", MAX_OPTION_SECTIONS);
 		if (pread_all(r, h, sizeof(h), off))
 			return -1;
+		add_known(r, off);
 		id = (unsigned)get_le(r, h, 2);
 		flags = (unsigned)get_le(r, h + 2, 2);
 		sz = get_le(r, h + 8, 8);
@@ -467,6 +566,8 @@ static int read_v6(struct rd *r, uint64_t off)
 						    (unsigned long long)i, (unsigned long long)s,
 						    (unsigned long long)o, (unsigned long long)r->size);
 				r->out->data_bytes += s;
+				if (check_pages(r, (unsigned)i, o, s))
+					return -1;
 			}
 			r->out->has_buffer = 1;
 			r->out->buffer_cpus = (int)cpus;
@@ -476,6 +577,58 @@ static int read_v6(struct rd *r, uint64_t off)
 			return fail(r, "latency-format trace: no per-CPU event data to replay");
 		return fail(r, "bad header: unknown data tag at offset %llu", (unsigned long long)(off - 10));
 	}
+}
+
+/*
+ * v7 files are a chain of sections (id, flags, string id, size) that
+ * trace-cmd writes back to back from the end of the file header to the
+ * end of the file.  Walk it: a section that runs past the end means the
+ * file was cut, wherever the cut is (options and the strings section come
+ * last, after the data).  Some writers get a section's size slightly wrong
+ * (libtracecmd 3.1.6 leaves out the 4-byte length of an empty kallsyms
+ * section), so the walk only counts while it stays on the sections the
+ * options name, or goes past all of them having seen each: once it
+ * strays, it gives no verdict.
+ */
+static int walk_v7_sections(struct rd *r, uint64_t off)
+{
+	int seen = 0;
+	uint64_t max_known = 0;
+
+	for (int i = 0; i < r->nknown; i++)
+		if (r->known[i] > max_known)
+			max_known = r->known[i];
+	for (int n = 0; off < r->size; n++) {
+		unsigned char h[16];
+		unsigned id;
+		uint64_t sz;
+		bool known = false;
+
+		if (n > 4096)
+			return 0;
+		for (int i = 0; i < r->nknown; i++)
+			if (r->known[i] == off)
+				known = true;
+		if (known)
+			seen++;
+		else if (off <= max_known || seen < r->nknown)
+			return 0;	/* strayed: no verdict */
+		if (r->size - off < sizeof(h))
+			return fail(r, "truncated: %llu stray bytes at offset %llu where a section header should be",
+				    (unsigned long long)(r->size - off), (unsigned long long)off);
+		if (pread_all(r, h, sizeof(h), off))
+			return -1;
+		id = (unsigned)get_le(r, h, 2);
+		sz = get_le(r, h + 8, 8);
+		if (id > 64)	/* not a section header: another writer's layout; no verdict */
+			return 0;
+		if (sz > r->size - off - sizeof(h))
+			return fail(r, "truncated: section %u at offset %llu (%llu bytes) runs past the end of the file (%llu bytes)",
+				    id, (unsigned long long)off, (unsigned long long)sz,
+				    (unsigned long long)r->size);
+		off += sizeof(h) + sz;
+	}
+	return 0;
 }
 
 int ir_tdat_read(const char *path, struct ir_tdat *out, char *err, size_t errlen)
@@ -543,7 +696,7 @@ int ir_tdat_read(const char *path, struct ir_tdat *out, char *err, size_t errlen
 			fail(&r, "unknown compression '%s'", out->compression);
 			goto out;
 		}
-		if (read_v7_options(&r, v))
+		if (read_v7_options(&r, v) || walk_v7_sections(&r, off))
 			goto out;
 	} else {
 		strcpy(out->compression, "none");

@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 
 pkgs=(build-essential meson ninja-build pkg-config
       libtracecmd-dev libtraceevent-dev libtracefs-dev libjson-c-dev libzstd-dev zlib1g-dev
-      libcmocka-dev trace-cmd rt-tests valgrind python3
+      libcmocka-dev trace-cmd rt-tests valgrind python3 clang
       python3-jsonschema python3-pil chromium)   # report tests: schema, screenshot check, HTML render
 missing=()
 for p in "${pkgs[@]}"; do
