@@ -29,8 +29,8 @@ pc=$(pkg-config --cflags --libs libtracecmd libtraceevent libzstd)
 flags=(-std=c11 -D_GNU_SOURCE -g -O1 -I. -Wall -Wextra -Werror
        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
 for t in $targets; do
-	src=(tests/fuzz/fuzz_$t.c replay/state.c)
-	[ "$t" = reader ] && src+=(replay/tdat.c replay/decode.c replay/kver.c)
+	# the whole replay stage: whatever state.c or decode.c call is there
+	src=(tests/fuzz/fuzz_$t.c replay/*.c)
 	# shellcheck disable=SC2086
 	clang "${flags[@]}" "${src[@]}" -o "$out/fuzz-$t" $pc -lm
 done
