@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "replay/replay.h"
+#include "replay/pages.h"
 #include "replay/tdat.h"
 
 #define MAX_EVENT_ID 65536
@@ -54,6 +55,7 @@ struct ir_trace {
 	struct ir_tdat tdat;
 	struct tracecmd_input *handle;
 	struct tep_handle *tep;
+	struct ir_pages *pages;	/* our own page reader, when the file allows it */
 	bool swap;		/* file endianness differs from ours */
 	bool state_shifted, state_pre414;
 	int common_pid_off;
@@ -134,7 +136,9 @@ static inline int64_t rd_num(const struct ir_trace *t, const struct tep_record *
 	return (int64_t)v;
 }
 
-/* Fixed char[N] or __data_loc string; not NUL-terminated past len. */
+/* Fixed char[N] or __data_loc string: where it is and how many bytes it may
+ * take; NUL-terminated within them when shorter.  Measuring it is left to
+ * whoever needs it (the state machine, once per task). */
 static inline const char *rd_str(const struct ir_trace *t, const struct tep_record *rec,
 				 const struct fld *f, uint16_t *len)
 {
@@ -153,7 +157,7 @@ static inline const char *rd_str(const struct ir_trace *t, const struct tep_reco
 	}
 	if (off + n > rec->size)
 		return NULL;
-	*len = (uint16_t)strnlen((const char *)rec->data + off, (size_t)n);
+	*len = (uint16_t)n;
 	return (const char *)rec->data + off;
 }
 
@@ -338,12 +342,16 @@ static int fill_info(struct ir_trace *t)
 }
 
 /* The libtracecmd part of opening: formats, field resolution. */
-static int open_lib(struct ir_trace *t, char *err, size_t errlen)
+static int open_lib(struct ir_trace *t, bool head_only, char *err, size_t errlen)
 {
 	const char *path = t->info.path;
+	const int flags = TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS;
 	struct tep_event *sw;
 
-	t->handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	/* the libraries' own messages would add lines to ours: we say what is wrong */
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	tep_set_loglevel(TEP_LOG_NONE);
+	t->handle = head_only ? tracecmd_open_head(path, flags) : tracecmd_open(path, flags);
 	if (!t->handle) {
 		set_err(err, errlen, "%s: libtracecmd cannot read it (corrupt headers or event formats)", path);
 		return IR_ERR_INPUT;
@@ -412,6 +420,77 @@ static bool isolated(void)
 	return !(e && *e && strcmp(e, "0"));
 }
 
+/* IDLEREPLAY_LIBTRACECMD=1: read event data through libtracecmd (as before
+ * pages.c), for comparison and debugging. */
+static bool libtracecmd_data(void)
+{
+	const char *e = getenv("IDLEREPLAY_LIBTRACECMD");
+
+	return e && *e && strcmp(e, "0");
+}
+
+/*
+ * The fast route: our page reader for the data, libtracecmd only for the
+ * headers and event formats.  Parsing those can crash libtracecmd 3.1.6
+ * (damaged printk or format sections), so a child parses them first; only
+ * if it survives do we parse them here.
+ */
+static int open_direct(struct ir_trace *t, char *err, size_t errlen)
+{
+	const char *path = t->info.path;
+	int ret;
+
+	if (isolated()) {
+		pid_t pid;
+		int st;
+
+		fflush(NULL);
+		pid = fork();
+		if (pid < 0) {
+			set_err(err, errlen, "%s: cannot fork: %s", path, strerror(errno));
+			return IR_ERR_INPUT;
+		}
+		if (pid == 0) {
+			int fd = open("/dev/null", O_WRONLY);
+
+			if (fd >= 0)
+				dup2(fd, 2);
+			_exit(open_lib(t, true, err, errlen) ? 3 : 0);
+		}
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		if (WIFSIGNALED(st)) {
+			set_err(err, errlen, "%s: corrupt trace headers (the trace library crashed reading them: %s)",
+				path, strsignal(WTERMSIG(st)));
+			return IR_ERR_INPUT;
+		}
+	}
+	ret = open_lib(t, true, err, errlen);
+	if (ret)
+		return ret;
+	return ir_pages_open(path, &t->tdat, &t->pages, err, errlen) ? IR_ERR_INPUT : IR_OK;
+}
+
+static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data);
+
+static int run_direct(struct ir_trace *t, char *err, size_t errlen)
+{
+	struct tep_record *rec;
+	int r;
+
+	if (ir_pages_start(t->pages, err, errlen))
+		return IR_ERR_INPUT;
+	while (!(r = ir_pages_next(t->pages, &rec, err, errlen))) {
+		if (!(t->info.events_total & 0xfff))
+			t->info.bytes_read = ir_pages_bytes(t->pages);	/* for progress */
+		on_record(NULL, rec, rec->cpu, t);
+		if (t->stopped)
+			return IR_OK;
+	}
+	t->info.bytes_read = ir_pages_bytes(t->pages);
+	return r < 0 ? IR_ERR_INPUT : IR_OK;
+}
+
 int ir_trace_open(const char *path, struct ir_trace **out, char *err, size_t errlen)
 {
 	struct ir_trace *t;
@@ -426,8 +505,12 @@ int ir_trace_open(const char *path, struct ir_trace **out, char *err, size_t err
 	}
 	t->rfd = -1;
 	snprintf(t->info.path, sizeof(t->info.path), "%s", path);
-	if (ir_tdat_read(path, &t->tdat, why, sizeof(why))) {
+	if (ir_tdat_read_flags(path, &t->tdat, libtracecmd_data() ? IR_TDAT_CHECK_PAGES : 0, why, sizeof(why)) ||
+	    (!libtracecmd_data() && !ir_pages_usable(&t->tdat) &&
+	     (ir_tdat_free(&t->tdat), ir_tdat_read(path, &t->tdat, why, sizeof(why))))) {
+		/* (libtracecmd reads what our reader cannot: then it walks the pages first) */
 		set_err(err, errlen, "%s: %s", path, why);
+		ir_tdat_free(&t->tdat);
 		free(t);
 		return IR_ERR_INPUT;
 	}
@@ -436,8 +519,18 @@ int ir_trace_open(const char *path, struct ir_trace **out, char *err, size_t err
 		ir_trace_close(t);
 		return IR_ERR_INPUT;
 	}
+	if (!libtracecmd_data() && ir_pages_usable(&t->tdat)) {
+		int ret = open_direct(t, err, errlen);
+
+		if (ret) {
+			ir_trace_close(t);
+			return ret;
+		}
+		*out = t;
+		return IR_OK;
+	}
 	if (!isolated()) {
-		int ret = open_lib(t, err, errlen);
+		int ret = open_lib(t, false, err, errlen);
 
 		if (ret) {
 			ir_trace_close(t);
@@ -702,7 +795,9 @@ static const unsigned char *get64(const unsigned char *p, int64_t *v) { memcpy(v
 
 static uint8_t slen(const char *s, uint16_t len)
 {
-	return !s ? STR_NULL : len > STR_MAX ? STR_MAX : (uint8_t)len;
+	size_t n = s ? strnlen(s, len) : 0;
+
+	return !s ? STR_NULL : n > STR_MAX ? STR_MAX : (uint8_t)n;
 }
 
 /* Child: the ir_event_fn that encodes one event into the batch. */
@@ -890,7 +985,7 @@ out:
 static int child_run(struct ir_trace *t, struct wbuf *w)
 {
 	char err[1024];
-	int ret = open_lib(t, err, sizeof(err));
+	int ret = open_lib(t, false, err, sizeof(err));
 
 	if (ret) {
 		emit_text(w, MSG_OPEN, 1, err);
@@ -1346,7 +1441,12 @@ int ir_trace_run(struct ir_trace *t, ir_event_fn fn, void *arg, char *err, size_
 {
 	t->fn = fn;
 	t->arg = arg;
-	if (t->handle) {
+	if (t->pages) {
+		int ret = run_direct(t, err, errlen);
+
+		if (ret)
+			return ret;
+	} else if (t->handle) {
 		if (tracecmd_iterate_events(t->handle, NULL, 0, on_record, t) < 0 && !t->stopped) {
 			set_err(err, errlen, "%s: error while reading event data", t->info.path);
 			return IR_ERR_INPUT;
@@ -1401,6 +1501,7 @@ void ir_trace_close(struct ir_trace *t)
 	if (t->rfd >= 0)
 		close(t->rfd);
 	reap(t, true, NULL, 0);
+	ir_pages_close(t->pages);
 	if (t->handle)
 		tracecmd_close(t->handle);
 	free(t->count);

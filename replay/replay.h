@@ -78,7 +78,8 @@ struct ir_probe_entry {
 
 /*
  * One decoded event.  Strings point into the record and live only for the
- * duration of the callback; they are not NUL-terminated beyond their len.
+ * duration of the callback; *_comm_len is the room they have, and they are
+ * NUL-terminated within it when shorter (strnlen() them).
  */
 struct ir_event {
 	uint64_t ts;

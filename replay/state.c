@@ -197,6 +197,7 @@ static void task_comm(struct task *t, const char *c, uint16_t len)
 {
 	if (t->comm_known || !c)
 		return;
+	len = (uint16_t)strnlen(c, len);
 	t->comm_known = 1;
 	t->stopper = comm_is(c, len, "migration/");
 	t->pinned = t->stopper || comm_is(c, len, "ksoftirqd/") || comm_is(c, len, "cpuhp/") ||

@@ -43,6 +43,7 @@ struct rd {
 	size_t errlen;
 	uint64_t known[64];	/* v7 section offsets named by options */
 	int nknown;
+	bool check_pages;	/* walk uncompressed pages here (else the reader does) */
 };
 
 static void add_known(struct rd *r, uint64_t off)
@@ -174,72 +175,99 @@ static void copy_text(char *dst, size_t dstlen, const unsigned char *src, size_t
 #define RB_TIME_STAMP 31
 #define COMMIT_MASK ((1u << 27) - 1)
 
+int ir_tdat_check_page(const unsigned char *pg, size_t n, int long_size, int big_endian,
+		       uint64_t *prev_ts, char *why, size_t whylen)
+{
+	struct rd r = { .big_endian = big_endian, .err = why, .errlen = whylen };
+	size_t hdr = 8 + (size_t)long_size, q, end;
+	uint64_t ts, commit;
+
+	if (n < hdr)
+		return 0;
+	ts = get_le(&r, pg, 8);
+	commit = get_le(&r, pg + 8, long_size) & COMMIT_MASK;
+	if (commit > n - hdr)
+		return fail(&r, "committed size %llu exceeds the page", (unsigned long long)commit);
+	if (!commit)
+		return 0;
+	if (ts < *prev_ts)
+		return fail(&r, "time stamp %llu goes back (previous page %llu)",
+			    (unsigned long long)ts, (unsigned long long)*prev_ts);
+	*prev_ts = ts;
+	for (q = hdr, end = hdr + (size_t)commit; q < end;) {
+		uint32_t h, tl, delta;
+		uint64_t len;
+
+		if (end - q < 4)
+			break;
+		h = (uint32_t)get_le(&r, pg + q, 4);
+		tl = big_endian ? h >> 27 : h & 31;
+		delta = big_endian ? h & COMMIT_MASK : h >> 5;
+		if (tl == RB_PADDING && !delta)
+			break;		/* the rest of the page is unused */
+		if (tl == RB_TIME_EXTEND || tl == RB_TIME_STAMP) {
+			len = 8;
+		} else if (tl == 0 || tl == RB_PADDING) {
+			if (end - q < 8)
+				break;
+			len = get_le(&r, pg + q + 4, 4);
+			len = tl ? 4 + len : 4 + ((len + 3) & ~3ull);
+			if (len < 8)
+				len = 8;
+		} else {
+			len = 4 + 4 * (uint64_t)tl;
+		}
+		if (len > end - q)
+			return fail(&r, "an event at byte %zu runs past the committed size %llu", q,
+				    (unsigned long long)commit);
+		q += (size_t)len;
+	}
+	return 0;
+}
+
 static int check_pages(struct rd *r, unsigned cpu, uint64_t off, uint64_t size)
 {
-	unsigned ps = r->out->page_size, ls = (unsigned)r->out->long_size, hdr = 8 + ls;
-	unsigned char *pg = malloc(ps);
+	unsigned ps = r->out->page_size;
+	unsigned char *pg;
 	uint64_t prev_ts = 0;
+	char why[256];
 	int ret = -1;
 
+	if (!r->check_pages)
+		return 0;
+	pg = malloc(ps);
 	if (!pg)
 		return fail(r, "out of memory");
-	for (uint64_t p = 0, k = 0; p + hdr <= size; p += ps, k++) {
+	for (uint64_t p = 0, k = 0; p + 8 + (unsigned)r->out->long_size <= size; p += ps, k++) {
 		size_t n = size - p < ps ? (size_t)(size - p) : ps;
-		uint64_t ts, commit;
-		size_t q, end;
 
 		if (pread_all(r, pg, n, off + p))
 			goto out;
-		ts = get_le(r, pg, 8);
-		commit = get_le(r, pg + 8, (int)ls) & COMMIT_MASK;
-		if (commit > n - hdr) {
-			fail(r, "corrupt trace data: CPU %u data page %llu: committed size %llu exceeds the page",
-			     cpu, (unsigned long long)k, (unsigned long long)commit);
+		if (ir_tdat_check_page(pg, n, r->out->long_size, r->big_endian, &prev_ts, why, sizeof(why))) {
+			fail(r, "corrupt trace data: CPU %u data page %llu: %s", cpu, (unsigned long long)k, why);
 			goto out;
-		}
-		if (!commit)
-			continue;
-		if (ts < prev_ts) {
-			fail(r, "corrupt trace data: CPU %u data page %llu: time stamp %llu goes back (previous page %llu)",
-			     cpu, (unsigned long long)k, (unsigned long long)ts, (unsigned long long)prev_ts);
-			goto out;
-		}
-		prev_ts = ts;
-		for (q = hdr, end = hdr + (size_t)commit; q < end;) {
-			uint32_t h, tl, delta;
-			uint64_t len;
-
-			if (end - q < 4)
-				break;
-			h = (uint32_t)get_le(r, pg + q, 4);
-			tl = r->big_endian ? h >> 27 : h & 31;
-			delta = r->big_endian ? h & COMMIT_MASK : h >> 5;
-			if (tl == RB_PADDING && !delta)
-				break;		/* the rest of the page is unused */
-			if (tl == RB_TIME_EXTEND || tl == RB_TIME_STAMP) {
-				len = 8;
-			} else if (tl == 0 || tl == RB_PADDING) {
-				if (end - q < 8)
-					break;
-				len = get_le(r, pg + q + 4, 4);
-				len = tl ? 4 + len : 4 + ((len + 3) & ~3ull);
-				if (len < 8)
-					len = 8;
-			} else {
-				len = 4 + 4 * (uint64_t)tl;
-			}
-			if (len > end - q) {
-				fail(r, "corrupt trace data: CPU %u data page %llu: an event at byte %zu runs past the committed size %llu",
-				     cpu, (unsigned long long)k, q, (unsigned long long)commit);
-				goto out;
-			}
-			q += (size_t)len;
 		}
 	}
 	ret = 0;
 out:
 	free(pg);
 	return ret;
+}
+
+/* The top buffer's per-CPU data, for readers that walk the pages themselves. */
+static int add_data(struct rd *r, int cpu, uint64_t off, uint64_t size)
+{
+	struct ir_tdat *t = r->out;
+	struct ir_tdat_cpu_data *d;
+
+	if (t->nr_data >= IR_TDAT_MAX_CPUSTAT)
+		return fail(r, "more than %d CPUs of data", IR_TDAT_MAX_CPUSTAT);
+	d = realloc(t->data, (size_t)(t->nr_data + 1) * sizeof(*d));
+	if (!d)
+		return fail(r, "out of memory");
+	t->data = d;
+	d[t->nr_data++] = (struct ir_tdat_cpu_data){ .cpu = cpu, .off = off, .size = size };
+	return 0;
 }
 
 static int handle_option(struct rd *r, unsigned id, const unsigned char *d, size_t len)
@@ -274,6 +302,11 @@ static int handle_option(struct rd *r, unsigned id, const unsigned char *d, size
 		parse_cpustat(t, tmp);
 		break;
 	}
+	case 7:		/* OFFSET */
+	case 12:	/* TIME_SHIFT */
+	case 14:	/* TSC2NSEC */
+		t->time_shifted = 1;	/* libtracecmd adjusts time stamps: let it read them */
+		break;
 	case OPT_CPUCOUNT:
 		if (len >= 4)
 			t->cpucount = (int)get_le(r, d, 4);
@@ -282,11 +315,13 @@ static int handle_option(struct rd *r, unsigned id, const unsigned char *d, size
 		/* v7: offset, name, clock, page size, cpu count, per-cpu {id, off, size} */
 		size_t p = 8, nl;
 		uint64_t ncpu;
+		bool top;
 
 		if (len < 8)
 			return fail(r, "BUFFER option too short (%zu bytes)", len);
 		t->has_buffer = 1;
 		add_known(r, get_le(r, d, 8));
+		top = len > 8 && d[8] == 0 && !t->nr_data;	/* the top instance: "" */
 		for (int s = 0; s < 2; s++) {
 			nl = strnlen((const char *)d + p, len - p);
 			if (p + nl >= len)
@@ -311,6 +346,8 @@ static int handle_option(struct rd *r, unsigned id, const unsigned char *d, size
 			t->data_bytes += sz;
 			if (!strcmp(t->compression, "none") &&
 			    check_pages(r, (unsigned)get_le(r, d + p, 4), off, sz))
+				return -1;
+			if (top && add_data(r, (int)get_le(r, d + p, 4), off, sz))
 				return -1;
 		}
 		t->buffer_cpus = (int)ncpu;
@@ -566,7 +603,7 @@ static int read_v6(struct rd *r, uint64_t off)
 						    (unsigned long long)i, (unsigned long long)s,
 						    (unsigned long long)o, (unsigned long long)r->size);
 				r->out->data_bytes += s;
-				if (check_pages(r, (unsigned)i, o, s))
+				if (check_pages(r, (unsigned)i, o, s) || add_data(r, (int)i, o, s))
 					return -1;
 			}
 			r->out->has_buffer = 1;
@@ -633,13 +670,18 @@ static int walk_v7_sections(struct rd *r, uint64_t off)
 
 int ir_tdat_read(const char *path, struct ir_tdat *out, char *err, size_t errlen)
 {
+	return ir_tdat_read_flags(path, out, IR_TDAT_CHECK_PAGES, err, errlen);
+}
+
+int ir_tdat_read_flags(const char *path, struct ir_tdat *out, unsigned flags, char *err, size_t errlen)
+{
 	static const unsigned char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	unsigned char head[10];
 	char ver[8];
 	unsigned char b[6];
 	struct stat st;
 	uint64_t off = 10, v;
-	struct rd r = { .out = out, .err = err, .errlen = errlen };
+	struct rd r = { .out = out, .err = err, .errlen = errlen, .check_pages = flags & IR_TDAT_CHECK_PAGES };
 	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -719,6 +761,9 @@ out:
 
 void ir_tdat_free(struct ir_tdat *t)
 {
+	free(t->data);
+	t->data = NULL;
+	t->nr_data = 0;
 	free(t->meta);
 	t->meta = NULL;
 }

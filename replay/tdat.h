@@ -3,6 +3,7 @@
 #ifndef IDLEREPLAY_TDAT_H
 #define IDLEREPLAY_TDAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,6 +14,13 @@
 struct ir_tdat_cpustat {
 	int cpu;
 	uint64_t overrun, dropped;
+};
+
+/* One CPU's data in the top buffer: ring-buffer pages (or, compressed,
+ * a count of chunks and the chunks). */
+struct ir_tdat_cpu_data {
+	int cpu;
+	uint64_t off, size;
 };
 
 struct ir_tdat {
@@ -26,10 +34,21 @@ struct ir_tdat {
 	int nr_cpustat;
 	struct ir_tdat_cpustat cpustat[IR_TDAT_MAX_CPUSTAT];
 	char *meta;
+	int nr_data;
+	struct ir_tdat_cpu_data *data;
+	int time_shifted;		/* OFFSET, TIME_SHIFT or TSC2NSEC options */
 };
+
+#define IR_TDAT_CHECK_PAGES 1	/* walk every uncompressed data page */
 
 /* 0 on success; -1 with err holding what is wrong (without the path). */
 int ir_tdat_read(const char *path, struct ir_tdat *out, char *err, size_t errlen);
+int ir_tdat_read_flags(const char *path, struct ir_tdat *out, unsigned flags, char *err, size_t errlen);
+/* One ring-buffer page (n bytes, the last may be short): committed size
+ * within it, time stamp not before *prev_ts (updated), event headers ending
+ * within the committed size.  0, or -1 with why. */
+int ir_tdat_check_page(const unsigned char *pg, size_t n, int long_size, int big_endian,
+		       uint64_t *prev_ts, char *why, size_t whylen);
 void ir_tdat_free(struct ir_tdat *t);
 
 #endif
