@@ -47,6 +47,8 @@ static const char usage[] =
 struct run {
 	struct ir_state *st;
 	const struct ir_trace_info *ti;
+	const struct ir_trace *tr;
+	uint64_t events;
 	struct ir_progress progress;
 	const struct ir_domains *dom;
 	struct ir_policy_run *runs;
@@ -65,12 +67,13 @@ static int feed(void *arg, const struct ir_event *ev)
 	struct run *r = arg;
 
 	ir_state_feed(r->st, ev);
-	if (!(r->ti->events_total & 0xffff) && r->progress.enabled) {
-		/* ETA from the share of the file read so far, where sizes are known */
-		if (!r->ti->compressed && r->ti->bytes_read)
-			r->progress.total = (uint64_t)((double)r->ti->events_total *
-				(double)r->ti->data_bytes / (double)r->ti->bytes_read);
-		ir_progress_update(&r->progress, r->ti->events_total);
+	if (!(++r->events & 0xffff) && r->progress.enabled) {
+		/* ETA from the share of the file's event data read so far */
+		uint64_t bytes = ir_trace_bytes_read(r->tr);
+
+		if (bytes)
+			r->progress.total = (uint64_t)((double)r->events * (double)r->ti->data_bytes / (double)bytes);
+		ir_progress_update(&r->progress, r->events);
 	}
 	return 0;
 }
@@ -501,6 +504,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	ir_state_set_timeline(run.st, tl);
 	run.ti = ti;
+	run.tr = tr;
 	ir_progress_start(&run.progress, path, "events", 0, quiet);
 	ret = ir_trace_run(tr, feed, &run, err, sizeof(err));
 	ir_progress_finish(&run.progress);

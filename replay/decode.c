@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 
 #include "replay/replay.h"
 #include "replay/pages.h"
+#include "replay/pipeline.h"
 #include "replay/tdat.h"
 
 #define MAX_EVENT_ID 65536
@@ -56,6 +58,7 @@ struct ir_trace {
 	struct tracecmd_input *handle;
 	struct tep_handle *tep;
 	struct ir_pages *pages;	/* our own page reader, when the file allows it */
+	_Atomic uint64_t progress_bytes;	/* file bytes read, for another thread's progress */
 	bool swap;		/* file endianness differs from ours */
 	bool state_shifted, state_pre414;
 	int common_pid_off;
@@ -429,6 +432,8 @@ static bool libtracecmd_data(void)
 	return e && *e && strcmp(e, "0");
 }
 
+static int stall_ms(void);
+
 /*
  * The fast route: our page reader for the data, libtracecmd only for the
  * headers and event formats.  Parsing those can crash libtracecmd 3.1.6
@@ -451,14 +456,29 @@ static int open_direct(struct ir_trace *t, char *err, size_t errlen)
 			return IR_ERR_INPUT;
 		}
 		if (pid == 0) {
-			int fd = open("/dev/null", O_WRONLY);
+			int fd = open("/dev/null", O_WRONLY), rc;
 
 			if (fd >= 0)
 				dup2(fd, 2);
-			_exit(open_lib(t, true, err, errlen) ? 3 : 0);
+			rc = open_lib(t, true, err, errlen);
+			ir_trace_close(t);	/* leak checkers follow the child too */
+			_exit(rc ? 3 : 0);
 		}
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
+		for (int waited = 0;; waited++) {
+			pid_t w = waitpid(pid, &st, WNOHANG);
+
+			if (w == pid || (w < 0 && errno != EINTR))
+				break;
+			if (waited >= stall_ms()) {
+				kill(pid, SIGKILL);
+				while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+					;
+				set_err(err, errlen, "%s: corrupt trace headers (the trace library stopped making progress reading them)",
+					path);
+				return IR_ERR_INPUT;
+			}
+			usleep(1000);
+		}
 		if (WIFSIGNALED(st)) {
 			set_err(err, errlen, "%s: corrupt trace headers (the trace library crashed reading them: %s)",
 				path, strsignal(WTERMSIG(st)));
@@ -473,22 +493,60 @@ static int open_direct(struct ir_trace *t, char *err, size_t errlen)
 
 static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data);
 
-static int run_direct(struct ir_trace *t, char *err, size_t errlen)
+struct direct_run {
+	struct ir_trace *t;
+	char *err;
+	size_t errlen;
+};
+
+/* Pages -> decoded events -> emit, on whichever thread runs it. */
+static int produce_direct(void *ctx, ir_event_fn emit, void *emit_arg)
 {
+	struct direct_run *d = ctx;
+	struct ir_trace *t = d->t;
 	struct tep_record *rec;
 	int r;
 
-	if (ir_pages_start(t->pages, err, errlen))
+	t->fn = emit;
+	t->arg = emit_arg;
+	if (ir_pages_start(t->pages, d->err, d->errlen))
 		return IR_ERR_INPUT;
-	while (!(r = ir_pages_next(t->pages, &rec, err, errlen))) {
+	while (!(r = ir_pages_next(t->pages, &rec, d->err, d->errlen))) {
 		if (!(t->info.events_total & 0xfff))
-			t->info.bytes_read = ir_pages_bytes(t->pages);	/* for progress */
+			atomic_store_explicit(&t->progress_bytes, ir_pages_bytes(t->pages), memory_order_relaxed);
 		on_record(NULL, rec, rec->cpu, t);
 		if (t->stopped)
 			return IR_OK;
 	}
-	t->info.bytes_read = ir_pages_bytes(t->pages);
+	atomic_store_explicit(&t->progress_bytes, ir_pages_bytes(t->pages), memory_order_relaxed);
 	return r < 0 ? IR_ERR_INPUT : IR_OK;
+}
+
+/* IDLEREPLAY_THREADS=0: decode and replay on one thread (same results). */
+static bool use_threads(void)
+{
+	const char *e = getenv("IDLEREPLAY_THREADS");
+
+	return !(e && !strcmp(e, "0"));
+}
+
+static int run_direct(struct ir_trace *t, ir_event_fn fn, void *arg, char *err, size_t errlen)
+{
+	struct direct_run d = { .t = t, .err = err, .errlen = errlen };
+	bool stopped = false;
+	int ret;
+
+	if (!use_threads())
+		return produce_direct(&d, fn, arg);
+	ret = ir_pipeline_run(produce_direct, &d, fn, arg, &stopped);
+	if (stopped)
+		t->stopped = 1;
+	return ret;
+}
+
+uint64_t ir_trace_bytes_read(const struct ir_trace *t)
+{
+	return atomic_load_explicit(&t->progress_bytes, memory_order_relaxed);
 }
 
 int ir_trace_open(const char *path, struct ir_trace **out, char *err, size_t errlen)
@@ -1442,7 +1500,7 @@ int ir_trace_run(struct ir_trace *t, ir_event_fn fn, void *arg, char *err, size_
 	t->fn = fn;
 	t->arg = arg;
 	if (t->pages) {
-		int ret = run_direct(t, err, errlen);
+		int ret = run_direct(t, fn, arg, err, errlen);
 
 		if (ret)
 			return ret;

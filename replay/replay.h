@@ -153,7 +153,7 @@ struct ir_trace_info {
 	uint64_t events[IR_EV__COUNT];
 	uint64_t events_total;
 	uint64_t data_bytes;		/* per-CPU data in the file (compressed size if compressed) */
-	uint64_t bytes_read;		/* event records decoded so far */
+	uint64_t bytes_read;		/* event records decoded (libtracecmd route) */
 	bool compressed;
 	int has_waking, has_probes;
 	int nr_loss;			/* CPUs with any loss */
@@ -169,6 +169,9 @@ const struct ir_trace_info *ir_trace_info(const struct ir_trace *t);
 /* Walk all events in time order.  fn returns non-zero to stop. */
 typedef int (*ir_event_fn)(void *arg, const struct ir_event *ev);
 int ir_trace_run(struct ir_trace *t, ir_event_fn fn, void *arg, char *err, size_t errlen);
+/* File bytes read so far: may be called from fn, while the trace is read
+ * on another thread. */
+uint64_t ir_trace_bytes_read(const struct ir_trace *t);
 /* After ir_trace_run: fn(arg, event name, count) for each event seen. */
 void ir_trace_event_counts(const struct ir_trace *t,
 			   void (*fn)(void *arg, const char *name, uint64_t count), void *arg);
