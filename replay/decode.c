@@ -447,23 +447,35 @@ static int open_direct(struct ir_trace *t, char *err, size_t errlen)
 
 	if (isolated()) {
 		pid_t pid;
-		int st;
+		int st, p[2];
+		char why[512] = "";
+		ssize_t n;
 
+		if (pipe2(p, O_CLOEXEC)) {
+			set_err(err, errlen, "%s: cannot create a pipe: %s", path, strerror(errno));
+			return IR_ERR_INPUT;
+		}
 		fflush(NULL);
 		pid = fork();
 		if (pid < 0) {
 			set_err(err, errlen, "%s: cannot fork: %s", path, strerror(errno));
+			close(p[0]);
+			close(p[1]);
 			return IR_ERR_INPUT;
 		}
 		if (pid == 0) {
 			int fd = open("/dev/null", O_WRONLY), rc;
 
+			close(p[0]);
 			if (fd >= 0)
 				dup2(fd, 2);
 			rc = open_lib(t, true, err, errlen);
+			if (rc && write(p[1], err, strnlen(err, errlen)) < 0)
+				rc = 4;
 			ir_trace_close(t);	/* leak checkers follow the child too */
 			_exit(rc ? 3 : 0);
 		}
+		close(p[1]);
 		for (int waited = 0;; waited++) {
 			pid_t w = waitpid(pid, &st, WNOHANG);
 
@@ -473,15 +485,28 @@ static int open_direct(struct ir_trace *t, char *err, size_t errlen)
 				kill(pid, SIGKILL);
 				while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 					;
+				close(p[0]);
 				set_err(err, errlen, "%s: corrupt trace headers (the trace library stopped making progress reading them)",
 					path);
 				return IR_ERR_INPUT;
 			}
 			usleep(1000);
 		}
+		n = read(p[0], why, sizeof(why) - 1);
+		close(p[0]);
+		why[n > 0 ? n : 0] = 0;
+		/* Only headers the library survived are parsed here: whatever else
+		 * happened in the child (a crash, a sanitizer's exit) stays there. */
 		if (WIFSIGNALED(st)) {
 			set_err(err, errlen, "%s: corrupt trace headers (the trace library crashed reading them: %s)",
 				path, strsignal(WTERMSIG(st)));
+			return IR_ERR_INPUT;
+		}
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			if (WIFEXITED(st) && WEXITSTATUS(st) == 3 && why[0])
+				set_err(err, errlen, "%s", why);
+			else
+				set_err(err, errlen, "%s: corrupt trace headers (the trace library failed reading them)", path);
 			return IR_ERR_INPUT;
 		}
 	}
