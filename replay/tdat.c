@@ -752,10 +752,8 @@ int ir_tdat_read_flags(const char *path, struct ir_tdat *out, unsigned flags, ch
 	ret = 0;
 out:
 	close(r.fd);
-	if (ret) {
-		free(out->meta);
-		out->meta = NULL;
-	}
+	if (ret)
+		ir_tdat_free(out);	/* nothing of a failed read is kept */
 	return ret;
 }
 

@@ -43,9 +43,10 @@ for t in $targets; do
 	echo "fuzz-$t: ${secs}s" >&2
 	# The library's own complaints go to the child's /dev/null; ours are ASan's.
 	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+	LSAN_OPTIONS=print_suppressions=0:suppressions=tests/lsan.supp \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	"$out/fuzz-$t" -max_total_time="$secs" -max_len=1048576 -rss_limit_mb=2048 \
-		-timeout=25 -print_final_stats=1 -artifact_prefix="$out/" "$@" "$corpus" \
+		-timeout=25 -error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 -artifact_prefix="$out/" "$@" "$corpus" \
 		2> "$out/fuzz-$t.log" || status=$?
 	grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb)|^==[0-9]+==ERROR|SUMMARY|Test unit written" "$out/fuzz-$t.log" >&2 || true
 	tail -1 "$out/fuzz-$t.log" >&2
