@@ -524,30 +524,37 @@ struct direct_run {
 	size_t errlen;
 };
 
-/* Pages -> decoded events -> emit, on whichever thread runs it. */
-static int produce_direct(void *ctx, ir_event_fn emit, void *emit_arg)
+/* Pages -> raw records in time order -> emit (the reading thread). */
+static int produce_direct(void *ctx, ir_record_fn emit, void *emit_arg)
 {
 	struct direct_run *d = ctx;
 	struct ir_trace *t = d->t;
 	struct tep_record *rec;
+	uint64_t n = 0;
 	int r;
 
-	t->fn = emit;
-	t->arg = emit_arg;
 	if (ir_pages_start(t->pages, d->err, d->errlen))
 		return IR_ERR_INPUT;
 	while (!(r = ir_pages_next(t->pages, &rec, d->err, d->errlen))) {
-		if (!(t->info.events_total & 0xfff))
+		if (!(++n & 0xfff))
 			atomic_store_explicit(&t->progress_bytes, ir_pages_bytes(t->pages), memory_order_relaxed);
-		on_record(NULL, rec, rec->cpu, t);
-		if (t->stopped)
+		if (emit(emit_arg, rec))
 			return IR_OK;
 	}
 	atomic_store_explicit(&t->progress_bytes, ir_pages_bytes(t->pages), memory_order_relaxed);
 	return r < 0 ? IR_ERR_INPUT : IR_OK;
 }
 
-/* IDLEREPLAY_THREADS=0: decode and replay on one thread (same results). */
+/* Raw record -> decoded event -> the caller's fn (the decoding thread). */
+static int decode_record(void *arg, const struct tep_record *rec)
+{
+	struct ir_trace *t = arg;
+
+	on_record(NULL, (struct tep_record *)rec, rec->cpu, t);
+	return t->stopped;
+}
+
+/* IDLEREPLAY_THREADS=0: read and replay on one thread (same results). */
 static bool use_threads(void)
 {
 	const char *e = getenv("IDLEREPLAY_THREADS");
@@ -561,9 +568,11 @@ static int run_direct(struct ir_trace *t, ir_event_fn fn, void *arg, char *err, 
 	bool stopped = false;
 	int ret;
 
+	t->fn = fn;
+	t->arg = arg;
 	if (!use_threads())
-		return produce_direct(&d, fn, arg);
-	ret = ir_pipeline_run(produce_direct, &d, fn, arg, &stopped);
+		return produce_direct(&d, decode_record, t);
+	ret = ir_pipeline_run(produce_direct, &d, decode_record, t, &stopped);
 	if (stopped)
 		t->stopped = 1;
 	return ret;

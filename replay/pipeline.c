@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Decoding on a second core: a producer thread reads pages and decodes
- * events into batches; the caller's thread runs the state machine and the
- * policies over them.  Events are copied with their comm strings, so the
- * producer may reuse its pages at once.  A few batches in flight bound the
- * memory; handing over a whole batch at a time keeps locking off the
- * per-event path.
+ * Reading on a second core: a producer thread reads and merges the pages
+ * and copies each raw record into a batch; the caller's thread decodes
+ * them and runs the state machine and the policies.  (Splitting there
+ * balances the two: profiles put about half the work on each side.)
+ * Records are copied, so the producer may reuse its pages at once.  A few
+ * batches in flight bound the memory; handing over a whole batch at a time
+ * keeps locking off the per-record path.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -15,10 +16,11 @@
 
 #define BATCH 2048
 #define NBATCH 4
+#define SLOT_DATA 256		/* sched events are under 128 bytes; longer ones are cut */
 
 struct slot {
-	struct ir_event ev;
-	char comm[2][IR_COMM_LEN];
+	struct tep_record rec;
+	unsigned char data[SLOT_DATA];
 };
 
 struct batch {
@@ -38,20 +40,6 @@ struct ir_pipeline {
 	struct batch *cur;		/* producer's batch being filled */
 };
 
-static const char *copy_comm(char *dst, const char *src, uint16_t *len)
-{
-	size_t n;
-
-	if (!src)
-		return NULL;
-	n = strnlen(src, *len < IR_COMM_LEN ? *len : IR_COMM_LEN);
-	memcpy(dst, src, n);
-	if (n < IR_COMM_LEN)
-		dst[n] = 0;
-	*len = (uint16_t)n;
-	return dst;
-}
-
 /* Hand the filled batch over; wait for room.  Returns true to stop. */
 static bool publish(struct ir_pipeline *p)
 {
@@ -69,32 +57,17 @@ static bool publish(struct ir_pipeline *p)
 	return stop;
 }
 
-/* The producer's ir_event_fn: copy the event into the batch. */
-static int put(void *arg, const struct ir_event *ev)
+/* The producer's record sink: copy the record into the batch. */
+static int put(void *arg, const struct tep_record *rec)
 {
 	struct ir_pipeline *p = arg;
 	struct slot *s = &p->cur->s[p->cur->n++];
+	int n = rec->size < 0 ? 0 : rec->size > SLOT_DATA ? SLOT_DATA : rec->size;
 
-	s->ev = *ev;
-	switch (ev->type) {
-	case IR_EV_SWITCH:
-		s->ev.sw.prev_comm = copy_comm(s->comm[0], ev->sw.prev_comm, &s->ev.sw.prev_comm_len);
-		s->ev.sw.next_comm = copy_comm(s->comm[1], ev->sw.next_comm, &s->ev.sw.next_comm_len);
-		break;
-	case IR_EV_WAKING:
-	case IR_EV_WAKEUP:
-	case IR_EV_WAKEUP_NEW:
-		s->ev.wake.comm = copy_comm(s->comm[0], ev->wake.comm, &s->ev.wake.comm_len);
-		break;
-	case IR_EV_MIGRATE:
-		s->ev.mig.comm = copy_comm(s->comm[0], ev->mig.comm, &s->ev.mig.comm_len);
-		break;
-	case IR_EV_FORK:
-		s->ev.fork.child_comm = copy_comm(s->comm[0], ev->fork.child_comm, &s->ev.fork.child_comm_len);
-		break;
-	default:
-		break;
-	}
+	s->rec = *rec;
+	s->rec.size = n;
+	memcpy(s->data, rec->data, (size_t)n);
+	s->rec.data = s->data;
 	if (p->cur->n == BATCH && publish(p))
 		return 1;
 	return 0;
@@ -115,7 +88,7 @@ static void *producer(void *arg)
 	return NULL;
 }
 
-int ir_pipeline_run(ir_produce_fn produce, void *ctx, ir_event_fn consume, void *arg, bool *stopped)
+int ir_pipeline_run(ir_produce_fn produce, void *ctx, ir_record_fn consume, void *arg, bool *stopped)
 {
 	struct ir_pipeline p = { .produce = produce, .ctx = ctx };
 	pthread_t th;
@@ -149,7 +122,7 @@ int ir_pipeline_run(ir_produce_fn produce, void *ctx, ir_event_fn consume, void 
 		pthread_mutex_unlock(&p.lock);
 
 		for (int i = 0; i < b->n && !*stopped; i++)
-			if (consume(arg, &b->s[i].ev))
+			if (consume(arg, &b->s[i].rec))
 				*stopped = true;
 
 		pthread_mutex_lock(&p.lock);
