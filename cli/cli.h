@@ -15,8 +15,6 @@ int cmd_record(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 
-/* "500us", "2ms", "1s" or plain nanoseconds; 0 ok, -1 bad. */
-int cli_parse_ns(const char *s, uint64_t *out);
 
 struct ir_trace_info;
 struct ir_topology;

@@ -158,7 +158,7 @@ static int parse_sweep(const char *arg, struct ir_policy_params *base, char *par
 		return -1;
 	}
 	*c1 = *c2 = 0;
-	if (cli_parse_ns(range, from) || cli_parse_ns(c1 + 1, to) || cli_parse_ns(c2 + 1, step) ||
+	if (ir_parse_ns(range, from) || ir_parse_ns(c1 + 1, to) || ir_parse_ns(c2 + 1, step) ||
 	    !*step || *to < *from) {
 		snprintf(err, errlen, "bad --sweep range '%s' (FROM <= TO, STEP > 0)", eq + 1);
 		return -1;
@@ -191,32 +191,6 @@ static void add_count(void *arg, const char *name, uint64_t count)
 	c->v[c->n].name = name;
 	c->v[c->n].count = count;
 	c->n++;
-}
-
-/* "500us", "2ms", "1s", "1500" (ns). */
-int cli_parse_ns(const char *s, uint64_t *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return -1;
-	if (!*end || !strcmp(end, "ns"))
-		;
-	else if (!strcmp(end, "us"))
-		v *= 1e3;
-	else if (!strcmp(end, "ms"))
-		v *= 1e6;
-	else if (!strcmp(end, "s"))
-		v *= 1e9;
-	else
-		return -1;
-	if (v > 1e18)
-		return -1;
-	*out = (uint64_t)(v + 0.5);
-	return 0;
 }
 
 /* sched_migration_cost_ns recorded by `idlereplay record`, if any. */
@@ -290,7 +264,7 @@ int cmd_replay(int argc, char **argv)
 			json_path = optarg;
 			break;
 		case 'm': case 'B': case 't': case 'L': case 'N':
-			if (cli_parse_ns(optarg, &v))
+			if (ir_parse_ns(optarg, &v))
 				return cli_fail(IR_ERR_USAGE, "replay: bad duration '%s' for --%s", optarg,
 						o == 'm' ? "migration-cost" : o == 'B' ? "max-idle-balance-cost" :
 						o == 't' ? "tick" : o == 'L' ? "late-window" : "newidle-lead");
@@ -326,7 +300,7 @@ int cmd_replay(int argc, char **argv)
 			if (!colon || (size_t)(colon - optarg) >= sizeof(off))
 				return cli_fail(IR_ERR_USAGE, "replay: bad --detail '%s' (OFFSET:LENGTH)", optarg);
 			snprintf(off, sizeof(off), "%.*s", (int)(colon - optarg), optarg);
-			if (cli_parse_ns(off, &detail_off) || cli_parse_ns(colon + 1, &detail_len) || !detail_len)
+			if (ir_parse_ns(off, &detail_off) || ir_parse_ns(colon + 1, &detail_len) || !detail_len)
 				return cli_fail(IR_ERR_USAGE, "replay: bad --detail '%s' (OFFSET:LENGTH)", optarg);
 			want_timeline = true;
 			break;

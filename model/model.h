@@ -113,6 +113,8 @@ struct ir_policy_params {
 	uint64_t seed;					/* proportional only */
 };
 
+/* A duration: "500us", "0.5ms", "2s" or plain nanoseconds; 0, or -1 if bad. */
+int ir_parse_ns(const char *s, uint64_t *out);
 /* Parse "NAME[:key=value,...]"; fills defaults first. */
 int ir_policy_parse(const char *arg, struct ir_policy_params *p, char *err, size_t errlen);
 void ir_policy_defaults(enum ir_policy_kind kind, struct ir_policy_params *p);

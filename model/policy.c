@@ -131,26 +131,27 @@ int ir_policy_get(const struct ir_policy_params *p, const char *key, uint64_t *v
 	return 0;
 }
 
-/* "500us", "0.5ms" is not accepted: integers with ns/us/ms/s only. */
-static int parse_value(const char *s, uint64_t *v)
+/* "500us", "0.5ms", "2s", "1500" (ns): every duration option and parameter. */
+int ir_parse_ns(const char *s, uint64_t *out)
 {
-	static const struct { const char *sfx; uint64_t mul; } sfx[] = {
-		{ "", 1 }, { "ns", 1 }, { "us", US }, { "ms", MS }, { "s", 1000 * MS },
+	static const struct { const char *sfx; double mul; } sfx[] = {
+		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
 	};
 	char *end;
-	unsigned long long n;
+	double v;
 
 	if (!isdigit((unsigned char)*s))
 		return -1;
 	errno = 0;
-	n = strtoull(s, &end, 10);
+	v = strtod(s, &end);
 	if (errno)
 		return -1;
 	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
 		if (!strcmp(end, sfx[i].sfx)) {
-			if (n > UINT64_MAX / sfx[i].mul)
+			v *= sfx[i].mul;
+			if (v > 1e18)
 				return -1;
-			*v = n * sfx[i].mul;
+			*out = (uint64_t)(v + 0.5);
 			return 0;
 		}
 	return -1;
@@ -203,7 +204,7 @@ int ir_policy_parse(const char *arg, struct ir_policy_params *p, char *err, size
 			}
 			continue;
 		}
-		if (parse_value(eq, &v)) {
+		if (ir_parse_ns(eq, &v)) {
 			ir_seterr(err, errlen, "policy %s: bad value '%s' for %s (ns, or with ns/us/ms/s)",
 			       policy_names[kind], eq, kv);
 			rc = IR_ERR_USAGE;

@@ -319,7 +319,6 @@ static int fill_info(struct ir_trace *t)
 	t->info.file_version = t->tdat.version;
 	t->info.meta = t->tdat.meta;
 	t->info.data_bytes = t->tdat.data_bytes;
-	t->info.compressed = strcmp(t->tdat.compression, "none") != 0;
 
 	t->info.nr_cpus = t->tdat.cpucount > t->tdat.buffer_cpus ? t->tdat.cpucount : t->tdat.buffer_cpus;
 	for (int i = 0; i < t->tdat.nr_cpustat; i++)
@@ -706,7 +705,6 @@ static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 	}
 	t->count[id]++;
 	t->info.events_total++;
-	t->info.bytes_read += (uint64_t)rec->record_size;
 	if (!t->info.first_ts || rec->ts < t->info.first_ts)
 		t->info.first_ts = rec->ts;
 	if (rec->ts > t->info.last_ts)

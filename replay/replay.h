@@ -153,8 +153,6 @@ struct ir_trace_info {
 	uint64_t events[IR_EV__COUNT];
 	uint64_t events_total;
 	uint64_t data_bytes;		/* per-CPU data in the file (compressed size if compressed) */
-	uint64_t bytes_read;		/* event records decoded (libtracecmd route) */
-	bool compressed;
 	int has_waking, has_probes;
 	int nr_loss;			/* CPUs with any loss */
 	struct ir_cpu_loss *loss;	/* nr_cpus entries, one per CPU */

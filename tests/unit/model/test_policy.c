@@ -84,12 +84,34 @@ static void test_errors(void **state)
 	expect_error("no-check:x", "policy no-check: expected key=value, got 'x'");
 }
 
+/* One parser for every duration, options and policy parameters alike. */
+static void test_durations(void **state)
+{
+	uint64_t v = 0;
+
+	(void)state;
+	assert_int_equal(ir_parse_ns("1500", &v), 0);
+	assert_int_equal(v, 1500);
+	assert_int_equal(ir_parse_ns("500us", &v), 0);
+	assert_int_equal(v, 500000);
+	assert_int_equal(ir_parse_ns("0.5ms", &v), 0);
+	assert_int_equal(v, 500000);
+	assert_int_equal(ir_parse_ns("2s", &v), 0);
+	assert_int_equal(v, 2000000000ull);
+	assert_int_equal(ir_parse_ns("-5us", &v), -1);
+	assert_int_equal(ir_parse_ns("5 us", &v), -1);
+	assert_int_equal(ir_parse_ns("5h", &v), -1);
+	assert_int_equal(ir_parse_ns("", &v), -1);
+	assert_int_equal(ir_parse_ns("1e30s", &v), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_durations),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
