@@ -1,6 +1,9 @@
 #!/bin/bash
-# tracefs not mounted: record mounts it.  Skipped when tracefs is busy
-# (another tracer running on this machine), since unmounting it is not ours to force.
+# tracefs not mounted: record mounts it.  Runs in a mount namespace of its
+# own (unshare -m, private propagation), so the unmount is seen by nobody else.
+if [ -z "${IR_UNSHARED:-}" ]; then
+	exec env IR_UNSHARED=1 unshare -m --propagation private "$0" "$@"
+fi
 . "$(dirname "$0")/lib.sh"
 umount "$TRACEFS" 2>/dev/null || skip "tracefs busy, cannot unmount it"
 "$IR" record -o "$WORK/m.dat" --duration 0.3 2>"$WORK/err"
