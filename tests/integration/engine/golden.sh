@@ -58,11 +58,12 @@ for c in "${cases[@]}"; do
 done
 d=$WORK/fleet
 mkdir -p "$d"
-ab=$WORK/hb_mc0_1.default/r.json
-"$IR" report compare "$ab" "$WORK/hb_mc5ms_1.default/r.json" > "$d/compare.text" 2>&1
-"$IR" report compare "$WORK/hb_mc0_1.sweep/r.json" "$WORK/hb_mc5ms_1.sweep/r.json" > "$d/compare-sweep.text" 2>&1
-"$IR" report merge "$WORK"/hb_*.default/r.json > "$d/merge.text" 2>&1
-"$IR" report merge --format csv "$WORK"/hb_*.default/r.json > "$d/merge.csv" 2>&1
+# compare and merge print the names they were given: relative ones
+(cd "$WORK" &&
+"$IR" report compare hb_mc0_1.default/r.json hb_mc5ms_1.default/r.json > fleet/compare.text 2>&1
+"$IR" report compare hb_mc0_1.sweep/r.json hb_mc5ms_1.sweep/r.json > fleet/compare-sweep.text 2>&1
+"$IR" report merge hb_*.default/r.json > fleet/merge.text 2>&1
+"$IR" report merge --format csv hb_*.default/r.json > fleet/merge.csv 2>&1)
 for t in tests/data/vm-numa/*.dat; do
 	n=$(basename "$t" .dat)
 	"$IR" calibrate "$t" --topology sockets=2,cores=2,threads=2,nodes=2 --json "$d/calib-$n.json" \
