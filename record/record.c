@@ -19,7 +19,7 @@
 #include <tracefs.h>
 
 #include "record/record_int.h"
-#include "replay/replay.h"	/* IR_OK, IR_ERR_*: exit statuses shared by all stages */
+#include "common/status.h"
 
 /* Reader pacing: at a few MB/s per CPU the ring buffer (default 8 MB per
  * CPU) holds seconds, so 100 ms leaves a wide margin. */

@@ -58,7 +58,7 @@ struct ir_record_result {
 
 /*
  * Record until the command exits, the duration ends, or SIGINT/SIGTERM/
- * SIGHUP arrives.  Returns 0, or IR_ERR_INPUT / IR_ERR_USAGE (replay.h
+ * SIGHUP arrives.  Returns 0, or IR_ERR_INPUT / IR_ERR_USAGE (common/status.h
  * numbering) with one line in err (no "idlereplay: " prefix).
  */
 int ir_record(const struct ir_record_opts *opts, struct ir_record_result *res,
