@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* idlereplay: dispatch to one subcommand. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,18 +19,6 @@ static const struct subcommand subcommands[] = {
 	{ "replay", cmd_replay, "replay a trace.dat through the newidle balance policies" },
 	{ "topology", cmd_topology, "print this machine's topology, or its sched domains" },
 };
-
-int cli_fail(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("idlereplay: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return code;
-}
 
 static void usage(FILE *f)
 {

@@ -18,6 +18,7 @@
 
 #define IR_REPORT_SCHEMA "idlereplay.report/1"
 #define IR_REPORT_SCHEMA_MINOR 1
+#define IR_CALIB_SCHEMA "idlereplay.calibration/1"
 
 struct ir_event_count {
 	const char *name;	/* without the system prefix */
@@ -141,6 +142,8 @@ int ir_report_html(json_object *doc, FILE *out);
 /* Write the HTML page to path ("-" for stdout), atomically: for
  * 'idlereplay replay ... --html FILE'.  0, or -1 with errno. */
 int ir_report_write_html(json_object *doc, const char *path);
+/* The calibration document (IR_CALIB_SCHEMA) as text for people. */
+int ir_calib_text(json_object *doc, FILE *out);
 /* CSV, one row per policy (header only when the document has none). */
 int ir_report_csv(json_object *doc, FILE *out);
 

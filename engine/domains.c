@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* The sched domains a trace is replayed with (shared by replay and calibrate). */
+/* The sched domains a trace is replayed with (replay and calibrate). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "model/model.h"
-#include "replay/replay.h"
+#include "engine/engine.h"
 
 /* The text between "topology-begin" and "topology-end" in our metadata. */
 static char *meta_topology(const char *meta)
@@ -19,8 +17,8 @@ static char *meta_topology(const char *meta)
 	return b ? strndup(a, (size_t)(b - a)) : NULL;
 }
 
-int cli_domains(const char *arg, const struct ir_trace_info *ti, struct ir_topology **topo,
-		struct ir_domains **dom, const char **source)
+int ir_engine_domains(struct idlereplay *ir, const char *arg, const struct ir_trace_info *ti,
+		      struct ir_topology **topo, struct ir_domains **dom, const char **source)
 {
 	char err[1024];
 
@@ -28,7 +26,7 @@ int cli_domains(const char *arg, const struct ir_trace_info *ti, struct ir_topol
 	*dom = NULL;
 	if (arg) {
 		if (ir_topology_from_arg(arg, topo, err, sizeof(err)))
-			return cli_fail(IR_ERR_USAGE, "--topology: %s", err);
+			return ir_engine_fail(ir, IR_ERR_USAGE, "--topology: %s", err);
 		*source = "option";
 	} else {
 		char *text = meta_topology(ti->meta);
@@ -36,16 +34,16 @@ int cli_domains(const char *arg, const struct ir_trace_info *ti, struct ir_topol
 
 		free(text);
 		if (bad)
-			return cli_fail(IR_ERR_INPUT, "%s: recorded topology: %s", ti->path, err);
+			return ir_engine_fail(ir, IR_ERR_INPUT, "%s: recorded topology: %s", ti->path, err);
 		*source = *topo ? "trace" : "flat";
 		if (!*topo)
 			*topo = ir_topology_flat(ti->nr_cpus);
 	}
 	if (!*topo || !(*dom = ir_domains_build(*topo, err, sizeof(err))))
-		return cli_fail(IR_ERR_INPUT, "%s: cannot build sched domains: %s", ti->path,
-				*topo ? err : "out of memory");
+		return ir_engine_fail(ir, IR_ERR_INPUT, "%s: cannot build sched domains: %s", ti->path,
+				      *topo ? err : "out of memory");
 	if (ir_domains_nr_cpus(*dom) < ti->nr_cpus)
-		return cli_fail(IR_ERR_INPUT, "%s: the trace has %d CPUs but the topology only %d",
-				ti->path, ti->nr_cpus, ir_domains_nr_cpus(*dom));
+		return ir_engine_fail(ir, IR_ERR_INPUT, "%s: the trace has %d CPUs but the topology only %d",
+				      ti->path, ti->nr_cpus, ir_domains_nr_cpus(*dom));
 	return IR_OK;
 }
