@@ -31,6 +31,11 @@ struct cli_progress {
 void cli_progress_start(struct cli_progress *c, const char *what, int quiet);
 void cli_progress_update(void *arg, uint64_t events, uint64_t total);
 void cli_progress_finish(struct cli_progress *c);
+/* After getopt_long returned o ('?' or ':', with opterr 0 and a ':' first in
+ * the option string): one line naming the argument that is wrong; 1. */
+int cli_bad_option(const char *cmd, int o, int argc, char **argv);
+/* Exactly one TRACE after the options, else one line saying what is wrong. */
+int cli_trace_arg(const char *cmd, int argc, char **argv);
 /* The engine's warnings: "idlereplay: LINE" on stderr. */
 void cli_warning(void *arg, const char *line);
 

@@ -30,7 +30,8 @@ int cmd_calibrate(int argc, char **argv)
 	if (!ir)
 		return cli_fail(IR_ERR_INPUT, "out of memory");
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "j:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, ":j:h", opts, NULL)) != -1) {
 		const struct option *opt = cli_option(opts, o);
 
 		if (o == 'h') {
@@ -39,8 +40,7 @@ int cmd_calibrate(int argc, char **argv)
 			return IR_OK;
 		} else if (!opt) {
 			idlereplay_free(ir);
-			fputs(usage, stderr);
-			return IR_ERR_USAGE;
+			return cli_bad_option("calibrate", o, argc, argv);
 		} else if (idlereplay_set(ir, opt->name, optarg)) {
 			ret = cli_fail(IR_ERR_USAGE, "calibrate: %s", idlereplay_error(ir));
 			idlereplay_free(ir);
@@ -48,10 +48,9 @@ int cmd_calibrate(int argc, char **argv)
 		}
 		json = o == 'j' ? optarg : json;
 	}
-	if (optind != argc - 1) {
+	if ((ret = cli_trace_arg("calibrate", argc, argv))) {
 		idlereplay_free(ir);
-		fputs(usage, stderr);
-		return cli_fail(IR_ERR_USAGE, "calibrate: expected one TRACE argument");
+		return ret;
 	}
 	if (!(ret = idlereplay_open(ir, argv[optind])))
 		ret = idlereplay_calibrate(ir, NULL, NULL);

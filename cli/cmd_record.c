@@ -59,7 +59,9 @@ int cmd_record(int argc, char **argv)
 	int c, ret;
 
 	/* '+': stop at the first non-option, the command's own argv[0]. */
-	while ((c = getopt_long(argc, argv, "+o:d:b:fu:h", longopts, NULL)) != -1) {
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:d:b:fu:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o.output = optarg;
@@ -87,8 +89,7 @@ int cmd_record(int argc, char **argv)
 			usage(stdout);
 			return IR_OK;
 		default:
-			usage(stderr);
-			return IR_ERR_USAGE;
+			return cli_bad_option("record", c, argc, argv);
 		}
 	}
 	if (optind < argc)

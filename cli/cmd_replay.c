@@ -71,7 +71,8 @@ int cmd_replay(int argc, char **argv)
 	if (!ir)
 		return cli_fail(IR_ERR_INPUT, "out of memory");
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "j:qh", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, ":j:qh", opts, NULL)) != -1) {
 		const struct option *opt = cli_option(opts, o);
 
 		if (o == 'q') {
@@ -82,8 +83,7 @@ int cmd_replay(int argc, char **argv)
 			return IR_OK;
 		} else if (!opt) {
 			idlereplay_free(ir);
-			fputs(usage, stderr);
-			return IR_ERR_USAGE;
+			return cli_bad_option("replay", o, argc, argv);
 		} else if (idlereplay_set(ir, opt->name, opt->has_arg ? optarg : NULL)) {
 			ret = cli_fail(IR_ERR_USAGE, "replay: %s", idlereplay_error(ir));
 			idlereplay_free(ir);
@@ -93,10 +93,9 @@ int cmd_replay(int argc, char **argv)
 			html = o == 'H' ? optarg : html;
 		}
 	}
-	if (optind != argc - 1) {
+	if ((ret = cli_trace_arg("replay", argc, argv))) {
 		idlereplay_free(ir);
-		fputs(usage, stderr);
-		return cli_fail(IR_ERR_USAGE, "replay: expected one TRACE argument");
+		return ret;
 	}
 	idlereplay_on_warning(ir, cli_warning, NULL);
 	if (!(ret = idlereplay_open(ir, argv[optind]))) {

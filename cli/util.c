@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
 
@@ -24,6 +25,31 @@ const struct option *cli_option(const struct option *opts, int o)
 		if (opts->val == o)
 			return opts;
 	return NULL;
+}
+
+int cli_bad_option(const char *cmd, int o, int argc, char **argv)
+{
+	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+	char shortopt[3] = { '-', (char)optopt, 0 };
+
+	if (o == ':')
+		return cli_fail(IR_ERR_USAGE, "%s: %s needs a value (see 'idlereplay help %s')", cmd, arg, cmd);
+	if (optopt && strncmp(arg, "--", 2))
+		arg = shortopt;
+	if (!strncmp(arg, "--", 2) && strchr(arg, '='))
+		return cli_fail(IR_ERR_USAGE, "%s: %.*s takes no value (see 'idlereplay help %s')", cmd,
+				(int)(strchr(arg, '=') - arg), arg, cmd);
+	return cli_fail(IR_ERR_USAGE, "%s: unknown option '%s' (see 'idlereplay help %s')", cmd, arg, cmd);
+}
+
+int cli_trace_arg(const char *cmd, int argc, char **argv)
+{
+	if (optind == argc)
+		return cli_fail(IR_ERR_USAGE, "%s: no TRACE given (see 'idlereplay help %s')", cmd, cmd);
+	if (optind < argc - 1)
+		return cli_fail(IR_ERR_USAGE, "%s: unexpected argument '%s' after TRACE '%s' (one trace at a time)",
+				cmd, argv[optind + 1], argv[optind]);
+	return IR_OK;
 }
 
 void cli_warning(void *arg, const char *line)

@@ -42,8 +42,17 @@ int ir_engine_domains(struct idlereplay *ir, const char *arg, const struct ir_tr
 	if (!*topo || !(*dom = ir_domains_build(*topo, err, sizeof(err))))
 		return ir_engine_fail(ir, IR_ERR_INPUT, "%s: cannot build sched domains: %s", ti->path,
 				      *topo ? err : "out of memory");
-	if (ir_domains_nr_cpus(*dom) < ti->nr_cpus)
-		return ir_engine_fail(ir, IR_ERR_INPUT, "%s: the trace has %d CPUs but the topology only %d",
-				      ti->path, ti->nr_cpus, ir_domains_nr_cpus(*dom));
+	/* Both ways: per-CPU state is sized by the trace, the rings by the
+	 * topology; each CPU of one must be a CPU of the other. */
+	if (ir_domains_nr_cpus(*dom) != ti->nr_cpus) {
+		int n = ir_domains_nr_cpus(*dom);
+
+		if (arg)
+			return ir_engine_fail(ir, IR_ERR_USAGE, "--topology %s describes %d CPUs (0-%d) but %s holds %d (0-%d): "
+					      "give the topology of the machine that recorded it", arg, n, n - 1,
+					      ti->path, ti->nr_cpus, ti->nr_cpus - 1);
+		return ir_engine_fail(ir, IR_ERR_INPUT, "%s: the topology recorded in the trace describes %d CPUs (0-%d) but the trace holds %d (0-%d); "
+				      "give the machine's with --topology", ti->path, n, n - 1, ti->nr_cpus, ti->nr_cpus - 1);
+	}
 	return IR_OK;
 }

@@ -217,6 +217,19 @@ static int find_fidelity(struct idlereplay *ir, const struct ir_trace_info *ti,
 	return IR_OK;
 }
 
+/* --reference NAME that no replayed policy answers to: say which do. */
+static int unknown_reference(struct idlereplay *ir, const struct ir_tallies *tallies)
+{
+	char list[768] = "";
+	size_t n = 0;
+
+	for (int i = 0; i < tallies->n && n < sizeof(list); i++)
+		if (tallies->t[i].sweep < 0)
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "", tallies->t[i].label);
+	return ir_engine_fail(ir, IR_ERR_USAGE, "--reference %s is not among the replayed policies (%s)",
+			      ir->reference, list);
+}
+
 static int open_decisions(struct idlereplay *ir, FILE **f)
 {
 	int fd = open(ir->decisions_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
@@ -310,6 +323,10 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 		if (tallies.t[i].sweep < 0 && (!strcmp(tallies.t[i].label, reference) ||
 					       !strcmp(tallies.t[i].name, reference)))
 			tallies.reference = i;
+	if (ir->reference && tallies.reference < 0) {
+		ret = unknown_reference(ir, &tallies);
+		goto out;
+	}
 	if ((ret = find_fidelity(ir, ti, &tallies, &tallies.fidelity)))
 		goto out;
 	run.tallies = tallies.t;

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Issue 11, "A CLI that says what is wrong": each wrong use gets one line on
+# stderr naming what is wrong (and what would be right), exit 1 for usage,
+# never a usage dump, never a silent acceptance.  Expectations are written
+# from the issue's wording, not from the tool's output.
+set -uo pipefail
+IR=${IDLEREPLAY:?}
+SRC=${IR_SOURCE_ROOT:?}
+WORK=$(mktemp -d /tmp/ir-usage.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+T=$SRC/tests/data/host-hackbench.dat		# 2 CPUs
+N=$SRC/tests/data/vm-numa/d_idle_periodic_wakers.dat	# 8 CPUs, probes
+# err CODE PATTERN CMD...: exit CODE, exactly one stderr line matching PATTERN
+err() {
+	local want=$1 pat=$2; shift 2
+	"$@" >"$WORK/out" 2>"$WORK/err"
+	local got=$?
+	[ "$got" = "$want" ] || { cat "$WORK/err" >&2; fail "'$*' exited $got, want $want"; }
+	[ "$(wc -l < "$WORK/err")" = 1 ] || { cat "$WORK/err" >&2; fail "'$*': want one line on stderr"; }
+	grep -Eq -- "$pat" "$WORK/err" || fail "'$*': stderr '$(cat "$WORK/err")' does not match '$pat'"
+}
+
+# --topology that does not match the trace's CPUs, both ways
+err 1 "describes 8 CPUs .* but .*host-hackbench.dat holds 2" "$IR" replay "$T" --quiet --topology sockets=2,cores=2,threads=2
+err 1 "describes 2 CPUs .* but .*d_idle_periodic_wakers.dat holds 8" "$IR" replay "$N" --quiet --topology sockets=1,cores=2
+err 1 "describes 2 CPUs" "$IR" calibrate "$N" --topology sockets=1,cores=2
+
+# --reference not among the replayed policies; parameters a policy does not read
+err 1 "--reference nosuch is not among the replayed policies \(mainline, domain-cost:preset=cover\)" \
+	"$IR" replay "$T" --quiet --policy mainline --policy domain-cost:preset=cover --reference nosuch
+err 1 "no parameter 'preset' \(baseline takes sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost" \
+	"$IR" replay "$T" --quiet --policy baseline:preset=cover
+err 1 "no parameter 'seed' \(baseline takes " "$IR" replay "$T" --quiet --policy baseline:seed=3
+err 1 "no parameter 'mc.migration_cost' \(baseline takes " \
+	"$IR" replay "$T" --quiet --sweep baseline.mc.migration_cost=0:1ms:100us
+"$IR" replay "$T" --quiet --policy baseline --policy domain-cost:preset=cover --reference domain-cost:preset=cover \
+	--json "$WORK/r.json" || fail "a valid --reference"
+
+# usage errors name the argument; no usage dump
+err 1 "replay: unknown option '--bogus'" "$IR" replay "$T" --bogus
+err 1 "replay: --json needs a value" "$IR" replay "$T" --json
+err 1 "replay: --quiet takes no value" "$IR" replay "$T" --quiet=1
+err 1 "replay: no TRACE given" "$IR" replay
+err 1 "replay: unexpected argument 'extra'" "$IR" replay "$T" extra
+err 1 "calibrate: unknown option '-x'" "$IR" calibrate "$N" -x
+err 1 "record: unknown option '--nope'" "$IR" record --nope
+err 1 "topology: unknown option '--nope'" "$IR" topology --nope
+err 1 "report compare: expected two reports" "$IR" report compare "$WORK/r.json"
+err 1 "report: -o needs a value" "$IR" report "$WORK/r.json" -o
+# help CMD and --version
+"$IR" help replay > "$WORK/h" || fail "help replay exited $?"
+grep -q '^usage: idlereplay replay TRACE' "$WORK/h" || fail "help replay: '$(head -1 "$WORK/h")'"
+"$IR" help record | grep -q '^usage: idlereplay record' || fail "help record"
+err 1 "help: unknown command 'bogus'" "$IR" help bogus
+"$IR" --version | grep -Eqx 'idlereplay [0-9]+\.[0-9]+\.[0-9]+' || fail "--version"
+echo "ok"
