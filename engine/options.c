@@ -117,7 +117,7 @@ static int set_duration(struct idlereplay *ir, const char *name, const char *val
 	uint64_t v;
 
 	if (ir_parse_ns(value, &v))
-		return ir_engine_fail(ir, IR_ERR_USAGE, "bad duration '%s' for --%s", value, name);
+		return ir_engine_fail(ir, IR_ERR_USAGE, "bad duration '%s' for --%s (" IR_DURATION_RANGE ")", value, name);
 	if (!strcmp(name, "migration-cost")) {
 		ir->sp.sched_migration_cost = v;
 		ir->mc_set = true;

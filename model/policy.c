@@ -166,8 +166,13 @@ int ir_policy_get(const struct ir_policy_params *p, const char *key, uint64_t *v
 /* "500us", "0.5ms", "2s", "1500" (ns): every duration option and parameter. */
 int ir_parse_ns(const char *s, uint64_t *out)
 {
+	return ir_parse_duration(s, 1, out);
+}
+
+int ir_parse_duration(const char *s, uint64_t unit_ns, uint64_t *out)
+{
 	static const struct { const char *sfx; double mul; } sfx[] = {
-		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+		{ "", 0 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
 	};
 	char *end;
 	double v;
@@ -180,7 +185,7 @@ int ir_parse_ns(const char *s, uint64_t *out)
 		return -1;
 	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
 		if (!strcmp(end, sfx[i].sfx)) {
-			v *= sfx[i].mul;
+			v *= sfx[i].mul ? sfx[i].mul : (double)unit_ns;
 			if (v > 1e18)
 				return -1;
 			*out = (uint64_t)(v + 0.5);

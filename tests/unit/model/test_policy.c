@@ -115,6 +115,14 @@ static void test_durations(void **state)
 	assert_int_equal(ir_parse_ns("5h", &v), -1);
 	assert_int_equal(ir_parse_ns("", &v), -1);
 	assert_int_equal(ir_parse_ns("1e30s", &v), -1);
+	/* record --duration: the same parser, a bare number in seconds */
+	assert_int_equal(ir_parse_duration("500ms", 1000000000ull, &v), 0);
+	assert_int_equal(v, 500000000ull);
+	assert_int_equal(ir_parse_duration("3", 1000000000ull, &v), 0);
+	assert_int_equal(v, 3000000000ull);
+	assert_int_equal(ir_parse_duration("1.5", 1000000000ull, &v), 0);
+	assert_int_equal(v, 1500000000ull);
+	assert_int_equal(ir_parse_duration("5min", 1000000000ull, &v), -1);
 }
 
 int main(void)
