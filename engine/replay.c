@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -245,6 +246,35 @@ static int open_decisions(struct idlereplay *ir, FILE **f)
 	return IR_OK;
 }
 
+static void warn(struct idlereplay *ir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(struct idlereplay *ir, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	if (!ir->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	ir->warn(ir->warn_arg, line);
+}
+
+/* Options that would silently do nothing: timelines nobody shows, a
+ * detailed window outside the trace. */
+static void warn_unused(struct idlereplay *ir, const struct ir_observed *obs)
+{
+	char a[32], b[32];
+
+	if (ir->want_timeline && !ir->json_path && !ir->html_path)
+		warn(ir, "warning: --timeline and --detail fill the JSON and HTML reports only: "
+		     "without --json or --html nothing shows them");
+	if (obs && ir->detail_len && ir->detail_off >= obs->window_end - obs->window_start)
+		warn(ir, "%s: warning: --detail starts %s after the trace start but the trace spans %s: "
+		     "the detailed timeline is empty", ir->path, ir_fmt_ns(a, sizeof(a), (int64_t)ir->detail_off),
+		     ir_fmt_ns(b, sizeof(b), (int64_t)(obs->window_end - obs->window_start)));
+}
+
 static void warn_losses(struct idlereplay *ir, const struct ir_trace_info *ti)
 {
 	char line[512];
@@ -391,6 +421,7 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 		goto out;
 	}
 	warn_losses(ir, ti);
+	warn_unused(ir, ir_state_observed(run.st));
 	ret = ir_engine_write_outputs(ir);
 out:
 	if (run.decisions)

@@ -37,6 +37,15 @@ err 1 "no parameter 'mc.migration_cost' \(baseline takes " \
 "$IR" replay "$T" --quiet --policy baseline --policy domain-cost:preset=cover --reference domain-cost:preset=cover \
 	--json "$WORK/r.json" || fail "a valid --reference"
 
+# --timeline without an output that shows it, --detail outside the trace: warnings
+err 0 "warning: --timeline and --detail fill the JSON and HTML reports only" "$IR" replay "$T" --quiet --timeline
+err 0 "host-hackbench.dat: warning: --detail starts 100.000 s after the trace start but the trace spans [0-9.]+ s: the detailed timeline is empty" \
+	"$IR" replay "$T" --quiet --detail 100s:5ms --json "$WORK/d.json"
+"$IR" replay "$T" --quiet --detail 0.5s:5ms --json "$WORK/d.json" 2>"$WORK/err" && [ ! -s "$WORK/err" ] ||
+	fail "--detail inside the trace: '$(cat "$WORK/err")'"
+# one duration parser, range errors name the valid range
+err 1 "bad duration '5min' for --tick \(0 to 1000000000s" "$IR" replay "$T" --quiet --tick 5min
+
 # usage errors name the argument; no usage dump
 err 1 "replay: unknown option '--bogus'" "$IR" replay "$T" --bogus
 err 1 "replay: --json needs a value" "$IR" replay "$T" --json
