@@ -33,6 +33,8 @@ enum ir_level_kind {
 	IR_LVL__COUNT
 };
 extern const char *const ir_level_name[IR_LVL__COUNT];	/* "SMT", "CLS", "MC", "PKG", "NODE", "NUMA" */
+/* The level as policy parameters spell it: "smt", ..., "numa". */
+const char *ir_level_key(enum ir_level_kind kind);
 
 /* A CPU set as an array of 64-bit words, sized for the topology. */
 typedef uint64_t ir_cpumask_word;

@@ -62,6 +62,11 @@ static const struct preset presets[] = {
 };
 
 
+const char *ir_level_key(enum ir_level_kind kind)
+{
+	return (unsigned)kind < IR_LVL__COUNT ? level_key[kind] : "?";
+}
+
 const char *ir_policy_name(enum ir_policy_kind kind)
 {
 	return (unsigned)kind < IR_POL__COUNT ? policy_names[kind] : "?";

@@ -46,6 +46,27 @@ err 0 "host-hackbench.dat: warning: --detail starts 100.000 s after the trace st
 # one duration parser, range errors name the valid range
 err 1 "bad duration '5min' for --tick \(0 to 1000000000s" "$IR" replay "$T" --quiet --tick 5min
 
+# calibrate: levels named from the topology, no guess without one, a complete command
+err 1 "d_idle_periodic_wakers.dat: the trace records no topology, so the probed levels sd0..sd2 cannot be named: give --topology" \
+	"$IR" calibrate "$N"
+TOPO=sockets=2,cores=2,threads=2,nodes=2	# levels SMT (threads), MC (a socket), NUMA (two nodes)
+"$IR" calibrate "$N" --topology "$TOPO" --json "$WORK/cal.json" >/dev/null || fail "calibrate --topology"
+python3 - "$WORK/cal.json" "$TOPO" <<'PY' || fail "calibrate suggestion"
+import json, sys
+c = json.load(open(sys.argv[1])); topo = sys.argv[2]
+opts = c["suggested"]["replay_options"].split()
+st = c["stats"]
+want = "smt.max_newidle_lb_cost=%d,mc.max_newidle_lb_cost=%d,numa.max_newidle_lb_cost=%d" % (
+    st["sd0_max_newidle_lb_cost"]["p50"], st["sd1_max_newidle_lb_cost"]["p50"], st["sd2_max_newidle_lb_cost"]["p50"])
+assert opts[:2] == ["--topology", topo], opts[:2]
+pols = [opts[i + 1] for i in range(len(opts)) if opts[i] == "--policy"]
+assert [p.split(":")[0] for p in pols] == ["baseline", "domain-cost", "no-check", "mainline", "bump", "proportional"], pols
+assert all(p.split(":")[1] == want for p in pols), (pols[0], want)
+PY
+# the suggested command is complete: it runs as printed
+"$IR" replay "$N" --quiet $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["suggested"]["replay_options"])' "$WORK/cal.json") ||
+	fail "the suggested replay options do not run"
+
 # usage errors name the argument; no usage dump
 err 1 "replay: unknown option '--bogus'" "$IR" replay "$T" --bogus
 err 1 "replay: --json needs a value" "$IR" replay "$T" --json
