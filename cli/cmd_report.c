@@ -98,6 +98,8 @@ int cmd_report(int argc, char **argv)
 		free_docs(docs, n);
 		return ret;
 	}
+	if (mode != RENDER)
+		ir_report_fleet_check(docs, (const char *const *)&argv[optind], n, stderr);
 	switch (mode) {
 	case COMPARE:
 		rc = ir_report_compare(docs[0], argv[optind], docs[1], argv[optind + 1], out.f);

@@ -156,6 +156,9 @@ json_object *ir_report_load(const char *path, char *err, size_t errlen);
 /* The same policies on two traces, with per-policy deltas (B - A), as text. */
 int ir_report_compare(json_object *a, const char *name_a, json_object *b, const char *name_b, FILE *out);
 
+/* Warnings on warn when the reports differ in CPU count or topology
+ * (one line each, against the first). */
+int ir_report_fleet_check(json_object *const *docs, const char *const *names, int n, FILE *warn);
 /* Fleet summary: one row per report, totals, median and p90 of key figures. */
 enum ir_merge_format { IR_MERGE_TEXT, IR_MERGE_CSV };
 int ir_report_merge(json_object *const *docs, const char *const *names, int n,

@@ -67,6 +67,33 @@ PY
 "$IR" replay "$N" --quiet $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["suggested"]["replay_options"])' "$WORK/cal.json") ||
 	fail "the suggested replay options do not run"
 
+# report compare / merge pair by label and parameters, say what has no
+# partner, warn on different CPU counts or topologies
+"$IR" replay "$T" --quiet --policy domain-cost --policy proportional:seed=1 --policy mainline --json "$WORK/a.json" &&
+"$IR" replay "$T" --quiet --policy domain-cost:preset=retest --policy domain-cost:preset=cover \
+	--policy proportional:seed=7 --policy mainline --json "$WORK/b.json" || fail "replays for compare"
+(cd "$WORK" && "$IR" report compare a.json b.json) > "$WORK/cmp.txt" 2>"$WORK/err" || fail "compare exited $?"
+[ ! -s "$WORK/err" ] || fail "compare of same-machine reports warned: $(cat "$WORK/err")"
+# domain-cost is domain-cost:preset=retest (the default preset): one pair under A's label
+grep -q '^Policy domain-cost  ' "$WORK/cmp.txt" || fail "compare: domain-cost and its retest preset not paired"
+grep -q '^Policy mainline  ' "$WORK/cmp.txt" || fail "compare: mainline not paired"
+grep -q '^Policy proportional:seed=1: only in A' "$WORK/cmp.txt" || fail "compare: seed 1 paired with seed 7"
+grep -q '^Policy proportional:seed=7: only in B' "$WORK/cmp.txt" || fail "compare: seed 7 has a partner"
+grep -q '^Policy domain-cost:preset=cover: only in B' "$WORK/cmp.txt" || fail "compare: cover paired with retest"
+[ "$(grep -c '^Policy ' "$WORK/cmp.txt")" = 5 ] || fail "compare: want 2 pairs and 3 unpaired: $(grep '^Policy' "$WORK/cmp.txt")"
+(cd "$WORK" && "$IR" report merge a.json b.json) > "$WORK/merge.txt" 2>"$WORK/err" || fail "merge exited $?"
+grep -A1 '^Policy proportional:seed=7$' "$WORK/merge.txt" | grep -q 'no policy with these parameters in: host-hackbench.dat' ||
+	fail "merge: seed 7's missing partner not named"
+[ "$(grep -c "^Policy " "$WORK/merge.txt")" = 5 ] || fail "merge: want 5 distinct policies: $(grep '^Policy' "$WORK/merge.txt")"
+"$IR" replay "$N" --quiet --policy mainline --json "$WORK/n-flat.json" &&
+"$IR" replay "$N" --quiet --policy mainline --topology sockets=2,cores=2,threads=2,nodes=2 --json "$WORK/n-numa.json" ||
+	fail "replays for topology warnings"
+(cd "$WORK" && "$IR" report compare a.json n-flat.json) > /dev/null 2>"$WORK/err" || fail "compare 2 vs 8 CPUs"
+grep -q "^idlereplay: warning: n-flat.json has 8 CPUs but a.json 2" "$WORK/err" || fail "no CPU-count warning: $(cat "$WORK/err")"
+(cd "$WORK" && "$IR" report merge n-flat.json n-numa.json) > /dev/null 2>"$WORK/err" || fail "merge flat vs numa"
+grep -q "^idlereplay: warning: n-numa.json was replayed with another topology than n-flat.json (levels SMT MC NUMA against MC)" "$WORK/err" ||
+	fail "no topology warning: $(cat "$WORK/err")"
+
 # usage errors name the argument; no usage dump
 err 1 "replay: unknown option '--bogus'" "$IR" replay "$T" --bogus
 err 1 "replay: --json needs a value" "$IR" replay "$T" --json
