@@ -45,7 +45,7 @@ static const struct field {
 	{ "cpu", { "cpu" }, true, false },
 	{ "nr_running", { "nr_running" }, false, false },
 	/* v6.14 renamed cfs_rq.h_nr_running to h_nr_queued (same count). */
-	{ "cfs_h_nr_running", { "cfs.h_nr_running", "cfs.h_nr_queued" }, false, false },
+	{ "cfs_h_nr_running", { "cfs.h_nr_queued", "cfs.h_nr_running" }, false, false },
 	/* v5.8 ("sched: Replace rq::wake_list"); absent before. */
 	{ "ttwu_pending", { "ttwu_pending" }, false, false },
 	{ "avg_idle", { "avg_idle" }, true, false },
