@@ -180,6 +180,7 @@ static int take_ownership(struct rec_probe *p, FILE *log, char *err, size_t len)
 		REC_ERR(err, len, "--probe-newidle: cannot write %s: %s", REC_PROBE_LOCK, strerror(errno));
 		goto out;
 	}
+	p->owner = true;
 	ret = 0;
 out:
 	tracefs_dynevent_list_free(list);
@@ -252,11 +253,13 @@ int rec_probe_destroy(struct rec_probe *p, FILE *log)
 		*ev[k] = NULL;
 	}
 	if (p->lock_fd >= 0) {
-		/* Leave our pid if a probe stayed: the next run removes it. */
-		if (ret == 0 && ftruncate(p->lock_fd, 0) < 0)
+		/* Leave our pid if a probe stayed: the next run removes it.
+		 * Before we wrote it, the file is not ours to clear. */
+		if (p->owner && ret == 0 && ftruncate(p->lock_fd, 0) < 0)
 			ret = -1;
 		close(p->lock_fd);
 		p->lock_fd = -1;
+		p->owner = false;
 	}
 	return ret;
 }

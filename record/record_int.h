@@ -89,6 +89,7 @@ struct rec_probe {
 	struct rec_probe_spec spec;
 	struct tracefs_dynevent *entry, *exit;
 	int lock_fd;
+	bool owner;			/* REC_PROBE_LOCK is locked and holds our pid */
 };
 /* --probe-newidle, before anything is set up: kprobe_events, the newidle
  * function, the kernel's BTF and the fields; -1 with one line in err. */

@@ -32,4 +32,6 @@ mkdir -p "$ROOT/boot"
 echo "root:x:0:0:root:/root:/bin/sh" >"$ROOT/etc/passwd"
 echo "root:x:0:" >"$ROOT/etc/group"
 install -m 755 "$HERE/init" "$ROOT/init"
+# library leaks LeakSanitizer must not report (for a sanitizer build)
+cp "$HERE/../lsan.supp" "$ROOT/etc/lsan.supp"
 (cd "$ROOT" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) >"$OUT"

@@ -31,6 +31,18 @@ def read(d, name):
 def main():
     d, ir, ir_meta = sys.argv[1:4]
     rec_log = read(d, 'record.log')
+    # refusals, each in one line: no BTF; someone else's probe of the same
+    # name (left alone); a running recorder's
+    for what, pat in (('nobtf', r"/sys/kernel/btf/vmlinux: cannot read the kernel's BTF"),
+                      ('foreign', r'already exists in kprobe_events and was not created by idlereplay'),
+                      ('second', r'another idlereplay is recording with probes')):
+        log = read(d, what + '.log')
+        check(read(d, what + '.rc').strip() == '2' and len(log.splitlines()) == 1
+              and re.match(r'idlereplay: record: --probe-newidle: .*' + pat, log),
+              f'{what} recorder: exit {read(d, what + ".rc").strip()}: {log!r}')
+    check(read(d, 'kprobe_events.after_nobtf.txt').strip() == '', 'probes left after the no-BTF refusal')
+    check('kprobes/newidle_entry' in read(d, 'kprobe_events.after_foreign.txt'),
+          'the foreign probe was removed')
     # the recorder: exit 0; the killed one's probes found and removed; its
     # own removed at the end, and its instance.
     check(read(d, 'record.rc').strip() == '0', f'record failed: {rec_log}')
