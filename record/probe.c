@@ -206,26 +206,21 @@ int rec_probe_create(struct rec_probe *p, struct tracefs_instance *ti, FILE *log
 		return 0;
 	if (take_ownership(p, log, err, len) < 0)
 		return -1;
-	tracefs_error_clear(NULL);
-	p->entry = tracefs_kprobe_alloc(SYSTEM, REC_PROBE_ENTRY, p->spec.func, p->spec.args);
-	p->exit = tracefs_kretprobe_alloc(SYSTEM, REC_PROBE_EXIT, p->spec.func, "ret=$retval:s32", 0);
-	if (!p->entry || !p->exit) {
-		REC_ERR(err, len, "--probe-newidle: out of memory");
-		return -1;
-	}
-	if (tracefs_dynevent_create(p->entry) < 0) {
-		kernel_reason(why, sizeof(why));
-		tracefs_dynevent_free(p->entry);
-		p->entry = NULL;
-		REC_ERR(err, len, "--probe-newidle: cannot create the kprobe on %s: %s", p->spec.func, why);
-		return -1;
-	}
-	if (tracefs_dynevent_create(p->exit) < 0) {
-		kernel_reason(why, sizeof(why));
-		tracefs_dynevent_free(p->exit);
-		p->exit = NULL;
-		REC_ERR(err, len, "--probe-newidle: cannot create the kretprobe on %s: %s", p->spec.func, why);
-		return -1;
+	/* exit first: rec_probe_destroy() removes them in that order */
+	for (size_t k = 0; k < 2; k++) {
+		struct tracefs_dynevent *ev = k == 0 ?
+			tracefs_kretprobe_alloc(SYSTEM, REC_PROBE_EXIT, p->spec.func, "ret=$retval:s32", 0) :
+			tracefs_kprobe_alloc(SYSTEM, REC_PROBE_ENTRY, p->spec.func, p->spec.args);
+
+		tracefs_error_clear(NULL);
+		if (!ev || tracefs_dynevent_create(ev) < 0) {
+			kernel_reason(why, sizeof(why));
+			tracefs_dynevent_free(ev);
+			REC_ERR(err, len, "--probe-newidle: cannot create the %s on %s: %s",
+				k == 0 ? "kretprobe" : "kprobe", p->spec.func, why);
+			return -1;
+		}
+		*(k == 0 ? &p->exit : &p->entry) = ev;
 	}
 	for (size_t k = 0; k < 2; k++)
 		if (tracefs_event_enable(ti, SYSTEM, probe_names[k]) < 0) {
