@@ -22,22 +22,35 @@ def fail(msg):
     sys.exit(1)
 
 
+class Type:
+    """One `[id] KIND 'name' k=v ...` entry; attributes parsed when asked."""
+    def __init__(self, kind, name, rest):
+        self.kind, self.name, self.rest, self.raw_members = kind, name, rest, []
+
+    @property
+    def attrs(self):
+        return dict(re.findall(r'(\w+)=(\S+)', self.rest))
+
+    @property
+    def members(self):
+        out = []
+        for ln in self.raw_members:
+            name, _, rest = ln.strip()[1:].partition("'")
+            out.append((name, dict(re.findall(r'(\w+)=(\S+)', rest))))
+        return out
+
+
 def parse_raw(text):
-    """id -> dict(kind, name, attrs, members=[(name, attrs)])"""
+    """id -> Type; member lines are kept raw (300 k lines: parse lazily)"""
     types = {}
     cur = None
-    head = re.compile(r"^\[(\d+)\] (\S+) '([^']*)'(.*)$")
-    memb = re.compile(r"^\s+'([^']*)'(.*)$")
     for ln in text.splitlines():
-        m = head.match(ln)
-        if m:
-            cur = {'kind': m.group(2), 'name': m.group(3),
-                   'attrs': dict(re.findall(r'(\w+)=(\S+)', m.group(4))), 'members': []}
-            types[int(m.group(1))] = cur
-            continue
-        m = memb.match(ln)
-        if m and cur is not None:
-            cur['members'].append((m.group(1), dict(re.findall(r'(\w+)=(\S+)', m.group(2)))))
+        if ln.startswith('['):
+            ident, kind, rest = ln.split(' ', 2)
+            name, _, rest = rest[1:].partition("'")
+            cur = types[int(ident[1:-1])] = Type(kind, name, rest)
+        elif cur is not None:
+            cur.raw_members.append(ln)
     return types
 
 
@@ -60,16 +73,16 @@ def main():
     T = parse_raw(raw)
     by_name = {}
     for i, t in T.items():
-        by_name.setdefault((t['kind'], t['name']), i)
+        by_name.setdefault((t.kind, t.name), i)
 
     def strip(i):
-        while T[i]['kind'] in ('TYPEDEF', 'CONST', 'VOLATILE', 'RESTRICT', 'TYPE_TAG'):
-            i = int(T[i]['attrs']['type_id'])
+        while T[i].kind in ('TYPEDEF', 'CONST', 'VOLATILE', 'RESTRICT', 'TYPE_TAG'):
+            i = int(T[i].attrs['type_id'])
         return i
 
     def member(sid, name):
         """(type id, byte offset) of name in struct sid, through anonymous members"""
-        for mn, a in T[sid]['members']:
+        for mn, a in T[sid].members:
             off = int(a['bits_offset'])
             if mn == name:
                 return strip(int(a['type_id'])), off // 8
@@ -81,13 +94,13 @@ def main():
 
     def ftype(i):
         t = T[i]
-        size = int(t['attrs']['size'])
-        signed = t['kind'] == 'INT' and t['attrs'].get('encoding') == 'SIGNED'
+        size = int(t.attrs['size'])
+        signed = t.kind == 'INT' and t.attrs.get('encoding') == 'SIGNED'
         return ('s' if signed else 'u') + str(size * 8)
 
     rq = by_name[('STRUCT', 'rq')]
-    proto = int(T[by_name[('FUNC', func)]]['attrs']['type_id'])
-    names = [n for n, _ in T[proto]['members']]
+    proto = int(T[by_name[('FUNC', func)]].attrs['type_id'])
+    names = [n for n, _ in T[proto].members]
     reg = '%' + REGS[names.index('this_rq')]
 
     exp = {}
@@ -99,11 +112,11 @@ def main():
     r = member(cfs_t, 'h_nr_queued') or member(cfs_t, 'h_nr_running')
     exp['cfs_h_nr_running'] = f'+{cfs_off + r[1]}({reg}):{ftype(r[0])}'
     rd_ptr, rd_off = member(rq, 'rd')
-    rd = strip(int(T[rd_ptr]['attrs']['type_id']))
+    rd = strip(int(T[rd_ptr].attrs['type_id']))
     r = member(rd, 'overloaded') or member(rd, 'overload')
     exp['rd_overload'] = f'+{r[1]}(+{rd_off}({reg})):{ftype(r[0])}'
     sd_ptr, sd_off = member(rq, 'sd')
-    sd = strip(int(T[sd_ptr]['attrs']['type_id']))
+    sd = strip(int(T[sd_ptr].attrs['type_id']))
     _, parent_off = member(sd, 'parent')
     cost_t, cost_off = member(sd, 'max_newidle_lb_cost')
     base = f'+{sd_off}({reg})'
