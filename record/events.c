@@ -73,3 +73,19 @@ int rec_events_enable(struct tracefs_instance *ti, char *const *names, char *err
 	}
 	return 0;
 }
+
+int rec_events_add(char ***names, const char *name)
+{
+	size_t n = 0;
+	char **grown;
+
+	while ((*names)[n])
+		n++;
+	grown = realloc(*names, (n + 2) * sizeof(*grown));
+	if (!grown)
+		return -1;
+	*names = grown;
+	grown[n] = strdup(name);
+	grown[n + 1] = NULL;
+	return grown[n] ? 0 : -1;
+}

@@ -9,6 +9,9 @@
  *   trace_clock <clock>
  *   sched_features <features line|unknown>
  *   hz <N|unknown>
+ *   [newidle_probe <function> this_rq=<register> sd_levels=<N>]   (--probe-newidle)
+ *   [newidle_probe_fields <entry fields recorded>]
+ *   [newidle_probe_missing <fields this kernel lacks|none>]
  *   topology-begin
  *   <model/ topology text>
  *   topology-end
@@ -130,7 +133,7 @@ static void read_debugfs(char **features, char **migration_cost)
 
 #define OR_UNKNOWN(s) ((s) && *(s) ? (s) : "unknown")
 
-char *rec_meta_build(const char *clock, ir_topology_capture_fn topo, FILE *log)
+char *rec_meta_build(const char *clock, ir_topology_capture_fn topo, const char *extra, FILE *log)
 {
 	struct utsname uts;
 	char *features = NULL, *cost = NULL, *topology = NULL, *buf = NULL;
@@ -163,10 +166,11 @@ char *rec_meta_build(const char *clock, ir_topology_capture_fn topo, FILE *log)
 		     "trace_clock %s\n"
 		     "sched_features %s\n"
 		     "hz %s\n"
+		     "%s"
 		     "topology-begin\n%s%s"
 		     "topology-end\n",
 		     uts.release, OR_UNKNOWN(cost), rec_newidle_function(),
-		     OR_UNKNOWN(clock), OR_UNKNOWN(features), hz,
+		     OR_UNKNOWN(clock), OR_UNKNOWN(features), hz, extra ? extra : "",
 		     topology ? topology : "",
 		     topology && *topology && topology[strlen(topology) - 1] != '\n' ? "\n" : "");
 	if (out && fclose(out))

@@ -170,7 +170,8 @@ int ir_record(const struct ir_record_opts *o, struct ir_record_result *res,
 	struct loop l = { .sfd = -1, .rs = &rs, .w = &w };
 	char **events = NULL;
 	struct rec_outfile of = { .fd = -1 };
-	char *dir = NULL, *meta = NULL, *clocks = NULL, *clock = NULL;
+	char *dir = NULL, *meta = NULL, *clocks = NULL, *clock = NULL, *probe_meta = NULL;
+	struct rec_probe probe = { .lock_fd = -1 };
 	enum stop_reason why = RUNNING;
 	sigset_t mask, old_mask;
 	long long start;
@@ -203,6 +204,8 @@ int ir_record(const struct ir_record_opts *o, struct ir_record_result *res,
 	}
 	if (rec_tracefs_ready(err, len) < 0)
 		goto out;
+	if (o->probe_newidle && rec_probe_prepare(&probe, err, len) < 0)
+		goto out;
 	rec_instance_remove_stale(log);
 	events = rec_events_select(err, len);
 	if (!events)
@@ -213,8 +216,14 @@ int ir_record(const struct ir_record_opts *o, struct ir_record_result *res,
 	ti = rec_instance_create(kb, err, len);
 	if (!ti || rec_events_enable(ti, events, err, len) < 0)
 		goto out;
-	if (o->probe_newidle)
-		rec_probe_newidle_report(log);
+	if (probe.wanted &&
+	    (rec_probe_create(&probe, ti, log, err, len) < 0 ||
+	     rec_events_add(&events, "kprobes/" REC_PROBE_ENTRY) < 0 ||
+	     rec_events_add(&events, "kprobes/" REC_PROBE_EXIT) < 0)) {
+		if (!err[0])
+			REC_ERR(err, len, "out of memory");
+		goto out;
+	}
 	if (rec_readers_open(&rs, ti, dir, err, len) < 0)
 		goto out;
 	stats = calloc((size_t)rs.nr_cpus, sizeof(*stats));
@@ -254,7 +263,8 @@ int ir_record(const struct ir_record_opts *o, struct ir_record_result *res,
 	rec_instance_destroy(ti, log);
 	ti = NULL;
 
-	meta = rec_meta_build(clock, o->topology_capture, log);
+	probe_meta = rec_probe_meta(&probe);
+	meta = probe_meta ? rec_meta_build(clock, o->topology_capture, probe_meta, log) : NULL;
 	if (!meta || !clocks) {
 		REC_ERR(err, len, "out of memory");
 		goto out;
@@ -295,11 +305,15 @@ out:
 		free(stats[cpu].text);
 	rec_readers_close(&rs);
 	rec_instance_destroy(ti, log);
+	/* After the instance (it disables them) and the writer (it copies
+	 * their formats). */
+	rec_probe_destroy(&probe, log);
 	rec_outfile_close(&of);
 	free(stats);
 	rec_events_free(events);
 	free(dir);
 	free(meta);
+	free(probe_meta);
 	free(clocks);
 	free(clock);
 	if (l.sfd >= 0) {

@@ -12,7 +12,9 @@
  * "idlereplay-<pid>" is disabled and removed, nothing at the top level of
  * tracefs was written, the output is either a complete trace (renamed into
  * place at the end) or absent.  Stale instances of dead recorders are
- * removed at start.  Knows nothing of replay, models or policies.
+ * removed at start.  With probe_newidle, the kprobes newidle_entry/exit
+ * (record/probe.c) are removed too, and a dead recorder's at start.
+ * Knows nothing of replay, models or policies.
  */
 #ifndef IDLEREPLAY_RECORD_H
 #define IDLEREPLAY_RECORD_H
@@ -42,7 +44,7 @@ struct ir_record_opts {
 	unsigned long buffer_kb;	/* per CPU; 0: IR_RECORD_DEFAULT_BUFFER_KB */
 	bool force;			/* replace an existing output */
 	const char *user;		/* run the command as this user */
-	bool probe_newidle;		/* kprobe the newidle function if possible */
+	bool probe_newidle;		/* kprobe the newidle function; refused without kprobes/BTF */
 	char *const *argv;		/* command to run, or NULL */
 	ir_topology_capture_fn topology_capture;	/* NULL: "unknown" */
 	unsigned long long max_bytes;	/* stop once this much is captured; 0: no cap */

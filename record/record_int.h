@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include "record/probe_btf.h"
 #include "record/record.h"
 
 struct tracefs_instance;
@@ -44,6 +45,8 @@ int rec_instance_cpu_stat(struct tracefs_instance *ti, int cpu, struct rec_cpu_s
  * required ones must exist.  Free with rec_events_free(). */
 char **rec_events_select(char *err, size_t len);
 int rec_events_enable(struct tracefs_instance *ti, char *const *names, char *err, size_t len);
+/* Append "system/event" to the list (for the trace.dat formats only). */
+int rec_events_add(char ***names, const char *name);
 void rec_events_free(char **names);
 
 /* -------------------------------------------------------- reader.c */
@@ -71,11 +74,35 @@ void rec_readers_close(struct rec_readers *rs);
 /* Newidle balance function found in /proc/kallsyms, or "unknown". */
 const char *rec_newidle_function(void);
 /* The IR_META_OPTION_ID payload (malloc'd). */
-char *rec_meta_build(const char *clock, ir_topology_capture_fn topo, FILE *log);
+char *rec_meta_build(const char *clock, ir_topology_capture_fn topo, const char *extra, FILE *log);
 
 /* --------------------------------------------------------- probe.c */
-/* --probe-newidle: says in one line why no probes are recorded. */
-void rec_probe_newidle_report(FILE *log);
+struct tracefs_dynevent;
+
+#define REC_PROBE_ENTRY "newidle_entry"
+#define REC_PROBE_EXIT "newidle_exit"
+/* Holds the pid of the recorder whose kprobes exist (flock'ed while it runs). */
+#define REC_PROBE_LOCK "/run/idlereplay-newidle-probe.lock"
+
+struct rec_probe {
+	bool wanted;			/* prepared: create at rec_probe_create() */
+	bool levels_known;		/* sd_levels from /proc/schedstat */
+	struct rec_probe_spec spec;
+	struct tracefs_dynevent *entry, *exit;
+	int lock_fd;
+	bool owner;			/* REC_PROBE_LOCK is locked and holds our pid */
+};
+/* --probe-newidle, before anything is set up: kprobe_events, the newidle
+ * function, the kernel's BTF and the fields; -1 with one line in err. */
+int rec_probe_prepare(struct rec_probe *p, char *err, size_t len);
+/* Remove a dead recorder's probes, create ours, enable them in ti. */
+int rec_probe_create(struct rec_probe *p, struct tracefs_instance *ti, FILE *log,
+		     char *err, size_t len);
+/* Remove the probes (after ti is gone, which disables them).  Safe to
+ * call again, and on a zeroed struct with lock_fd -1. */
+int rec_probe_destroy(struct rec_probe *p, FILE *log);
+/* The meta lines ("newidle_probe ...") or "" without probes; malloc'd. */
+char *rec_probe_meta(const struct rec_probe *p);
 
 /* ------------------------------------------------------- outfile.c */
 int rec_outfile_check(const char *path, bool force, char *err, size_t len);

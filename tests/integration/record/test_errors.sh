@@ -56,9 +56,18 @@ one_line_error 1 "bad --buffer-kb" --buffer-kb -5
 "$IR" record -o "$WORK/user.dat" --user nobody -- sh -c '[ "$(id -u)" = "$(id -u nobody)" ]' 2>"$WORK/err"
 [ $? = 0 ] || fail "--user nobody: command did not run as nobody: $(cat "$WORK/err")"
 
-# --probe-newidle without kprobes: one line, then a normal recording.
-"$IR" record -o "$WORK/p.dat" --probe-newidle --duration 0.2 2>"$WORK/err" || fail "--probe-newidle failed"
-[ "$(grep -c -- "--probe-newidle" "$WORK/err")" = 1 ] || fail "--probe-newidle: $(cat "$WORK/err")"
-check_trace "$WORK/p.dat"
-check_clean "$WORK/p.dat"
+# --probe-newidle: refused in one line without kprobes (this machine kind);
+# where they exist, the probes are recorded and removed afterwards
+# (tests/vm checks their contents on a kernel with kprobes).
+if [ ! -e "$TRACEFS/kprobe_events" ]; then
+	OUT=$WORK/p.dat one_line_error 2 "--probe-newidle: this kernel has no kprobe events" \
+		-o "$WORK/p.dat" --probe-newidle --duration 0.2
+	[ -e "$WORK/p.dat" ] && fail "--probe-newidle refused but left an output"
+else
+	"$IR" record -o "$WORK/p.dat" --probe-newidle --duration 0.2 2>"$WORK/err" ||
+		fail "--probe-newidle failed: $(cat "$WORK/err")"
+	check_trace "$WORK/p.dat"
+	check_clean "$WORK/p.dat"
+	grep -q newidle_entry "$TRACEFS/kprobe_events" && fail "--probe-newidle left its kprobes"
+fi
 exit 0

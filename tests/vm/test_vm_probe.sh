@@ -1,0 +1,62 @@
+#!/bin/bash
+# `idlereplay record --probe-newidle` where kprobes exist: boot Debian's
+# kernel (package linux-image-amd64, a 6.1 kernel on bookworm, with
+# kprobes and BTF) under qemu (TCG: no KVM needed) with 4 CPUs (2 cores x
+# 2 threads: SMT and MC domains), run our own binary in a busybox
+# initramfs (tests/vm/init), bring /out back through a virtio disk, and
+# check it (check_probe_trace.py).  About a minute on a 2-CPU host.
+#
+# Env: IDLEREPLAY, IR_META_TOOL (set by meson); IRVM_KV to pick a kernel
+# (default: the newest /lib/modules/*-amd64 with /boot/vmlinuz-*);
+# IRVM_KEEP=DIR keeps the guest's output there.
+# Skips only outside CI when the packages scripts/setup.sh installs are
+# missing; in CI (CI=true) that is a failure.
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+IR=${IDLEREPLAY:?}
+IR_META=${IR_META_TOOL:?}
+
+missing() {
+	if [ "${CI:-}" = true ]; then
+		echo "FAIL: $* (scripts/setup.sh installs it)"
+		exit 1
+	fi
+	echo "SKIP: $* (run scripts/setup.sh)"
+	exit 77
+}
+for c in qemu-system-x86_64 busybox cpio hackbench trace-cmd python3; do
+	command -v "$c" >/dev/null || missing "no $c"
+done
+KV=${IRVM_KV:-}
+if [ -z "$KV" ]; then
+	for d in $(ls -d /lib/modules/*-amd64 2>/dev/null | sort -V); do
+		[ -r "/boot/vmlinuz-${d##*/}" ] && KV=${d##*/}
+	done
+fi
+[ -n "$KV" ] && [ -r "/boot/vmlinuz-$KV" ] || missing "no Debian kernel image (linux-image-amd64)"
+
+WORK=$(mktemp -d /tmp/ir-vm-test.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+"$HERE/build_initramfs.sh" "$IR" "$KV" "$WORK/initrd.gz" || { echo "FAIL: initramfs"; exit 1; }
+truncate -s 256M "$WORK/out.img"
+start=$(date +%s)
+# -no-reboot + poweroff -f in the guest ends qemu; the timeout is a guard.
+timeout -k 10 1200 qemu-system-x86_64 -accel tcg -machine pc -cpu max,vendor=GenuineIntel \
+	-m 1G -smp 4,sockets=1,cores=2,threads=2 \
+	-kernel "/boot/vmlinuz-$KV" -initrd "$WORK/initrd.gz" \
+	-append "console=ttyS0 quiet panic=-1 mitigations=off" \
+	-drive "file=$WORK/out.img,format=raw,if=virtio" \
+	-display none -serial "file:$WORK/console.log" -monitor none -no-reboot </dev/null
+rc=$?
+echo "qemu exit $rc after $(( $(date +%s) - start )) s (kernel $KV)"
+mkdir "$WORK/out"
+if [ $rc != 0 ] || ! tar -xf "$WORK/out.img" -C "$WORK/out" 2>/dev/null || [ ! -s "$WORK/out/trace.dat" ]; then
+	echo "FAIL: no trace from the guest; its console:"
+	tail -40 "$WORK/console.log"
+	exit 1
+fi
+cat "$WORK/out/guest_log.txt"
+python3 "$HERE/check_probe_trace.py" "$WORK/out" "$IR" "$IR_META"
+rc=$?
+[ -n "${IRVM_KEEP:-}" ] && cp -r "$WORK/out/." "$IRVM_KEEP/"
+exit $rc
