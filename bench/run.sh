@@ -72,7 +72,8 @@ ninja -C build >/dev/null
 
 say() { echo "== $*" >&2; }
 
-# timed KEY CMD...: run CMD with stdout to /dev/null, append
+# timed KEY CMD...: run CMD with stdout to /dev/null (by the shell: reports go to
+# "--json -"; no system path is ever named as an output of idlereplay), append
 # "KEY wall_s maxrss_kb cpu_s" (cpu = user + sys) to the samples.
 timed() {
 	local key=$1; shift
@@ -156,13 +157,13 @@ if want read; then
 	EV=$(ir_events "$T"); EVZ=$(ir_events "$TZ"); PEV=$(perf_events "$P")
 	say "read speed: $EV events (zstd $EVZ), perf.data $PEV samples, $RUNS rounds"
 	# one warm-up of each, not counted
-	"$IR" replay "$T" --json /dev/null --quiet 2>/dev/null; "$IR" replay "$TZ" --json /dev/null --quiet 2>/dev/null
+	"$IR" replay "$T" --json - --quiet 2>/dev/null; "$IR" replay "$TZ" --json - --quiet 2>/dev/null
 	"$BARE" "$T" >/dev/null 2>&1; "$BARE" "$TZ" >/dev/null 2>&1
 	perf sched timehist -i "$P" >/dev/null 2>&1
 	for r in $(seq "$RUNS"); do
 		for f in raw zstd; do
 			F=$T; [ $f = zstd ] && F=$TZ
-			timed "replay.$f" "$IR" replay "$F" --json /dev/null --quiet
+			timed "replay.$f" "$IR" replay "$F" --json - --quiet
 			timed "bare.$f" "$BARE" "$F"
 			timed "report.$f" trace-cmd report -i "$F"
 		done
@@ -202,7 +203,7 @@ if want read; then
 		echo "idlereplay record -o t1x.dat -- hackbench $HB -l $LOOPS_1X"
 		echo "trace-cmd convert --compression zstd -i t1x.dat -o t1x.zstd.dat"
 		echo "perf sched record -o perf1x.data -- hackbench $HB -l $LOOPS_1X"
-		echo "/usr/bin/time -f '%e %M' idlereplay replay TRACE --json /dev/null --quiet"
+		echo "/usr/bin/time -f '%e %M' idlereplay replay TRACE --json - --quiet > /dev/null"
 		echo "/usr/bin/time -f '%e %M' build/bench/bare_loop TRACE"
 		echo "/usr/bin/time -f '%e %M' trace-cmd report -i TRACE > /dev/null"
 		echo "/usr/bin/time -f '%e %M' perf sched timehist -i perf1x.data > /dev/null"
@@ -229,10 +230,10 @@ if want mem; then
 		F=$OUT/t$x.dat
 		E=$(ir_events "$F")
 		for r in $(seq 3); do
-			timed "mem.replay.$x" "$IR" replay "$F" --json /dev/null --quiet
+			timed "mem.replay.$x" "$IR" replay "$F" --json - --quiet
 			timed "mem.bare.$x" "$BARE" "$F"
 		done
-		peak "pk.replay.$x" "$IR" replay "$F" --json /dev/null --quiet
+		peak "pk.replay.$x" "$IR" replay "$F" --json - --quiet
 		peak "pk.bare.$x" "$BARE" "$F"
 		printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$x" "$E" "$(du -m "$F" | cut -f1)" \
 			"$(median "mem.replay.$x" 2)" "$(median "mem.replay.$x" 4)" \
@@ -242,7 +243,7 @@ if want mem; then
 			"$(calc '%.1f' "$(median "mem.bare.$x" 3) / 1024")" "$(calc '%.1f' "$(median "pk.bare.$x" 2) / 1024")" >> "$RES"
 	done
 	echo >> "$RES"
-	echo "Commands: \`/usr/bin/time -f '%e %M %U %S' idlereplay replay t{1,4,16}x[.zstd].dat --json /dev/null --quiet\`; traces from \`idlereplay record -- hackbench $HB -l {$LOOPS_1X,$((LOOPS_1X * 4)),$((LOOPS_1X * 16))}\`, zstd copies by \`trace-cmd convert --compression zstd\`." >> "$RES"
+	echo "Commands: \`/usr/bin/time -f '%e %M %U %S' idlereplay replay t{1,4,16}x[.zstd].dat --json - --quiet > /dev/null\`; traces from \`idlereplay record -- hackbench $HB -l {$LOOPS_1X,$((LOOPS_1X * 4)),$((LOOPS_1X * 16))}\`, zstd copies by \`trace-cmd convert --compression zstd\`." >> "$RES"
 	echo >> "$RES"
 fi
 
@@ -253,8 +254,8 @@ if want sweep; then
 		say "sweep $SWEEP"
 		T=$OUT/t1x.dat
 		for r in $(seq "$RUNS"); do
-			timed sweep.single "$IR" replay "$T" --json /dev/null --quiet
-			timed sweep.20 "$IR" replay "$T" --json /dev/null --quiet --sweep "$SWEEP"
+			timed sweep.single "$IR" replay "$T" --json - --quiet
+			timed sweep.20 "$IR" replay "$T" --json - --quiet --sweep "$SWEEP"
 		done
 		s=$(median sweep.single 2); w=$(median sweep.20 2)
 		{

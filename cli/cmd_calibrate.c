@@ -140,7 +140,7 @@ int cmd_calibrate(int argc, char **argv)
 		ret = cli_fail(IR_ERR_INPUT, "%s: cannot write JSON: %s", json_path, strerror(errno));
 		goto out;
 	}
-	if (!json_path || strcmp(json_path, "-")) {
+	if (!json_path || !ir_out_is_stdout(json_path)) {
 		char b[6][32];
 
 		printf("trace   %s\nkernel  %s\nnewidle calls probed: %llu\n\n", path,

@@ -26,7 +26,7 @@ static const char usage[] =
 	"                           `idlereplay calibrate` measures it where probes exist)\n"
 	"  --probe-seed             probed mode: take the avg_idle cap, each CPU's first avg_idle, idle_stamp\n"
 	"                           and per-level max_newidle_lb_cost from newidle probes in the trace\n"
-	"  --decisions FILE.jsonl   one JSON line per newidle point: state, every policy's decision and\n"
+	"  --decisions FILE|-       one JSON line per newidle point: state, every policy's decision and\n"
 	"                           outcome, and the probed truth where there is one\n"
 	"  --topology FILE|SPEC     the machine's topology (default: the one recorded in the trace, else one flat LLC)\n"
 	"  --policy NAME[:k=v,...]  replay this policy (repeatable; default: all): baseline, domain-cost,\n"
@@ -241,6 +241,7 @@ int cmd_replay(int argc, char **argv)
 	const struct ir_trace_info *ti;
 	struct run run = { 0 };
 	struct counts counts = { 0 };
+	struct ir_out dec_out = { 0 };
 	char err[1024];
 	int o, ret;
 	uint64_t v;
@@ -340,6 +341,20 @@ int cmd_replay(int argc, char **argv)
 		return cli_fail(IR_ERR_USAGE, "replay: expected one TRACE argument");
 	}
 	path = argv[optind];
+	{
+		/* two documents on one stdout would interleave */
+		const char *name[] = { "--json", "--html", "--decisions" };
+		const char *file[] = { json_path, html_path, decisions_path };
+
+		for (int i = 0, first = -1; i < 3; i++) {
+			if (!file[i] || !ir_out_is_stdout(file[i]))
+				continue;
+			if (first >= 0)
+				return cli_fail(IR_ERR_USAGE, "replay: %s %s and %s %s both write to standard output",
+						name[first], file[first], name[i], file[i]);
+			first = i;
+		}
+	}
 
 	/* policies: as given, else all with their defaults; then sweep points */
 	run.runs = calloc(MAX_RUNS, sizeof(*run.runs));
@@ -460,14 +475,11 @@ int cmd_replay(int argc, char **argv)
 	}
 
 	if (decisions_path) {
-		int fd = open(decisions_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-
-		if (fd < 0 || !(run.decisions = fdopen(fd, "w"))) {
+		if (ir_out_open(&dec_out, decisions_path)) {
 			ret = cli_fail(IR_ERR_INPUT, "%s: cannot write decisions: %s", decisions_path, strerror(errno));
-			if (fd >= 0)
-				close(fd);
 			goto out;
 		}
+		run.decisions = dec_out.f;
 	}
 	run.st = ir_state_new(ti->nr_cpus, &sp, &rings, on_point, &run);
 	if (want_timeline)
@@ -496,7 +508,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	ir_state_finish(run.st, ti->last_ts);
 	if (run.decisions) {
-		int bad = run.decisions_err | fclose(run.decisions);
+		int bad = ir_out_close(&dec_out, !run.decisions_err);
 
 		run.decisions = NULL;
 		if (bad) {
@@ -535,12 +547,13 @@ int cmd_replay(int argc, char **argv)
 		ret = cli_fail(IR_ERR_INPUT, "%s: cannot write HTML report: %s", html_path, strerror(errno));
 		goto out;
 	}
-	if (!quiet && !(json_path && !strcmp(json_path, "-")) && !(html_path && !strcmp(html_path, "-")))
+	if (!quiet && !(json_path && ir_out_is_stdout(json_path)) && !(html_path && ir_out_is_stdout(html_path)) &&
+	    !(decisions_path && ir_out_is_stdout(decisions_path)))
 		ir_report_text(doc, stdout);
 	ret = IR_OK;
 out:
 	if (run.decisions)
-		fclose(run.decisions);
+		ir_out_close(&dec_out, 0);
 	json_object_put(doc);
 	free(counts.v);
 	ir_state_free(run.st);

@@ -85,10 +85,14 @@ struct rec_outfile {
 };
 /* A temp file in path's directory: O_TMPFILE, else O_EXCL|O_NOFOLLOW. */
 int rec_outfile_open(struct rec_outfile *of, const char *path, char *err, size_t len);
-/* Put it at path: link, or rename with force (never follows a symlink). */
+/* Put it at path: link, or rename with force (never follows a symlink);
+ * copied into stdout, a device or a FIFO (output/place.h). */
 int rec_outfile_commit(struct rec_outfile *of, const char *path, bool force, char *err, size_t len);
 /* Close; removes the temp name if it still has one. */
 void rec_outfile_close(struct rec_outfile *of);
+/* Where the temp files of output path go: its directory, or $TMPDIR
+ * (default /var/tmp) when it is written in place (malloc'd). */
+char *rec_outfile_dir(const char *path);
 /* Directory part of path (malloc'd). */
 char *rec_dirname(const char *path);
 

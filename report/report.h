@@ -111,18 +111,23 @@ struct ir_report_input {
 };
 
 /*
- * An output that replaces path atomically: written to a new file created
- * exclusively beside it (O_EXCL|O_NOFOLLOW, 0644: no following a link
- * planted there), renamed over path at close; "-" or NULL is stdout.
+ * An output file (output/place.h says where it goes): "-", NULL or a link to
+ * our stdout is stdout; a new path, a regular file or a symlink to one is
+ * written to a new file created exclusively beside it (O_EXCL|O_NOFOLLOW,
+ * 0644: no following a link planted there) and renamed over path at close;
+ * a device, FIFO or /proc/self/fd/N is written in place, never replaced.
  */
 struct ir_out {
 	const char *path;
-	char tmp[4096];
+	char tmp[4096];		/* the temp name; empty when not renamed */
 	FILE *f;
 };
 int ir_out_open(struct ir_out *o, const char *path);
 /* ok: everything was written.  0, or -1 with errno (the temp file is gone). */
 int ir_out_close(struct ir_out *o, int ok);
+/* True if path is "-" or names our stdout (/dev/stdout): two such outputs
+ * of one command would interleave. */
+bool ir_out_is_stdout(const char *path);
 
 /* Build the document; NULL on allocation failure. */
 json_object *ir_report_json(const struct ir_report_input *in);

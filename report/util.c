@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output/place.h"
 #include "report/report.h"
 #include "report/util.h"
 
@@ -172,25 +173,45 @@ void ir_csv_field(FILE *out, const char *s)
 
 int ir_out_open(struct ir_out *o, const char *path)
 {
+	struct ir_place pl;
 	int fd;
 
 	o->path = path;
 	o->tmp[0] = 0;
-	if (!path || !strcmp(path, "-")) {
+	o->f = NULL;
+	if (ir_place_decide(path, &pl, NULL, 0))
+		return -1;
+	if (pl.kind == IR_PLACE_STDOUT) {
 		o->f = stdout;
 		return 0;
 	}
+	if (pl.kind == IR_PLACE_IN_PLACE) {
+		/* a device, FIFO or /proc/self/fd/N: written where it is */
+		fd = ir_place_open(path, &pl);
+		if (fd < 0)
+			return -1;
+		o->f = fdopen(fd, "w");
+		if (!o->f) {
+			close(fd);
+			return -1;
+		}
+		return 0;
+	}
 	if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(o->tmp)) {
+		o->tmp[0] = 0;
 		errno = ENAMETOOLONG;
 		return -1;
 	}
 	fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
+	if (fd < 0) {
+		o->tmp[0] = 0;
 		return -1;
+	}
 	o->f = fdopen(fd, "w");
 	if (!o->f) {
 		close(fd);
 		unlink(o->tmp);
+		o->tmp[0] = 0;
 		return -1;
 	}
 	return 0;
@@ -200,6 +221,15 @@ int ir_out_close(struct ir_out *o, int ok)
 {
 	if (o->f == stdout)
 		return fflush(stdout) || !ok ? -1 : 0;
+	if (!o->tmp[0]) {	/* in place: nothing to rename or remove */
+		int bad = fclose(o->f);
+
+		if (bad || !ok) {
+			errno = bad && errno ? errno : EIO;
+			return -1;
+		}
+		return 0;
+	}
 	if (fclose(o->f) || !ok || rename(o->tmp, o->path)) {
 		int e = errno;
 
@@ -217,4 +247,9 @@ int ir_report_write_html(json_object *doc, const char *path)
 	if (ir_out_open(&o, path))
 		return -1;
 	return ir_out_close(&o, ir_report_html(doc, o.f) == 0);
+}
+
+bool ir_out_is_stdout(const char *path)
+{
+	return path && ir_place_is_stdout(path);
 }
