@@ -151,8 +151,11 @@ int ir_report_csv(json_object *doc, FILE *out);
 
 /*
  * Read a saved report.  Returns the document, or NULL with a one-line reason
- * in err (without the path): unreadable, not JSON, or not this schema.
+ * in err (without the path): unreadable, not JSON, not this schema, or
+ * larger than IR_REPORT_MAX_BYTES (checked before parsing: json-c takes
+ * about 4 bytes of memory per byte of JSON).
  */
+#define IR_REPORT_MAX_BYTES (256 << 20)
 json_object *ir_report_load(const char *path, char *err, size_t errlen);
 
 /* The same policies on two traces, with per-policy deltas (B - A), as text. */
