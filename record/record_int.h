@@ -22,9 +22,12 @@ struct tracefs_instance;
 /* Mount tracefs if it is missing (never unmounted: harmless, and another
  * tool may start using it while we record). */
 int rec_tracefs_ready(char *err, size_t len);
-/* Remove instances "idlereplay-<pid>" whose recorder is gone. */
+/* Remove instances "idlereplay-<pid>" whose recorder is gone: those whose
+ * lock (flock on the instance directory, held by every live recorder) can
+ * be taken.  Never by process name or pid. */
 int rec_instance_remove_stale(FILE *log);
-/* Create "idlereplay-<getpid()>" with buffer_kb per CPU, tracing off. */
+/* Create "idlereplay-<getpid()>" with buffer_kb per CPU, tracing off, and
+ * lock it until rec_instance_destroy(). */
 struct tracefs_instance *rec_instance_create(unsigned long buffer_kb, char *err, size_t len);
 /* Tracing off, every event off, rmdir, free.  Safe with NULL.  Returns
  * -1 if the directory is still there (reported on log). */
