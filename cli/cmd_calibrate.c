@@ -143,8 +143,8 @@ int cmd_calibrate(int argc, char **argv)
 	if (!json_path || !ir_out_is_stdout(json_path)) {
 		char b[6][32];
 
-		printf("trace   %s\nkernel  %s\nnewidle calls probed: %llu\n\n", path,
-		       ti->kernel[0] ? ti->kernel : "unknown", (unsigned long long)calls);
+		printf("trace   %s\nkernel  %s\nnewidle calls probed: %llu\n\n", ir_tsafe(path),
+		       ti->kernel[0] ? ir_tsafe(ti->kernel) : "unknown", (unsigned long long)calls);
 		printf("  %-26s %7s %10s %10s %10s %10s %10s\n", "", "n", "min", "p10", "median", "p90", "max");
 		for (int k = 0; k < IR_CALIB__COUNT; k++) {
 			const struct ir_calib_stats *s = &st[k];

@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "replay/replay.h"
+#include "report/report.h"
 
 struct subcommand {
 	const char *name;
@@ -23,13 +24,14 @@ static const struct subcommand subcommands[] = {
 
 int cli_fail(int code, const char *fmt, ...)
 {
+	char line[2048];
 	va_list ap;
 
-	fputs("idlereplay: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* names and strings from a file may hold terminal escapes */
+	fprintf(stderr, "idlereplay: %s\n", ir_tsafe(line));
 	return code;
 }
 

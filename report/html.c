@@ -30,7 +30,12 @@ static void esc(FILE *out, const char *s)
 		case '&': fputs("&amp;", out); break;
 		case '"': fputs("&quot;", out); break;
 		case '\'': fputs("&#39;", out); break;
-		default: fputc(*s, out);
+		default:
+			/* control bytes from data: visible, as in the text report */
+			if (((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') || *s == 0x7f)
+				fprintf(out, "\\x%02x", (unsigned char)*s);
+			else
+				fputc(*s, out);
 		}
 	}
 }

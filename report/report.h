@@ -168,6 +168,11 @@ int ir_report_merge(json_object *const *docs, const char *const *names, int n,
 
 /* Durations a person can read ("-" for negative): ns, us, ms, s. */
 const char *ir_fmt_ns(char *buf, size_t len, int64_t ns);
+/* s for a terminal (a trace's uname, a file name, any string of a report):
+ * control bytes (C0, DEL, C1) written as \xNN.  Points into one of 8
+ * rotating buffers (valid for the next 7 calls); NULL for NULL; long
+ * strings end in "...". */
+const char *ir_tsafe(const char *s);
 
 /*
  * Progress on stderr for long replays: "events done, rate, ETA", redrawn in

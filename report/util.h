@@ -64,10 +64,6 @@ const char *ir_fmt_sns(char *buf, size_t len, int64_t ns);
 const char *ir_fmt_dns(char *buf, size_t len, double ns);
 const char *ir_fmt_dsns(char *buf, size_t len, double ns);
 
-/* s for a terminal: control bytes (C0, DEL, C1) written as \xNN.  Points
- * into one of 8 rotating buffers (valid for the next 7 calls); NULL for
- * NULL; long strings end in "...". */
-const char *ir_tsafe(const char *s);
 
 /* Percentile (0..100) of n values by nearest rank; sorts v in place. */
 double ir_percentile(double *v, int n, double pct);
