@@ -16,25 +16,13 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "render_util.h"
+
 #include "report/report.h"
 #include "report/util.h"
 
-static const char *fixtures;
-
 #define LEVEL "<img src=x onerror=alert(1)>,=1+1"
 #define KERNEL "6.1\x1b]0;owned\x07\x1b[2J\xc2\x9b" "31m"
-
-static json_object *load(const char *name)
-{
-	char path[4096], err[256];
-	json_object *doc;
-
-	snprintf(path, sizeof(path), "%s/%s", fixtures, name);
-	doc = ir_report_load(path, err, sizeof(err));
-	if (!doc)
-		fail_msg("%s: %s", path, err);
-	return doc;
-}
 
 static void set(json_object *o, const char *k, json_object *v)
 {
@@ -60,18 +48,6 @@ static json_object *hostile(void)
 		set(jget(p, "bails"), "<b onmouseover=x>bail", json_object_new_int(7));
 	}
 	return doc;
-}
-
-static char *render(int (*fn)(json_object *, FILE *), json_object *doc)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	assert_int_equal(fn(doc, f), 0);
-	fclose(f);
-	return buf;
 }
 
 static void test_html(void **state)
