@@ -10,7 +10,7 @@
  * kernel drops it when the recorder dies, however it dies; tracefs is one
  * file system for every mount and pid namespace, so a recorder in another
  * container is seen too).  An instance is stale only if its lock can be
- * taken.  Creation and the stale sweep both hold flock(LOCK_EX) on the
+ * taken, and it is removed only if no file of it is open.  Creation and the stale sweep both hold flock(LOCK_EX) on the
  * "instances" directory, so no sweep sees a new instance before its lock.
  */
 #include <ctype.h>
@@ -119,7 +119,6 @@ int rec_instance_remove_stale(FILE *log)
 	if (!dir && dfd >= 0)
 		close(dfd);
 	while (dir && (de = readdir(dir))) {
-		struct tracefs_instance *ti;
 		int fd;
 
 		if (!instance_pid(de->d_name))
@@ -132,8 +131,11 @@ int rec_instance_remove_stale(FILE *log)
 			close(fd);
 			continue;
 		}
-		ti = tracefs_instance_alloc(NULL, de->d_name);
-		if (ti && rec_instance_destroy(ti, log) == 0) {
+		/* rmdir alone (it turns tracing and events off itself): it fails
+		 * with EBUSY while any file of the instance is open, so the
+		 * instance of a recorder that takes no lock (an older
+		 * idlereplay) is left alone, not switched off. */
+		if (unlinkat(lock, de->d_name, AT_REMOVEDIR) == 0) {
 			fprintf(log, "idlereplay: record: removed stale tracefs instance %s\n", de->d_name);
 			removed++;
 		}
