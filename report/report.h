@@ -152,10 +152,12 @@ int ir_report_csv(json_object *doc, FILE *out);
 /*
  * Read a saved report.  Returns the document, or NULL with a one-line reason
  * in err (without the path): unreadable, not JSON, not this schema, or
- * larger than IR_REPORT_MAX_BYTES (checked before parsing: json-c takes
- * about 4 bytes of memory per byte of JSON).
+ * larger than IR_REPORT_MAX_BYTES, checked before parsing: json-c takes up
+ * to ~26 bytes of memory per byte of a report (an 8 MiB report of 512 CPUs'
+ * timelines peaks at 210 MB), so 32 MiB (2048 CPUs with timelines) stays
+ * under ~1 GB.
  */
-#define IR_REPORT_MAX_BYTES (256 << 20)
+#define IR_REPORT_MAX_BYTES (32 << 20)
 json_object *ir_report_load(const char *path, char *err, size_t errlen);
 
 /* The same policies on two traces, with per-policy deltas (B - A), as text. */

@@ -166,8 +166,8 @@ json_object *ir_report_load(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
-	/* json-c needs about 4 bytes of memory per byte of JSON: refuse before
-	 * parsing (a FIFO is counted as it is read, below) */
+	/* json-c needs up to ~26 bytes of memory per byte of JSON: refuse
+	 * before parsing (a FIFO is counted as it is read, below) */
 	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > IR_REPORT_MAX_BYTES) {
 		snprintf(err, errlen, "%lld MiB, larger than the %d MiB a report may have",
 			 (long long)(st.st_size >> 20), IR_REPORT_MAX_BYTES >> 20);
