@@ -157,7 +157,7 @@ if want read; then
 	EV=$(ir_events "$T"); EVZ=$(ir_events "$TZ"); PEV=$(perf_events "$P")
 	say "read speed: $EV events (zstd $EVZ), perf.data $PEV samples, $RUNS rounds"
 	# one warm-up of each, not counted
-	"$IR" replay "$T" --json - --quiet 2>/dev/null; "$IR" replay "$TZ" --json - --quiet 2>/dev/null
+	"$IR" replay "$T" --json - --quiet >/dev/null 2>&1; "$IR" replay "$TZ" --json - --quiet >/dev/null 2>&1
 	"$BARE" "$T" >/dev/null 2>&1; "$BARE" "$TZ" >/dev/null 2>&1
 	perf sched timehist -i "$P" >/dev/null 2>&1
 	for r in $(seq "$RUNS"); do

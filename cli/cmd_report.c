@@ -54,7 +54,8 @@ int cmd_report(int argc, char **argv)
 		argc--;
 		argv++;
 	}
-	while ((o = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, ":f:o:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'f':
 			format = optarg;
@@ -66,15 +67,16 @@ int cmd_report(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return IR_OK;
 		default:
-			fputs(usage_text, stderr);
-			return IR_ERR_USAGE;
+			return cli_bad_option("report", o, argc, argv);
 		}
 	}
 	n = argc - optind;
-	if ((mode == RENDER && n != 1) || (mode == COMPARE && n != 2) || (mode == MERGE && n < 1)) {
-		fputs(usage_text, stderr);
-		return IR_ERR_USAGE;
-	}
+	if ((mode == RENDER && n != 1) || (mode == COMPARE && n != 2) || (mode == MERGE && n < 1))
+		return cli_fail(IR_ERR_USAGE, "report%s: %s (see 'idlereplay help report')",
+				mode == COMPARE ? " compare" : mode == MERGE ? " merge" : "",
+				mode == COMPARE ? "expected two reports, A.json B.json" :
+				mode == MERGE ? "no REPORT.json given" :
+				n ? "one REPORT.json at a time (compare or merge take more)" : "no REPORT.json given");
 	if (strcmp(format, "text") && strcmp(format, "html") && strcmp(format, "csv"))
 		return cli_fail(IR_ERR_USAGE, "unknown format '%s' (text, html or csv)", format);
 	if ((mode == COMPARE && strcmp(format, "text")) || (mode == MERGE && !strcmp(format, "html")))
@@ -96,6 +98,8 @@ int cmd_report(int argc, char **argv)
 		free_docs(docs, n);
 		return ret;
 	}
+	if (mode != RENDER)
+		ir_report_fleet_check(docs, (const char *const *)&argv[optind], n, stderr);
 	switch (mode) {
 	case COMPARE:
 		rc = ir_report_compare(docs[0], argv[optind], docs[1], argv[optind + 1], out.f);

@@ -31,13 +31,14 @@ int cmd_topology(int argc, char **argv)
 	int opt, rc;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "s:t:dh", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":s:t:dh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's': sysroot = optarg; break;
 		case 't': spec = optarg; break;
 		case 'd': domains = true; break;
 		case 'h': topology_usage(stdout); return IR_OK;
-		default: topology_usage(stderr); return IR_ERR_USAGE;
+		default: return cli_bad_option("topology", opt, argc, argv);
 		}
 	}
 	if (optind < argc)

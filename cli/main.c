@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* idlereplay: dispatch to one subcommand. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,25 +21,12 @@ static const struct subcommand subcommands[] = {
 	{ "topology", cmd_topology, "print this machine's topology, or its sched domains" },
 };
 
-int cli_fail(int code, const char *fmt, ...)
-{
-	char line[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	/* names and strings from a file may hold terminal escapes */
-	fprintf(stderr, "idlereplay: %s\n", ir_tsafe(line));
-	return code;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: idlereplay COMMAND [OPTIONS]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		fprintf(f, "  %-10s %s\n", subcommands[i].name, subcommands[i].help);
-	fprintf(f, "\n'idlereplay COMMAND --help' describes each command.\n");
+	fprintf(f, "\n'idlereplay help COMMAND' describes each command; 'idlereplay --version' prints the version.\n");
 }
 
 int main(int argc, char **argv)
@@ -49,9 +35,20 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return IR_ERR_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || (!strcmp(argv[1], "help") && argc == 2)) {
 		usage(stdout);
 		return IR_OK;
+	}
+	if (!strcmp(argv[1], "help")) {		/* help CMD: CMD --help */
+		char help[] = "--help", *args[] = { argv[2], help, NULL };
+
+		if (argc > 3)
+			return cli_fail(IR_ERR_USAGE, "help: one COMMAND at a time, not '%s'", argv[3]);
+		for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+			if (!strcmp(argv[2], subcommands[i].name))
+				return subcommands[i].fn(2, args);
+		return cli_fail(IR_ERR_USAGE, "help: unknown command '%s' (calibrate, record, report, replay, topology)",
+				argv[2]);
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("idlereplay %s\n", IDLEREPLAY_VERSION);

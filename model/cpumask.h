@@ -72,9 +72,6 @@ struct ir_topology {
 
 struct ir_topology *ir_topology_alloc(int nr_cpus);
 
-/* Format one error line into err (NULL or 0 length: dropped). */
-void ir_seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
 /* ------------------------------------------------ policy state helpers */
 
 /* splitmix64: a seeded, deterministic stand-in for the kernel's per-CPU

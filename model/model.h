@@ -33,6 +33,8 @@ enum ir_level_kind {
 	IR_LVL__COUNT
 };
 extern const char *const ir_level_name[IR_LVL__COUNT];	/* "SMT", "CLS", "MC", "PKG", "NODE", "NUMA" */
+/* The level as policy parameters spell it: "smt", ..., "numa". */
+const char *ir_level_key(enum ir_level_kind kind);
 
 /* A CPU set as an array of 64-bit words, sized for the topology. */
 typedef uint64_t ir_cpumask_word;
@@ -115,6 +117,10 @@ struct ir_policy_params {
 
 /* A duration: "500us", "0.5ms", "2s" or plain nanoseconds; 0, or -1 if bad. */
 int ir_parse_ns(const char *s, uint64_t *out);
+/* The same parser where a bare number counts in unit_ns (record --duration:
+ * seconds).  The valid range, for error messages: */
+int ir_parse_duration(const char *s, uint64_t unit_ns, uint64_t *out);
+#define IR_DURATION_RANGE "0 to 1000000000s; a number with ns, us, ms or s"
 /* Parse "NAME[:key=value,...]"; fills defaults first. */
 int ir_policy_parse(const char *arg, struct ir_policy_params *p, char *err, size_t errlen);
 void ir_policy_defaults(enum ir_policy_kind kind, struct ir_policy_params *p);

@@ -62,6 +62,11 @@ static const struct preset presets[] = {
 };
 
 
+const char *ir_level_key(enum ir_level_kind kind)
+{
+	return (unsigned)kind < IR_LVL__COUNT ? level_key[kind] : "?";
+}
+
 const char *ir_policy_name(enum ir_policy_kind kind)
 {
 	return (unsigned)kind < IR_POL__COUNT ? policy_names[kind] : "?";
@@ -109,12 +114,44 @@ static uint64_t *param_slot(struct ir_policy_params *p, const char *key)
 	return NULL;
 }
 
+/* The parameters each policy reads (model/decide.c, model/outcome.c):
+ * sysctl_sched_migration_cost only where the kernel code it mirrors uses it
+ * (4.15's early bail, the RFC's "sysctl" preset, bump's cap), the per-level
+ * migration_cost only in domain-cost, seed only in proportional. */
+static const char *valid_params(enum ir_policy_kind kind)
+{
+	switch (kind) {
+	case IR_POL_BASELINE:
+	case IR_POL_BUMP:
+		return "sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost";
+	case IR_POL_DOMAIN_COST:
+		return "preset, sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost, LEVEL.migration_cost";
+	case IR_POL_PROPORTIONAL:
+		return "LEVEL.max_newidle_lb_cost, seed";
+	default:
+		return "LEVEL.max_newidle_lb_cost";
+	}
+}
+
+static bool applies(const struct ir_policy_params *p, const char *key, const uint64_t *slot)
+{
+	if (slot == &p->seed)
+		return p->kind == IR_POL_PROPORTIONAL;
+	if (slot == &p->sysctl_sched_migration_cost)
+		return p->kind == IR_POL_BASELINE || p->kind == IR_POL_BUMP || p->kind == IR_POL_DOMAIN_COST;
+	if (!strstr(key, "max_newidle"))	/* LEVEL.migration_cost */
+		return p->kind == IR_POL_DOMAIN_COST;
+	return true;
+}
+
 int ir_policy_set(struct ir_policy_params *p, const char *key, uint64_t value, char *err, size_t errlen)
 {
 	uint64_t *v = param_slot(p, key);
 
-	if (!v) {
-		ir_seterr(err, errlen, "policy %s: unknown parameter '%s'", ir_policy_name(p->kind), key);
+	if (!v || !applies(p, key, v)) {
+		ir_seterr(err, errlen, "policy %s: %s '%s' (%s takes %s; LEVEL is smt, cls, mc, pkg, node or numa)",
+			  ir_policy_name(p->kind), v ? "no parameter" : "unknown parameter", key,
+			  ir_policy_name(p->kind), valid_params(p->kind));
 		return IR_ERR_USAGE;
 	}
 	*v = value;
@@ -134,8 +171,13 @@ int ir_policy_get(const struct ir_policy_params *p, const char *key, uint64_t *v
 /* "500us", "0.5ms", "2s", "1500" (ns): every duration option and parameter. */
 int ir_parse_ns(const char *s, uint64_t *out)
 {
+	return ir_parse_duration(s, 1, out);
+}
+
+int ir_parse_duration(const char *s, uint64_t unit_ns, uint64_t *out)
+{
 	static const struct { const char *sfx; double mul; } sfx[] = {
-		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+		{ "", 0 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
 	};
 	char *end;
 	double v;
@@ -148,7 +190,7 @@ int ir_parse_ns(const char *s, uint64_t *out)
 		return -1;
 	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
 		if (!strcmp(end, sfx[i].sfx)) {
-			v *= sfx[i].mul;
+			v *= sfx[i].mul ? sfx[i].mul : (double)unit_ns;
 			if (v > 1e18)
 				return -1;
 			*out = (uint64_t)(v + 0.5);
@@ -193,6 +235,12 @@ int ir_policy_parse(const char *arg, struct ir_policy_params *p, char *err, size
 		}
 		*eq++ = '\0';
 		if (!strcmp(kv, "preset")) {
+			if (kind != IR_POL_DOMAIN_COST) {
+				ir_seterr(err, errlen, "policy %s: no parameter 'preset' (%s takes %s; presets are domain-cost's)",
+					  policy_names[kind], policy_names[kind], valid_params((enum ir_policy_kind)kind));
+				rc = IR_ERR_USAGE;
+				break;
+			}
 			preset = NULL;
 			for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
 				if (!strcmp(eq, presets[i].name))

@@ -7,7 +7,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,17 +15,6 @@
 #include "model/cpumask.h"
 
 const char *const ir_level_name[IR_LVL__COUNT] = { "SMT", "CLS", "MC", "PKG", "NODE", "NUMA" };
-
-void ir_seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 int ir_cpumask_weight(const ir_cpumask_word *m, size_t nwords)
 {

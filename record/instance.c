@@ -231,6 +231,7 @@ int rec_instance_cpu_stat(struct tracefs_instance *ti, int cpu, struct rec_cpu_s
 	st->overrun = stat_field(raw, "overrun");
 	st->dropped = stat_field(raw, "dropped events");
 	st->read = stat_field(raw, "read events");
+	st->entries = stat_field(raw, "entries");
 	free(raw);
 	return 0;
 }

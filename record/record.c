@@ -19,7 +19,7 @@
 #include <tracefs.h>
 
 #include "record/record_int.h"
-#include "replay/replay.h"	/* IR_OK, IR_ERR_*: exit statuses shared by all stages */
+#include "common/status.h"
 
 /* Reader pacing: at a few MB/s per CPU the ring buffer (default 8 MB per
  * CPU) holds seconds, so 100 ms leaves a wide margin. */
@@ -35,7 +35,7 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-enum stop_reason { RUNNING, STOP_COMMAND, STOP_DURATION, STOP_SIGNAL };
+enum stop_reason { RUNNING, STOP_COMMAND, STOP_DURATION, STOP_SIGNAL, STOP_SIZE };
 
 struct loop {
 	int sfd;
@@ -43,7 +43,33 @@ struct loop {
 	struct rec_workload *w;
 	int status;		/* command's, once reaped */
 	int signo;		/* stop signal received */
+	const struct ir_record_opts *o;
+	struct tracefs_instance *ti;
+	FILE *log;
+	long long start, drawn;	/* ms; last live count, 0 none */
 };
+
+/* "12 s, 345678 events, 20.1 MB": events from the per-CPU stats (read by
+ * us + still in the buffer), redrawn in place once a second. */
+static void live_count(struct loop *l)
+{
+	unsigned long long events = 0;
+	long long t = now_ms();
+
+	if (!l->o->live || (l->drawn && t - l->drawn < 1000))
+		return;
+	for (int cpu = 0; cpu < l->rs->nr_cpus; cpu++) {
+		struct rec_cpu_stat st = { 0 };
+
+		if (rec_instance_cpu_stat(l->ti, cpu, &st) == 0)
+			events += st.read + st.entries;
+		free(st.text);
+	}
+	fprintf(l->log, "\ridlereplay: record: %lld s, %llu events, %.1f MB", (t - l->start) / 1000, events,
+		(double)rec_readers_bytes(l->rs) / 1e6);
+	fflush(l->log);
+	l->drawn = t;
+}
 
 /* Wait up to ms for a signal; returns the new stop reason. */
 static enum stop_reason wait_event(struct loop *l, long long ms)
@@ -81,7 +107,12 @@ static int run_loop(struct loop *l, long long deadline, enum stop_reason *why,
 			return -1;
 		if (*why == RUNNING && deadline >= 0 && now_ms() >= deadline)
 			*why = STOP_DURATION;
+		if (*why == RUNNING && l->o->max_bytes && rec_readers_bytes(l->rs) >= l->o->max_bytes)
+			*why = STOP_SIZE;
+		live_count(l);
 	}
+	if (l->drawn)
+		fputc('\n', l->log);
 	return 0;
 }
 
@@ -194,6 +225,13 @@ int ir_record(const struct ir_record_opts *o, struct ir_record_result *res,
 	start = now_ms();
 	if (w.pid && rec_workload_go(&w, o->argv, err, len) < 0)
 		goto out;
+	if (!w.pid && o->duration <= 0)
+		fprintf(log, "idlereplay: record: recording into %s until Ctrl-C%s\n", output,
+			o->max_bytes ? " or the size cap" : "");
+	l.o = o;
+	l.ti = ti;
+	l.log = log;
+	l.start = start;
 
 	if (run_loop(&l, o->duration > 0 ? start + (long long)(o->duration * 1000) : -1,
 		     &why, err, len) < 0 || end_command(&l, err, len) < 0)
@@ -243,6 +281,8 @@ int ir_record(const struct ir_record_opts *o, struct ir_record_result *res,
 	report(log, output, rs.nr_cpus, stats, res, (double)(now_ms() - start) / 1000.0);
 	if (why == STOP_SIGNAL)
 		fprintf(log, "idlereplay: record: stopped by %s\n", strsignal(l.signo));
+	else if (why == STOP_SIZE)
+		fprintf(log, "idlereplay: record: stopped at the size cap (%llu bytes)\n", o->max_bytes);
 	ret = IR_OK;
 out:
 	if (w.pid) {

@@ -45,6 +45,8 @@ struct ir_record_opts {
 	bool probe_newidle;		/* kprobe the newidle function if possible */
 	char *const *argv;		/* command to run, or NULL */
 	ir_topology_capture_fn topology_capture;	/* NULL: "unknown" */
+	unsigned long long max_bytes;	/* stop once this much is captured; 0: no cap */
+	bool live;			/* redraw a live count on log (a terminal) */
 	FILE *log;			/* summary and warnings; NULL: stderr */
 };
 
@@ -57,8 +59,8 @@ struct ir_record_result {
 };
 
 /*
- * Record until the command exits, the duration ends, or SIGINT/SIGTERM/
- * SIGHUP arrives.  Returns 0, or IR_ERR_INPUT / IR_ERR_USAGE (replay.h
+ * Record until the command exits, the duration ends, max_bytes are
+ * captured, or SIGINT/SIGTERM/SIGHUP arrives.  Returns 0, or IR_ERR_INPUT / IR_ERR_USAGE (common/status.h
  * numbering) with one line in err (no "idlereplay: " prefix).
  */
 int ir_record(const struct ir_record_opts *opts, struct ir_record_result *res,

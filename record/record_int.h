@@ -37,6 +37,7 @@ struct rec_cpu_stat {
 	unsigned long long overrun;	/* "overrun": overwritten, never read */
 	unsigned long long dropped;	/* "dropped events": buffer full */
 	unsigned long long read;	/* "read events" */
+	unsigned long long entries;	/* "entries": still in the buffer */
 	char *text;			/* stats file as read, for CPUSTAT */
 };
 int rec_instance_cpu_stat(struct tracefs_instance *ti, int cpu, struct rec_cpu_stat *st);

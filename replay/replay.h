@@ -18,12 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Exit statuses shared by every stage and the CLI. */
-enum {
-	IR_OK = 0,
-	IR_ERR_USAGE = 1,
-	IR_ERR_INPUT = 2,	/* bad input file or environment */
-};
+#include "common/status.h"	/* IR_OK, IR_ERR_*: exit statuses of every stage */
 
 #define IR_COMM_LEN 16
 #define IR_MAX_LEVELS 8		/* sched domain levels per CPU */

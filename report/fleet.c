@@ -2,7 +2,9 @@
 /*
  * Reports across traces: compare (two traces, per-policy deltas B - A) and
  * merge (a fleet: one row per trace, totals, median and p90 across traces).
- * Policies are matched by label (name plus parameters), else by name.
+ * Policies pair when they are the same policy: the same name and the same
+ * resolved parameters ("params"; labels may spell them differently), or,
+ * in documents without params, the same label.  Never by name alone.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -18,17 +20,55 @@ static const char *plabel(json_object *p)
 	return jstr(p, "label", jstr(p, "name", "?"));
 }
 
+static bool same_policy(json_object *p, json_object *q)
+{
+	json_object *a = jget(p, "params"), *b = jget(q, "params");
+
+	if (strcmp(jstr(p, "name", ""), jstr(q, "name", "")))
+		return false;
+	if (a && b)
+		return json_object_equal(a, b);
+	return !strcmp(plabel(p), plabel(q));
+}
+
 static json_object *find_policy(json_object *doc, json_object *p)
 {
 	json_object *pol = jget(doc, "policies");
 
 	for (size_t i = 0; i < jlen(pol); i++)
-		if (!strcmp(plabel(jidx(pol, i)), plabel(p)))
-			return jidx(pol, i);
-	for (size_t i = 0; i < jlen(pol); i++)
-		if (!strcmp(jstr(jidx(pol, i), "name", ""), jstr(p, "name", "?")))
+		if (same_policy(jidx(pol, i), p))
 			return jidx(pol, i);
 	return NULL;
+}
+
+/* The level names and per-CPU spans a report was replayed with. */
+static const char *levels_text(json_object *doc, char *buf, size_t len)
+{
+	json_object *lv = jget(jget(doc, "domains"), "levels");
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < jlen(lv) && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? " " : "", json_object_get_string(jidx(lv, i)));
+	return buf[0] ? buf : "none";
+}
+
+int ir_report_fleet_check(json_object *const *docs, const char *const *names, int n, FILE *warn)
+{
+	char a[128], b[128];
+
+	for (int r = 1; r < n; r++) {
+		json_object *t0 = jget(docs[0], "trace"), *t = jget(docs[r], "trace");
+		json_object *d0 = jget(jget(docs[0], "domains"), "cpus"), *d = jget(jget(docs[r], "domains"), "cpus");
+
+		if (jint(t, "cpus") != jint(t0, "cpus"))
+			fprintf(warn, "idlereplay: warning: %s has %" PRId64 " CPUs but %s %" PRId64 ": per-trace figures are not comparable one to one\n",
+				names[r], jint(t, "cpus"), names[0], jint(t0, "cpus"));
+		else if (d0 && d && !json_object_equal(d0, d))
+			fprintf(warn, "idlereplay: warning: %s was replayed with another topology than %s (levels %s against %s)\n",
+				names[r], names[0], levels_text(docs[r], a, sizeof(a)), levels_text(docs[0], b, sizeof(b)));
+	}
+	return ferror(warn) ? -1 : 0;
 }
 
 static const char *host_of(json_object *doc, const char *name)
@@ -140,7 +180,7 @@ int ir_report_compare(json_object *a, const char *name_a, json_object *b, const 
 		char what[64];
 
 		if (!q) {
-			fprintf(out, "\nPolicy %s: only in A\n", ir_tsafe(plabel(p)));
+			fprintf(out, "\nPolicy %s: only in A (B has no policy with these parameters)\n", ir_tsafe(plabel(p)));
 			continue;
 		}
 		{
@@ -165,7 +205,7 @@ int ir_report_compare(json_object *a, const char *name_a, json_object *b, const 
 	}
 	for (size_t i = 0; i < jlen(pb); i++)
 		if (!find_policy(a, jidx(pb, i)))
-			fprintf(out, "\nPolicy %s: only in B\n", ir_tsafe(plabel(jidx(pb, i))));
+			fprintf(out, "\nPolicy %s: only in B (A has no policy with these parameters)\n", ir_tsafe(plabel(jidx(pb, i))));
 	return ferror(out) ? -1 : 0;
 }
 
@@ -266,7 +306,7 @@ static const enum kind pcol_kind[PCOLS] = { K_COUNT, K_COUNT, K_NS, K_NS, K_NS }
 int ir_report_merge(json_object *const *docs, const char *const *names, int n, enum ir_merge_format fmt,
 		    FILE *out)
 {
-	const char *seen[64];
+	json_object *seen[64];
 	int nseen = 0, stride;
 	double *vals;
 	enum kind kinds[NCOL + PCOLS * 64];
@@ -275,13 +315,13 @@ int ir_report_merge(json_object *const *docs, const char *const *names, int n, e
 		json_object *pol = jget(docs[r], "policies");
 
 		for (size_t i = 0; i < jlen(pol); i++) {
-			const char *l = plabel(jidx(pol, i));
+			json_object *p = jidx(pol, i);
 			int dup = 0;
 
 			for (int s = 0; s < nseen; s++)
-				dup |= !strcmp(seen[s], l);
+				dup |= same_policy(seen[s], p);
 			if (!dup && nseen < 64)
-				seen[nseen++] = l;
+				seen[nseen++] = p;
 		}
 	}
 	stride = NCOL + PCOLS * nseen;
@@ -300,7 +340,7 @@ int ir_report_merge(json_object *const *docs, const char *const *names, int n, e
 			double *v = &vals[r * stride + NCOL + s * PCOLS];
 
 			for (size_t i = 0; i < jlen(pol) && !p; i++)
-				if (!strcmp(plabel(jidx(pol, i)), seen[s]))
+				if (same_policy(jidx(pol, i), seen[s]))
 					p = jidx(pol, i);
 			v[0] = p ? (double)jint(jget(p, "attempts"), "total") : NAN;
 			v[1] = p ? (double)jint(jget(p, "pulls"), "total") : NAN;
@@ -319,7 +359,7 @@ int ir_report_merge(json_object *const *docs, const char *const *names, int n, e
 			for (int k = 0; k < PCOLS; k++) {
 				char h[160];
 
-				snprintf(h, sizeof(h), "%s:%s%s", seen[s], pcol_name[k],
+				snprintf(h, sizeof(h), "%s:%s%s", plabel(seen[s]), pcol_name[k],
 					 pcol_kind[k] == K_NS ? "_ns" : "");
 				fputc(',', out);
 				ir_csv_field(out, h);
@@ -343,7 +383,16 @@ int ir_report_merge(json_object *const *docs, const char *const *names, int n, e
 		    &vals[r * stride], kinds, NCOL);
 	summary_rows(out, fmt, vals, n, stride, 0, NCOL, kinds);
 	for (int s = 0; s < nseen; s++) {
-		fprintf(out, "\nPolicy %s\n  %-24s %-16s", ir_tsafe(seen[s]), "host", "kernel");
+		int missing = 0;
+
+		fprintf(out, "\nPolicy %s\n", ir_tsafe(plabel(seen[s])));
+		for (int r = 0; r < n; r++)
+			if (!find_policy(docs[r], seen[s]))
+				fprintf(out, "%s%s", missing++ ? ", " : "  no policy with these parameters in: ",
+					ir_tsafe(host_of(docs[r], names[r])));
+		if (missing)
+			fputc('\n', out);
+		fprintf(out, "  %-24s %-16s", "host", "kernel");
 		for (int k = 0; k < PCOLS; k++)
 			fprintf(out, " %13s", pcol_name[k]);
 		fputc('\n', out);

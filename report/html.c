@@ -863,3 +863,12 @@ int ir_report_html(json_object *doc, FILE *out)
 	fputs("</main></body></html>\n", out);
 	return ferror(out) ? -1 : 0;
 }
+
+int ir_report_write_html(json_object *doc, const char *path)
+{
+	struct ir_out o;
+
+	if (ir_out_open(&o, path))
+		return -1;
+	return ir_out_close(&o, ir_report_html(doc, o.f) == 0);
+}

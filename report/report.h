@@ -18,6 +18,7 @@
 
 #define IR_REPORT_SCHEMA "idlereplay.report/1"
 #define IR_REPORT_SCHEMA_MINOR 1
+#define IR_CALIB_SCHEMA "idlereplay.calibration/1"
 
 struct ir_event_count {
 	const char *name;	/* without the system prefix */
@@ -146,6 +147,8 @@ int ir_report_html(json_object *doc, FILE *out);
 /* Write the HTML page to path ("-" for stdout), atomically: for
  * 'idlereplay replay ... --html FILE'.  0, or -1 with errno. */
 int ir_report_write_html(json_object *doc, const char *path);
+/* The calibration document (IR_CALIB_SCHEMA) as text for people. */
+int ir_calib_text(json_object *doc, FILE *out);
 /* CSV, one row per policy (header only when the document has none). */
 int ir_report_csv(json_object *doc, FILE *out);
 
@@ -163,6 +166,9 @@ json_object *ir_report_load(const char *path, char *err, size_t errlen);
 /* The same policies on two traces, with per-policy deltas (B - A), as text. */
 int ir_report_compare(json_object *a, const char *name_a, json_object *b, const char *name_b, FILE *out);
 
+/* Warnings on warn when the reports differ in CPU count or topology
+ * (one line each, against the first). */
+int ir_report_fleet_check(json_object *const *docs, const char *const *names, int n, FILE *warn);
 /* Fleet summary: one row per report, totals, median and p90 of key figures. */
 enum ir_merge_format { IR_MERGE_TEXT, IR_MERGE_CSV };
 int ir_report_merge(json_object *const *docs, const char *const *names, int n,

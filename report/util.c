@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Helpers shared by the renderers, and loading a saved report. */
+/* Helpers shared by the renderers, loading a saved report and writing an
+ * output; none of them calls a renderer (the renderers call them). */
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -312,15 +313,6 @@ int ir_out_close(struct ir_out *o, int ok)
 		return -1;
 	}
 	return 0;
-}
-
-int ir_report_write_html(json_object *doc, const char *path)
-{
-	struct ir_out o;
-
-	if (ir_out_open(&o, path))
-		return -1;
-	return ir_out_close(&o, ir_report_html(doc, o.f) == 0);
 }
 
 bool ir_out_is_stdout(const char *path)

@@ -30,7 +30,7 @@ flags=(-std=c11 -D_GNU_SOURCE -g -O1 -I. -Wall -Wextra -Werror
        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
 for t in $targets; do
 	# the whole replay stage: whatever state.c or decode.c call is there
-	src=(tests/fuzz/fuzz_$t.c replay/*.c)
+	src=(tests/fuzz/fuzz_$t.c replay/*.c common/*.c)
 	# shellcheck disable=SC2086
 	clang "${flags[@]}" "${src[@]}" -o "$out/fuzz-$t" $pc -lm
 done

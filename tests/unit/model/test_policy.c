@@ -65,7 +65,7 @@ static void test_parse(void **state)
 static void expect_error(const char *arg, const char *msg)
 {
 	struct ir_policy_params p;
-	char err[256] = "";
+	char err[512] = "";
 
 	assert_int_equal(ir_policy_parse(arg, &p, err, sizeof(err)), IR_ERR_USAGE);
 	assert_string_equal(err, msg);
@@ -75,7 +75,19 @@ static void test_errors(void **state)
 {
 	(void)state;
 	expect_error("fastest", "unknown policy 'fastest' (baseline, domain-cost, no-check, mainline, bump, proportional)");
-	expect_error("baseline:foo=1", "policy baseline: unknown parameter 'foo'");
+	expect_error("baseline:foo=1", "policy baseline: unknown parameter 'foo' (baseline takes "
+		     "sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost; LEVEL is smt, cls, mc, pkg, node or numa)");
+	/* parameters that exist but that the policy does not read (issue 11) */
+	expect_error("baseline:preset=cover", "policy baseline: no parameter 'preset' (baseline takes "
+		     "sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost; presets are domain-cost's)");
+	expect_error("baseline:seed=3", "policy baseline: no parameter 'seed' (baseline takes "
+		     "sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost; LEVEL is smt, cls, mc, pkg, node or numa)");
+	expect_error("baseline:mc.migration_cost=1us", "policy baseline: no parameter 'mc.migration_cost' (baseline "
+		     "takes sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost; LEVEL is smt, cls, mc, pkg, node or numa)");
+	expect_error("mainline:sysctl_sched_migration_cost=1ms", "policy mainline: no parameter "
+		     "'sysctl_sched_migration_cost' (mainline takes LEVEL.max_newidle_lb_cost; LEVEL is smt, cls, mc, pkg, node or numa)");
+	expect_error("proportional:mc.migration_cost=1us", "policy proportional: no parameter 'mc.migration_cost' "
+		     "(proportional takes LEVEL.max_newidle_lb_cost, seed; LEVEL is smt, cls, mc, pkg, node or numa)");
 	expect_error("baseline:mc.max_newidle_lb_cost=5min",
 		     "policy baseline: bad value '5min' for mc.max_newidle_lb_cost (ns, or with ns/us/ms/s)");
 	expect_error("baseline:mc.max_newidle_lb_cost=-5",
@@ -103,6 +115,14 @@ static void test_durations(void **state)
 	assert_int_equal(ir_parse_ns("5h", &v), -1);
 	assert_int_equal(ir_parse_ns("", &v), -1);
 	assert_int_equal(ir_parse_ns("1e30s", &v), -1);
+	/* record --duration: the same parser, a bare number in seconds */
+	assert_int_equal(ir_parse_duration("500ms", 1000000000ull, &v), 0);
+	assert_int_equal(v, 500000000ull);
+	assert_int_equal(ir_parse_duration("3", 1000000000ull, &v), 0);
+	assert_int_equal(v, 3000000000ull);
+	assert_int_equal(ir_parse_duration("1.5", 1000000000ull, &v), 0);
+	assert_int_equal(v, 1500000000ull);
+	assert_int_equal(ir_parse_duration("5min", 1000000000ull, &v), -1);
 }
 
 int main(void)

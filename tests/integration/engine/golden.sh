@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Byte-identical reports across the engine refactor (issue 12).
+#
+# Replays every trace in tests/data with a fixed set of option lines and
+# hashes every output (JSON, text, HTML, decisions, report renderings,
+# compare, merge, calibrate) with sha256.  golden.sha256 beside this script
+# was generated from the binary *before* the engine/ split (commit 905d04e,
+# cli/cmd_replay.c still wiring the stages) with
+#     tests/integration/engine/golden.sh --update build/cli/idlereplay
+# run from the source root; the test re-runs the same lines with the built
+# binary and diffs the lists.  Paths are given relative to the source root
+# so that no absolute path reaches a report; nothing here embeds a time.
+# A change that means to alter a report regenerates the list in the same
+# commit, with the binary before and after compared by hand.  So far: the
+# four calibrate outputs (issue 11: its suggested replay options name the
+# levels from the topology and carry --topology and every policy); every
+# replay, report, compare and merge output is still the pre-refactor one.
+set -uo pipefail
+update=0
+if [ "${1:-}" = --update ]; then update=1; shift; fi
+IR=${1:-${IDLEREPLAY:?}}
+IR=$(realpath "$IR")
+cd "${IR_SOURCE_ROOT:-$(dirname "$0")/../../..}" || exit 2
+LIST=tests/integration/engine/golden.sha256
+WORK=$(mktemp -d /tmp/ir-golden.XXXXXX)
+trap 'rm -rf "$WORK" "$WORK.list"' EXIT
+
+# name|trace|options
+cases=()
+for t in tests/data/*.dat tests/data/vm-ab/*.dat tests/data/vm-numa/*.dat; do
+	n=$(basename "$t" .dat)
+	cases+=("$n.default|$t|")
+done
+for t in tests/data/vm-ab/*.dat; do
+	n=$(basename "$t" .dat)
+	cases+=("$n.sweep|$t|--topology sockets=2,cores=2,threads=2,nodes=2 --policy baseline --policy domain-cost:preset=cover --policy proportional:seed=7 --policy mainline:mc.max_newidle_lb_cost=30us --sweep baseline.sysctl_sched_migration_cost=0:1ms:250us --reference domain-cost:preset=cover --detail 1s:5ms")
+done
+for t in tests/data/vm-numa/*.dat; do
+	n=$(basename "$t" .dat)
+	cases+=("$n.probed|$t|--topology sockets=2,cores=2,threads=2,nodes=2 --probe-seed --migration-cost 400us --late-window 80us --kernel-policy mainline --sweep proportional.seed=1:3:1")
+done
+cases+=("host-hackbench.knobs|tests/data/host-hackbench.dat|--tick 2ms --max-idle-balance-cost 1ms --newidle-lead 10us --policy bump --policy no-check --reference no-check --timeline")
+
+for c in "${cases[@]}"; do
+	IFS='|' read -r name trace opts <<<"$c"
+	d=$WORK/$name
+	mkdir -p "$d"
+	# shellcheck disable=SC2086
+	"$IR" replay "$trace" $opts --json "$d/r.json" --html "$d/r.html" --decisions "$d/d.jsonl" \
+		>"$d/text" 2>"$d/stderr"
+	echo $? > "$d/status"
+	if [ -s "$d/r.json" ]; then
+		"$IR" report "$d/r.json" --format text > "$d/report.text" 2>&1
+		"$IR" report "$d/r.json" --format csv > "$d/report.csv" 2>&1
+		"$IR" report "$d/r.json" --format html -o "$d/report.html" 2>&1
+	fi
+	# stdout routes (JSON and HTML on '-')
+	# shellcheck disable=SC2086
+	"$IR" replay "$trace" $opts --json - > "$d/stdout.json" 2>/dev/null
+	echo "json- $?" >> "$d/status"
+done
+d=$WORK/fleet
+mkdir -p "$d"
+# compare and merge print the names they were given: relative ones
+(cd "$WORK" &&
+"$IR" report compare hb_mc0_1.default/r.json hb_mc5ms_1.default/r.json > fleet/compare.text 2>&1
+"$IR" report compare hb_mc0_1.sweep/r.json hb_mc5ms_1.sweep/r.json > fleet/compare-sweep.text 2>&1
+"$IR" report merge hb_*.default/r.json > fleet/merge.text 2>&1
+"$IR" report merge --format csv hb_*.default/r.json > fleet/merge.csv 2>&1)
+for t in tests/data/vm-numa/*.dat; do
+	n=$(basename "$t" .dat)
+	"$IR" calibrate "$t" --topology sockets=2,cores=2,threads=2,nodes=2 --json "$d/calib-$n.json" \
+		> "$d/calib-$n.text" 2>&1
+done
+
+(cd "$WORK" && find . -type f | LC_ALL=C sort | xargs sha256sum) > "$WORK.list"
+if [ $update = 1 ]; then
+	cp "$WORK.list" "$LIST"
+	echo "wrote $LIST ($(wc -l < "$LIST") outputs)"
+	exit 0
+fi
+if ! diff -u "$LIST" "$WORK.list"; then
+	echo "FAIL: outputs differ from the pre-refactor reference ($LIST)" >&2
+	exit 1
+fi
+echo "ok: $(wc -l < "$LIST") outputs byte-identical"
