@@ -72,7 +72,8 @@ ninja -C build >/dev/null
 
 say() { echo "== $*" >&2; }
 
-# timed KEY CMD...: run CMD with stdout to /dev/null, append
+# timed KEY CMD...: run CMD with stdout to /dev/null (by the shell: reports go to
+# "--json -"; no system path is ever named as an output of idlereplay), append
 # "KEY wall_s maxrss_kb cpu_s" (cpu = user + sys) to the samples.
 timed() {
 	local key=$1; shift
@@ -202,7 +203,7 @@ if want read; then
 		echo "idlereplay record -o t1x.dat -- hackbench $HB -l $LOOPS_1X"
 		echo "trace-cmd convert --compression zstd -i t1x.dat -o t1x.zstd.dat"
 		echo "perf sched record -o perf1x.data -- hackbench $HB -l $LOOPS_1X"
-		echo "/usr/bin/time -f '%e %M' idlereplay replay TRACE --json - --quiet"
+		echo "/usr/bin/time -f '%e %M' idlereplay replay TRACE --json - --quiet > /dev/null"
 		echo "/usr/bin/time -f '%e %M' build/bench/bare_loop TRACE"
 		echo "/usr/bin/time -f '%e %M' trace-cmd report -i TRACE > /dev/null"
 		echo "/usr/bin/time -f '%e %M' perf sched timehist -i perf1x.data > /dev/null"
@@ -242,7 +243,7 @@ if want mem; then
 			"$(calc '%.1f' "$(median "mem.bare.$x" 3) / 1024")" "$(calc '%.1f' "$(median "pk.bare.$x" 2) / 1024")" >> "$RES"
 	done
 	echo >> "$RES"
-	echo "Commands: \`/usr/bin/time -f '%e %M %U %S' idlereplay replay t{1,4,16}x[.zstd].dat --json - --quiet\`; traces from \`idlereplay record -- hackbench $HB -l {$LOOPS_1X,$((LOOPS_1X * 4)),$((LOOPS_1X * 16))}\`, zstd copies by \`trace-cmd convert --compression zstd\`." >> "$RES"
+	echo "Commands: \`/usr/bin/time -f '%e %M %U %S' idlereplay replay t{1,4,16}x[.zstd].dat --json - --quiet > /dev/null\`; traces from \`idlereplay record -- hackbench $HB -l {$LOOPS_1X,$((LOOPS_1X * 4)),$((LOOPS_1X * 16))}\`, zstd copies by \`trace-cmd convert --compression zstd\`." >> "$RES"
 	echo >> "$RES"
 fi
 

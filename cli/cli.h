@@ -42,4 +42,8 @@ void cli_warning(void *arg, const char *line);
 /* Print "idlereplay: " + message to stderr; returns code. */
 int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* opt_file: option name, its file (or NULL), ..., NULL.  A usage error
+ * naming both if two of the files are standard output ("-", /dev/stdout). */
+int cli_one_stdout(const char *cmd, const char *const *opt_file);
+
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "report/report.h"
 #include "include/idlereplay.h"
 
 static const char usage[] =
@@ -56,7 +57,7 @@ int cmd_calibrate(int argc, char **argv)
 		ret = idlereplay_calibrate(ir, NULL, NULL);
 	if (ret)
 		cli_fail(ret, "%s", idlereplay_error(ir));
-	else if (!json || strcmp(json, "-"))
+	else if (!ir_out_is_stdout(json))
 		idlereplay_write(ir, "text", "-");
 	idlereplay_free(ir);
 	return ret;

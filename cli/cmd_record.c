@@ -11,6 +11,7 @@
 #include "model/model.h"
 #include "record/record.h"
 #include "replay/replay.h"
+#include "report/report.h"
 
 
 static void usage(FILE *f)
@@ -22,7 +23,8 @@ static void usage(FILE *f)
 		"instance.  Stops when COMMAND exits (and exits with its status), after\n"
 		"--duration, or on SIGINT/SIGTERM, keeping what was captured; a command\n"
 		"still running then gets SIGTERM (SIGKILL 5 s later).\n"
-		"  -o, --output FILE     output file; not replaced unless --force\n"
+		"  -o, --output FILE|-   output file ('-': stdout); a regular file is not replaced\n"
+		"                        unless --force; a device or FIFO is written in place\n"
 		"  -d, --duration TIME   stop after TIME (seconds, or with ns, us, ms, s: 500ms)\n"
 		"  -b, --buffer-kb N     ring buffer per CPU in KB (default %d)\n"
 		"  -f, --force           replace an existing output file\n"
@@ -129,6 +131,8 @@ int cmd_record(int argc, char **argv)
 	}
 	if (optind < argc)
 		o.argv = argv + optind;
+	if (o.argv && o.output && ir_out_is_stdout(o.output))
+		return cli_fail(IR_ERR_USAGE, "record: -o %s and COMMAND both write to standard output", o.output);
 	if (o.user && !o.argv)
 		return cli_fail(IR_ERR_USAGE, "record: --user needs a COMMAND");
 

@@ -19,7 +19,7 @@ static const char usage[] =
 	"                           `idlereplay calibrate` measures it where probes exist)\n"
 	"  --probe-seed             probed mode: take the avg_idle cap, each CPU's first avg_idle, idle_stamp\n"
 	"                           and per-level max_newidle_lb_cost from newidle probes in the trace\n"
-	"  --decisions FILE.jsonl   one JSON line per newidle point: state, every policy's decision and\n"
+	"  --decisions FILE|-       one JSON line per newidle point: state, every policy's decision and\n"
 	"                           outcome, and the probed truth where there is one\n"
 	"  --topology FILE|SPEC     the machine's topology (default: the one recorded in the trace, else one flat LLC)\n"
 	"  --policy NAME[:k=v,...]  replay this policy (repeatable; default: all): baseline, domain-cost,\n"
@@ -62,7 +62,7 @@ static const struct option opts[] = {
 
 int cmd_replay(int argc, char **argv)
 {
-	const char *json = NULL, *html = NULL;
+	const char *json = NULL, *html = NULL, *decisions = NULL;
 	struct cli_progress progress;
 	bool quiet = false;
 	idlereplay *ir = idlereplay_new();
@@ -91,7 +91,13 @@ int cmd_replay(int argc, char **argv)
 		} else {
 			json = o == 'j' ? optarg : json;
 			html = o == 'H' ? optarg : html;
+			decisions = o == 'D' ? optarg : decisions;
 		}
+	}
+	if ((ret = cli_one_stdout("replay", (const char *[]){ "--json", json, "--html", html,
+							      "--decisions", decisions, NULL }))) {
+		idlereplay_free(ir);
+		return ret;
 	}
 	if ((ret = cli_trace_arg("replay", argc, argv))) {
 		idlereplay_free(ir);
@@ -105,7 +111,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (ret)
 		cli_fail(ret, "%s", idlereplay_error(ir));
-	else if (!quiet && !(json && !strcmp(json, "-")) && !(html && !strcmp(html, "-")))
+	else if (!quiet && !ir_out_is_stdout(json) && !ir_out_is_stdout(html) && !ir_out_is_stdout(decisions))
 		idlereplay_write(ir, "text", "-");
 	idlereplay_free(ir);
 	return ret;

@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "replay/replay.h"
+#include "report/report.h"
 
 struct subcommand {
 	const char *name;

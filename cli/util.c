@@ -6,17 +6,35 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "report/report.h"
 
 int cli_fail(int code, const char *fmt, ...)
 {
+	char line[2048];
 	va_list ap;
 
-	fputs("idlereplay: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* names and strings from a file may hold terminal escapes */
+	fprintf(stderr, "idlereplay: %s\n", ir_tsafe(line));
 	return code;
+}
+
+int cli_one_stdout(const char *cmd, const char *const *opt_file)
+{
+	const char *first = NULL, *first_file = NULL;
+
+	for (; opt_file[0]; opt_file += 2) {
+		if (!opt_file[1] || !ir_out_is_stdout(opt_file[1]))
+			continue;
+		if (first)
+			return cli_fail(IR_ERR_USAGE, "%s: %s %s and %s %s both write to standard output",
+					cmd, first, first_file, opt_file[0], opt_file[1]);
+		first = opt_file[0];
+		first_file = opt_file[1];
+	}
+	return IR_OK;
 }
 
 const struct option *cli_option(const struct option *opts, int o)
@@ -55,7 +73,7 @@ int cli_trace_arg(const char *cmd, int argc, char **argv)
 void cli_warning(void *arg, const char *line)
 {
 	(void)arg;
-	fprintf(stderr, "idlereplay: %s\n", line);
+	fprintf(stderr, "idlereplay: %s\n", ir_tsafe(line));
 }
 
 void cli_progress_start(struct cli_progress *c, const char *what, int quiet)

@@ -28,6 +28,7 @@ struct run {
 	struct ir_outcome *o;
 	struct ir_truth *truth;		/* NULL without probes */
 	FILE *decisions;		/* --decisions, or NULL */
+	struct ir_out dec_out;		/* where it goes (report/report.h) */
 	int decisions_err;
 	int fidelity;			/* run index of the recording kernel's policy */
 };
@@ -231,18 +232,12 @@ static int unknown_reference(struct idlereplay *ir, const struct ir_tallies *tal
 			      ir->reference, list);
 }
 
-static int open_decisions(struct idlereplay *ir, FILE **f)
+/* A file, "-", a device or a FIFO: never replaces what is not ours. */
+static int open_decisions(struct idlereplay *ir, struct ir_out *out)
 {
-	int fd = open(ir->decisions_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-
-	if (fd < 0 || !(*f = fdopen(fd, "w"))) {
-		int ret = ir_engine_fail(ir, IR_ERR_INPUT, "%s: cannot write decisions: %s",
-					 ir->decisions_path, strerror(errno));
-
-		if (fd >= 0)
-			close(fd);
-		return ret;
-	}
+	if (ir_out_open(out, ir->decisions_path))
+		return ir_engine_fail(ir, IR_ERR_INPUT, "%s: cannot write decisions: %s",
+				      ir->decisions_path, strerror(errno));
 	return IR_OK;
 }
 
@@ -372,8 +367,11 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 		snprintf(run.truth->policy, sizeof(run.truth->policy), "%s", tallies.t[tallies.fidelity].label);
 	}
 
-	if (ir->decisions_path && (ret = open_decisions(ir, &run.decisions)))
-		goto out;
+	if (ir->decisions_path) {
+		if ((ret = open_decisions(ir, &run.dec_out)))
+			goto out;
+		run.decisions = run.dec_out.f;
+	}
 	run.st = ir_state_new(ti->nr_cpus, &sp, &rings, on_point, &run);
 	if (ir->want_timeline)
 		tl = ir_timeline_new(ti->nr_cpus, ir->detail_off, ir->detail_len);
@@ -396,7 +394,7 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 	}
 	ir_state_finish(run.st, ti->last_ts);
 	if (run.decisions) {
-		int bad = run.decisions_err | fclose(run.decisions);
+		int bad = ir_out_close(&run.dec_out, !run.decisions_err);
 
 		run.decisions = NULL;
 		if (bad) {
@@ -425,7 +423,7 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 	ret = ir_engine_write_outputs(ir);
 out:
 	if (run.decisions)
-		fclose(run.decisions);
+		ir_out_close(&run.dec_out, 0);
 	free(counts.v);
 	ir_state_free(run.st);
 	ir_timeline_free(tl);

@@ -4,15 +4,24 @@
  * every path; stale ones left by a killed recorder are removed at start.
  * The top-level buffer is never written (its set_event, tracing_on and
  * buffer_size_kb stay as the user left them).
+ *
+ * Liveness is a lock, never a process name or pid: a recorder holds
+ * flock(LOCK_EX) on its instance's directory from creation to removal (the
+ * kernel drops it when the recorder dies, however it dies; tracefs is one
+ * file system for every mount and pid namespace, so a recorder in another
+ * container is seen too).  An instance is stale only if its lock can be
+ * taken, and it is removed only if no file of it is open.  Creation and the stale sweep both hold flock(LOCK_EX) on the
+ * "instances" directory, so no sweep sees a new instance before its lock.
  */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <tracefs.h>
@@ -33,25 +42,34 @@ int rec_tracefs_ready(char *err, size_t len)
 	return 0;
 }
 
-/* True if pid is a running idlereplay (not a recycled pid of another
- * program).  /proc/<pid>/comm is the task name the kernel keeps. */
-static bool recorder_alive(pid_t pid)
-{
-	char path[64], comm[32] = "";
-	FILE *f;
+/* Our instance's lock, held until rec_instance_destroy() removes it. */
+static int own_lock = -1;
+static char own_name[64];
 
-	if (pid == getpid())
-		return false;	/* not created yet by us: left by an older pid owner */
-	if (kill(pid, 0) < 0 && errno == ESRCH)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	return !strncmp(comm, "idlereplay", 10);
+/* The tracefs "instances" directory, locked: creation and the stale sweep
+ * exclude each other.  -1 with errno if it cannot be opened. */
+static int instances_lock(void)
+{
+	char *path = NULL;
+	int fd;
+
+	if (asprintf(&path, "%s/instances", tracefs_tracing_dir()) < 0)
+		return -1;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(path);
+	if (fd >= 0 && flock(fd, LOCK_EX) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void instances_unlock(int fd)
+{
+	if (fd >= 0) {
+		flock(fd, LOCK_UN);
+		close(fd);
+	}
 }
 
 int rec_instance_destroy(struct tracefs_instance *ti, FILE *log)
@@ -68,6 +86,10 @@ int rec_instance_destroy(struct tracefs_instance *ti, FILE *log)
 		fprintf(log, "idlereplay: record: cannot remove tracefs instance %s: %s\n",
 			tracefs_instance_get_name(ti), strerror(errno));
 		ret = -1;
+	}
+	if (own_lock >= 0 && !strcmp(tracefs_instance_get_name(ti), own_name)) {
+		close(own_lock);	/* after the rmdir: never seen unlocked while there */
+		own_lock = -1;
 	}
 	tracefs_instance_free(ti);
 	return ret;
@@ -89,29 +111,39 @@ static pid_t instance_pid(const char *name)
 int rec_instance_remove_stale(FILE *log)
 {
 	/* readdir rather than tracefs_instances(), whose regex 1.6.4 leaks. */
-	char *path = NULL;
+	int lock = instances_lock(), dfd = lock >= 0 ? dup(lock) : -1;
+	DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
 	struct dirent *de;
-	DIR *dir;
 	int removed = 0;
 
-	if (asprintf(&path, "%s/instances", tracefs_tracing_dir()) < 0)
-		return 0;
-	dir = opendir(path);
-	free(path);
+	if (!dir && dfd >= 0)
+		close(dfd);
 	while (dir && (de = readdir(dir))) {
-		pid_t pid = instance_pid(de->d_name);
-		struct tracefs_instance *ti;
+		int fd;
 
-		if (!pid || recorder_alive(pid))
+		if (!instance_pid(de->d_name))
 			continue;
-		ti = tracefs_instance_alloc(NULL, de->d_name);
-		if (ti && rec_instance_destroy(ti, log) == 0) {
+		fd = openat(lock, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* held by a recorder, whatever its name or namespace: alive */
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			close(fd);
+			continue;
+		}
+		/* rmdir alone (it turns tracing and events off itself): it fails
+		 * with EBUSY while any file of the instance is open, so the
+		 * instance of a recorder that takes no lock (an older
+		 * idlereplay) is left alone, not switched off. */
+		if (unlinkat(lock, de->d_name, AT_REMOVEDIR) == 0) {
 			fprintf(log, "idlereplay: record: removed stale tracefs instance %s\n", de->d_name);
 			removed++;
 		}
+		close(fd);
 	}
 	if (dir)
 		closedir(dir);
+	instances_unlock(lock);
 	return removed;
 }
 
@@ -120,18 +152,39 @@ struct tracefs_instance *rec_instance_create(unsigned long buffer_kb, char *err,
 	char name[64];
 	struct tracefs_instance *ti;
 
+	int lock = instances_lock();
+
 	snprintf(name, sizeof(name), INSTANCE_PREFIX "%d", (int)getpid());
+	if (lock < 0) {
+		REC_ERR(err, len, "cannot lock %s/instances: %s", tracefs_tracing_dir(), strerror(errno));
+		return NULL;
+	}
 	ti = tracefs_instance_create(name);
 	if (!ti) {
 		REC_ERR(err, len, "cannot create tracefs instance %s: %s", name, strerror(errno));
+		instances_unlock(lock);
 		return NULL;
 	}
 	if (!tracefs_instance_is_new(ti)) {
 		/* Someone else's: never destroy what we did not create. */
 		tracefs_instance_free(ti);
 		REC_ERR(err, len, "tracefs instance %s already exists", name);
+		instances_unlock(lock);
 		return NULL;
 	}
+	/* our liveness, from before any sweep can see the instance */
+	own_lock = openat(lock, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (own_lock < 0 || flock(own_lock, LOCK_EX) < 0) {
+		REC_ERR(err, len, "cannot lock tracefs instance %s: %s", name, strerror(errno));
+		instances_unlock(lock);
+		if (own_lock >= 0)
+			close(own_lock);
+		own_lock = -1;
+		rec_instance_destroy(ti, stderr);
+		return NULL;
+	}
+	snprintf(own_name, sizeof(own_name), "%s", name);
+	instances_unlock(lock);
 	/* A new instance starts with tracing_on=1; keep it off until the
 	 * readers are ready so nothing is overwritten before we read. */
 	if (tracefs_trace_off(ti) < 0 ||

@@ -210,7 +210,7 @@ int ir_record(const struct ir_record_opts *o, struct ir_record_result *res,
 	events = rec_events_select(err, len);
 	if (!events)
 		goto out;
-	dir = rec_dirname(output);
+	dir = rec_outfile_dir(output);
 	if (!dir || rec_outfile_open(&of, output, err, len) < 0)
 		goto out;
 	ti = rec_instance_create(kb, err, len);

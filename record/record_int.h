@@ -23,9 +23,12 @@ struct tracefs_instance;
 /* Mount tracefs if it is missing (never unmounted: harmless, and another
  * tool may start using it while we record). */
 int rec_tracefs_ready(char *err, size_t len);
-/* Remove instances "idlereplay-<pid>" whose recorder is gone. */
+/* Remove instances "idlereplay-<pid>" whose recorder is gone: those whose
+ * lock (flock on the instance directory, held by every live recorder) can
+ * be taken.  Never by process name or pid. */
 int rec_instance_remove_stale(FILE *log);
-/* Create "idlereplay-<getpid()>" with buffer_kb per CPU, tracing off. */
+/* Create "idlereplay-<getpid()>" with buffer_kb per CPU, tracing off, and
+ * lock it until rec_instance_destroy(). */
 struct tracefs_instance *rec_instance_create(unsigned long buffer_kb, char *err, size_t len);
 /* Tracing off, every event off, rmdir, free.  Safe with NULL.  Returns
  * -1 if the directory is still there (reported on log). */
@@ -113,10 +116,14 @@ struct rec_outfile {
 };
 /* A temp file in path's directory: O_TMPFILE, else O_EXCL|O_NOFOLLOW. */
 int rec_outfile_open(struct rec_outfile *of, const char *path, char *err, size_t len);
-/* Put it at path: link, or rename with force (never follows a symlink). */
+/* Put it at path: link, or rename with force (never follows a symlink);
+ * copied into stdout, a device or a FIFO (output/place.h). */
 int rec_outfile_commit(struct rec_outfile *of, const char *path, bool force, char *err, size_t len);
 /* Close; removes the temp name if it still has one. */
 void rec_outfile_close(struct rec_outfile *of);
+/* Where the temp files of output path go: its directory, or $TMPDIR
+ * (default /var/tmp) when it is written in place (malloc'd). */
+char *rec_outfile_dir(const char *path);
 /* Directory part of path (malloc'd). */
 char *rec_dirname(const char *path);
 

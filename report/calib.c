@@ -10,8 +10,8 @@ int ir_calib_text(json_object *doc, FILE *out)
 	json_object *stats = jget(doc, "stats");
 	char b[6][32];
 
-	fprintf(out, "trace   %s\nkernel  %s\nnewidle calls probed: %llu\n\n", jstr(doc, "trace", ""),
-		jstr(doc, "kernel", "unknown"), (unsigned long long)jint(doc, "calls"));
+	fprintf(out, "trace   %s\nkernel  %s\nnewidle calls probed: %llu\n\n", ir_tsafe(jstr(doc, "trace", "")),
+		ir_tsafe(jstr(doc, "kernel", "unknown")), (unsigned long long)jint(doc, "calls"));
 	fprintf(out, "  %-26s %7s %10s %10s %10s %10s %10s\n", "", "n", "min", "p10", "median", "p90", "max");
 	for (int k = 0; k < IR_CALIB__COUNT; k++) {
 		json_object *s = jget(stats, ir_calib_name[k]);
@@ -23,6 +23,6 @@ int ir_calib_text(json_object *doc, FILE *out)
 			ir_fmt_ns(b[4], 32, jint(s, "max")));
 	}
 	fprintf(out, "\nSuggested for replaying this machine's traces without probes (medians):\n"
-		"  idlereplay replay TRACE %s\n", jstr(jget(doc, "suggested"), "replay_options", ""));
+		"  idlereplay replay TRACE %s\n", ir_tsafe(jstr(jget(doc, "suggested"), "replay_options", "")));
 	return ferror(out) ? -1 : 0;
 }

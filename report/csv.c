@@ -11,6 +11,16 @@
 
 static const char *const bail_keys[] = { "not_overloaded", "migration_cost", "lowest_cost" };
 
+/* ",<pre><level><post>": a level name comes from the document, so quoted. */
+static void header(FILE *out, const char *pre, const char *level, const char *post)
+{
+	char h[256];
+
+	snprintf(h, sizeof(h), "%s%s%s", pre, level, post);
+	fputc(',', out);
+	ir_csv_field(out, h);
+}
+
 int ir_report_csv(json_object *doc, FILE *out)
 {
 	json_object *t = jget(doc, "trace"), *pol = jget(doc, "policies");
@@ -20,10 +30,10 @@ int ir_report_csv(json_object *doc, FILE *out)
 
 	fputs("trace,kernel,cpus,window_ns,policy,label,reference,newidle_points,attempts,pulls", out);
 	for (int l = 0; l < nl; l++)
-		fprintf(out, ",pulls_%s", lv[l]);
+		header(out, "pulls_", lv[l], "");
 	fputs(",idle_recovered_ns,idle_lost_ns,balance_cost_ns", out);
 	for (int l = 0; l < nl; l++)
-		fprintf(out, ",balance_cost_%s_ns", lv[l]);
+		header(out, "balance_cost_", lv[l], "_ns");
 	fputs(",migrations_avoided,idle_traded_ns", out);
 	for (size_t b = 0; b < sizeof(bail_keys) / sizeof(bail_keys[0]); b++)
 		fprintf(out, ",bails_%s", bail_keys[b]);

@@ -79,36 +79,59 @@ static const char *host_of(json_object *doc, const char *name)
 	return s ? s + 1 : p;
 }
 
-static int64_t idle_total(json_object *doc)
+/* In double: a sum of int64_t values from a file may not fit one. */
+static double idle_total(json_object *doc)
 {
 	json_object *c = jget(jget(doc, "observed"), "cpus");
-	int64_t s = 0;
+	double s = 0;
 
 	for (size_t i = 0; i < jlen(c); i++)
-		s += jint(jidx(c, i), "idle_ns");
+		s += (double)jint(jidx(c, i), "idle_ns");
 	return s;
 }
 
 enum kind { K_COUNT, K_NS };
 
-static void cmp_row(FILE *out, const char *what, int64_t a, int64_t b, enum kind k)
+static void cmp_print(FILE *out, const char *what, const char *x, const char *y, const char *d, double rel)
 {
-	char x[32], y[32], d[32];
-	double rel = a ? 100.0 * (double)(b - a) / (double)llabs(a) : NAN;
-
-	if (k == K_NS) {
-		ir_fmt_ns(x, sizeof(x), a);
-		ir_fmt_ns(y, sizeof(y), b);
-		ir_fmt_sns(d, sizeof(d), b - a);
-	} else {
-		snprintf(x, sizeof(x), "%" PRId64, a);
-		snprintf(y, sizeof(y), "%" PRId64, b);
-		snprintf(d, sizeof(d), "%+" PRId64, b - a);
-	}
 	fprintf(out, "  %-28s %14s %14s %14s", what, x, y, d);
 	if (!isnan(rel))
 		fprintf(out, " %+8.1f%%", rel);
 	fputc('\n', out);
+}
+
+static void cmp_row(FILE *out, const char *what, int64_t a, int64_t b, enum kind k)
+{
+	char x[32], y[32], d[32];
+	/* b - a may not fit int64_t (values from a file): exact when it does,
+	 * else in double */
+	int64_t diff;
+	int ovf = __builtin_sub_overflow(b, a, &diff);
+	double dd = (double)b - (double)a;
+	double rel = a ? 100.0 * dd / fabs((double)a) : NAN;
+
+	if (k == K_NS) {
+		ir_fmt_ns(x, sizeof(x), a);
+		ir_fmt_ns(y, sizeof(y), b);
+		ir_fmt_dsns(d, sizeof(d), dd);
+	} else {
+		snprintf(x, sizeof(x), "%" PRId64, a);
+		snprintf(y, sizeof(y), "%" PRId64, b);
+		if (ovf)
+			snprintf(d, sizeof(d), "%+.0f", dd);
+		else
+			snprintf(d, sizeof(d), "%+" PRId64, diff);
+	}
+	cmp_print(out, what, x, y, d, rel);
+}
+
+/* A row of durations that are sums (may not fit int64_t). */
+static void cmp_row_dns(FILE *out, const char *what, double a, double b)
+{
+	char x[32], y[32], d[32];
+
+	cmp_print(out, what, ir_fmt_dns(x, sizeof(x), a), ir_fmt_dns(y, sizeof(y), b),
+		  ir_fmt_dsns(d, sizeof(d), b - a), a ? 100.0 * (b - a) / fabs(a) : NAN);
 }
 
 int ir_report_compare(json_object *a, const char *name_a, json_object *b, const char *name_b, FILE *out)
@@ -119,17 +142,17 @@ int ir_report_compare(json_object *a, const char *name_a, json_object *b, const 
 	const char *lv[8];
 	int nl;
 
-	fprintf(out, "A  %s: %s, kernel %s, %" PRId64 " cpus\n", name_a, jstr(ta, "path", "?"),
-		jstr(ta, "kernel", "unknown"), jint(ta, "cpus"));
-	fprintf(out, "B  %s: %s, kernel %s, %" PRId64 " cpus\n", name_b, jstr(tb, "path", "?"),
-		jstr(tb, "kernel", "unknown"), jint(tb, "cpus"));
+	fprintf(out, "A  %s: %s, kernel %s, %" PRId64 " cpus\n", ir_tsafe(name_a), ir_tsafe(jstr(ta, "path", "?")),
+		ir_tsafe(jstr(ta, "kernel", "unknown")), jint(ta, "cpus"));
+	fprintf(out, "B  %s: %s, kernel %s, %" PRId64 " cpus\n", ir_tsafe(name_b), ir_tsafe(jstr(tb, "path", "?")),
+		ir_tsafe(jstr(tb, "kernel", "unknown")), jint(tb, "cpus"));
 	if (jint(ta, "window_ns") != jint(tb, "window_ns"))
 		fprintf(out, "NOTE: the traces cover different windows; compare rates, not only totals\n");
 	if (jget(a, "open_loop") || jget(b, "open_loop"))
-		fprintf(out, "NOTE: %s\n", jstr(a, "open_loop", jstr(b, "open_loop", "")));
+		fprintf(out, "NOTE: %s\n", ir_tsafe(jstr(a, "open_loop", jstr(b, "open_loop", ""))));
 	fprintf(out, "\nObserved%*s %14s %14s %14s %9s\n", 21, "", "A", "B", "B - A", "");
 	cmp_row(out, "window", jint(ta, "window_ns"), jint(tb, "window_ns"), K_NS);
-	cmp_row(out, "idle (CPU-time)", idle_total(a), idle_total(b), K_NS);
+	cmp_row_dns(out, "idle (CPU-time)", idle_total(a), idle_total(b));
 	cmp_row(out, "idle while work waited", jint(oa, "idle_while_waiting_ns"), jint(ob, "idle_while_waiting_ns"), K_NS);
 	cmp_row(out, "newidle points", jint(oa, "newidle_points"), jint(ob, "newidle_points"), K_COUNT);
 	cmp_row(out, "observed newidle pulls", jint(oa, "newidle_pulls"), jint(ob, "newidle_pulls"), K_COUNT);
@@ -157,20 +180,20 @@ int ir_report_compare(json_object *a, const char *name_a, json_object *b, const 
 		char what[64];
 
 		if (!q) {
-			fprintf(out, "\nPolicy %s: only in A (B has no policy with these parameters)\n", plabel(p));
+			fprintf(out, "\nPolicy %s: only in A (B has no policy with these parameters)\n", ir_tsafe(plabel(p)));
 			continue;
 		}
 		{
-			int pad = 22 - (int)strlen(plabel(p));
+			int pad = 22 - (int)strlen(ir_tsafe(plabel(p)));
 
-			fprintf(out, "\nPolicy %s%*s %14s %14s %14s\n", plabel(p), pad > 0 ? pad : 0, "", "A", "B",
+			fprintf(out, "\nPolicy %s%*s %14s %14s %14s\n", ir_tsafe(plabel(p)), pad > 0 ? pad : 0, "", "A", "B",
 				"B - A");
 		}
 		cmp_row(out, "newidle points", jint(p, "newidle_points"), jint(q, "newidle_points"), K_COUNT);
 		cmp_row(out, "attempts", jint(jget(p, "attempts"), "total"), jint(jget(q, "attempts"), "total"), K_COUNT);
 		cmp_row(out, "pulls", jint(jget(p, "pulls"), "total"), jint(jget(q, "pulls"), "total"), K_COUNT);
 		for (int l = 0; l < nl; l++) {
-			snprintf(what, sizeof(what), "  pulls at %s", lv[l]);
+			snprintf(what, sizeof(what), "  pulls at %s", ir_tsafe(lv[l]));
 			cmp_row(out, what, jint(jget(jget(p, "pulls"), "by_level"), lv[l]),
 				jint(jget(jget(q, "pulls"), "by_level"), lv[l]), K_COUNT);
 		}
@@ -182,7 +205,7 @@ int ir_report_compare(json_object *a, const char *name_a, json_object *b, const 
 	}
 	for (size_t i = 0; i < jlen(pb); i++)
 		if (!find_policy(a, jidx(pb, i)))
-			fprintf(out, "\nPolicy %s: only in B (A has no policy with these parameters)\n", plabel(jidx(pb, i)));
+			fprintf(out, "\nPolicy %s: only in B (A has no policy with these parameters)\n", ir_tsafe(plabel(jidx(pb, i))));
 	return ferror(out) ? -1 : 0;
 }
 
@@ -193,19 +216,19 @@ static const char *const col_name[NCOL] = { "cpus", "window", "idle", "idle_wait
 					    "newidle_pulls", "migrations", "lost_events" };
 static const enum kind col_kind[NCOL] = { K_COUNT, K_NS, K_NS, K_NS, K_COUNT, K_COUNT, K_COUNT, K_COUNT };
 
-static int64_t col_val(json_object *doc, int c)
+static double col_val(json_object *doc, int c)
 {
 	json_object *t = jget(doc, "trace"), *o = jget(doc, "observed");
 
 	switch (c) {
-	case C_CPUS: return jint(t, "cpus");
-	case C_WINDOW: return jint(t, "window_ns");
+	case C_CPUS: return (double)jint(t, "cpus");
+	case C_WINDOW: return (double)jint(t, "window_ns");
 	case C_IDLE: return idle_total(doc);
-	case C_IDLE_WAIT: return jint(o, "idle_while_waiting_ns");
-	case C_POINTS: return jint(o, "newidle_points");
-	case C_OPULLS: return jint(o, "newidle_pulls");
-	case C_MIG: return jint(jget(o, "migrations"), "total");
-	default: return jint(t, "lost_events");
+	case C_IDLE_WAIT: return (double)jint(o, "idle_while_waiting_ns");
+	case C_POINTS: return (double)jint(o, "newidle_points");
+	case C_OPULLS: return (double)jint(o, "newidle_pulls");
+	case C_MIG: return (double)jint(jget(o, "migrations"), "total");
+	default: return (double)jint(t, "lost_events");
 	}
 }
 
@@ -216,7 +239,7 @@ static const char *cell(char *buf, size_t len, double v, enum kind k, enum ir_me
 	else if (fmt == IR_MERGE_CSV || k == K_COUNT)
 		snprintf(buf, len, "%.0f", v);
 	else
-		ir_fmt_ns(buf, len, (int64_t)v);
+		ir_fmt_dns(buf, len, v);
 	return buf;
 }
 
@@ -232,7 +255,7 @@ static void row(FILE *out, enum ir_merge_format fmt, const char *host, const cha
 		for (int c = 0; c < n; c++)
 			fprintf(out, ",%s", cell(b, sizeof(b), v[c], kinds[c], fmt));
 	} else {
-		fprintf(out, "  %-24.24s %-16.16s", host, kernel);
+		fprintf(out, "  %-24.24s %-16.16s", ir_tsafe(host), ir_tsafe(kernel));
 		for (int c = 0; c < n; c++)
 			fprintf(out, " %13s", cell(b, sizeof(b), v[c], kinds[c], fmt));
 	}
@@ -362,11 +385,11 @@ int ir_report_merge(json_object *const *docs, const char *const *names, int n, e
 	for (int s = 0; s < nseen; s++) {
 		int missing = 0;
 
-		fprintf(out, "\nPolicy %s\n", plabel(seen[s]));
+		fprintf(out, "\nPolicy %s\n", ir_tsafe(plabel(seen[s])));
 		for (int r = 0; r < n; r++)
 			if (!find_policy(docs[r], seen[s]))
 				fprintf(out, "%s%s", missing++ ? ", " : "  no policy with these parameters in: ",
-					host_of(docs[r], names[r]));
+					ir_tsafe(host_of(docs[r], names[r])));
 		if (missing)
 			fputc('\n', out);
 		fprintf(out, "  %-24s %-16s", "host", "kernel");

@@ -29,7 +29,13 @@ static void esc(FILE *out, const char *s)
 		case '>': fputs("&gt;", out); break;
 		case '&': fputs("&amp;", out); break;
 		case '"': fputs("&quot;", out); break;
-		default: fputc(*s, out);
+		case '\'': fputs("&#39;", out); break;
+		default:
+			/* control bytes from data: visible, as in the text report */
+			if (((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') || *s == 0x7f)
+				fprintf(out, "\\x%02x", (unsigned char)*s);
+			else
+				fputc(*s, out);
 		}
 	}
 }
@@ -318,7 +324,7 @@ static void timeline_chart(FILE *out, json_object *tl, int64_t origin, const cha
 			maxpu = b;
 	}
 	span = (double)(end - start);
-	t0 = (double)(start - origin);
+	t0 = (double)start - (double)origin;
 	u = ns_unit(t0 + span);
 	if (span / u.div < 1)
 		u = ns_unit(span);
@@ -477,7 +483,9 @@ static void section_header(FILE *out, json_object *doc)
 	esc(out, jstr(t, "clock", "?"));
 	fputs(" &middot; <span class=\"muted\">", out);
 	esc(out, jstr(doc, "generator", ""));
-	fprintf(out, ", schema %s.%" PRId64 "</span></p>\n", jstr(doc, "schema", "?"), jint(doc, "schema_minor"));
+	fputs(", schema ", out);
+	esc(out, jstr(doc, "schema", "?"));
+	fprintf(out, ".%" PRId64 "</span></p>\n", jint(doc, "schema_minor"));
 	if (jget(doc, "open_loop")) {
 		fputs("<p class=\"note\">", out);
 		esc(out, jstr(doc, "open_loop", ""));
@@ -497,9 +505,10 @@ static void section_header(FILE *out, json_object *doc)
 		json_object_object_foreach(an, k, v) {
 			if (!json_object_get_int64(v))
 				continue;
-			fprintf(out, "%s%s %" PRId64, any ? ", " : "<p class=\"warn\">State anomalies (events that "
-				"contradict the reconstructed state; figures near them are approximate): ", k,
-				json_object_get_int64(v));
+			fputs(any ? ", " : "<p class=\"warn\">State anomalies (events that "
+			      "contradict the reconstructed state; figures near them are approximate): ", out);
+			esc(out, k);
+			fprintf(out, " %" PRId64, json_object_get_int64(v));
 			any = 1;
 		}
 		if (any)
@@ -579,8 +588,11 @@ static void section_policies(FILE *out, json_object *doc)
 			b.v[r][l] = (double)jint(jget(jget(jidx(pol, r), "attempts"), "by_level"), lv[l]);
 	bar_chart(out, &b);
 	fputs("</div>\n<table><tr><th>policy</th><th>points</th><th>attempts</th><th>pulls</th>", out);
-	for (int l = 0; l < nl; l++)
-		fprintf(out, "<th>%s</th>", lv[l]);
+	for (int l = 0; l < nl; l++) {
+		fputs("<th>", out);
+		esc(out, lv[l]);
+		fputs("</th>", out);
+	}
 	fputs("<th>avoided</th><th>idle lost</th><th>idle recovered</th><th>idle traded</th><th>balance cost</th>"
 	      "<th>bails</th></tr>\n", out);
 	for (int r = 0; r < np; r++) {
@@ -605,8 +617,10 @@ static void section_policies(FILE *out, json_object *doc)
 		td_ns(out, jint(p, "balance_cost_ns"));
 		fputs("<td class=\"muted bails\">", out);
 		if (bails && json_object_is_type(bails, json_type_object)) {
-			json_object_object_foreach(bails, k, v)
-				fprintf(out, "%s %" PRId64 " ", k, json_object_get_int64(v));
+			json_object_object_foreach(bails, k, v) {
+				esc(out, k);
+				fprintf(out, " %" PRId64 " ", json_object_get_int64(v));
+			}
 		}
 		fputs("</td></tr>\n", out);
 	}
@@ -681,8 +695,8 @@ static void section_timeline(FILE *out, json_object *doc)
 		char title[128];
 
 		snprintf(title, sizeof(title), "Detailed window: %s to %s",
-			 ir_fmt_ns(b1, sizeof(b1), jint(d, "start_ns") - origin),
-			 ir_fmt_ns(b2, sizeof(b2), jint(d, "end_ns") - origin));
+			 ir_fmt_dns(b1, sizeof(b1), (double)jint(d, "start_ns") - (double)origin),
+			 ir_fmt_dns(b2, sizeof(b2), (double)jint(d, "end_ns") - (double)origin));
 		timeline_chart(out, d, origin, title, NULL);
 	}
 }

@@ -112,18 +112,23 @@ struct ir_report_input {
 };
 
 /*
- * An output that replaces path atomically: written to a new file created
- * exclusively beside it (O_EXCL|O_NOFOLLOW, 0644: no following a link
- * planted there), renamed over path at close; "-" or NULL is stdout.
+ * An output file (output/place.h says where it goes): "-", NULL or a link to
+ * our stdout is stdout; a new path, a regular file or a symlink to one is
+ * written to a new file created exclusively beside it (O_EXCL|O_NOFOLLOW,
+ * 0644: no following a link planted there) and renamed over path at close;
+ * a device, FIFO or /proc/self/fd/N is written in place, never replaced.
  */
 struct ir_out {
 	const char *path;
-	char tmp[4096];
+	char tmp[4096];		/* the temp name; empty when not renamed */
 	FILE *f;
 };
 int ir_out_open(struct ir_out *o, const char *path);
 /* ok: everything was written.  0, or -1 with errno (the temp file is gone). */
 int ir_out_close(struct ir_out *o, int ok);
+/* True if path is "-" or names our stdout (/dev/stdout): two such outputs
+ * of one command would interleave. */
+bool ir_out_is_stdout(const char *path);
 
 /* Build the document; NULL on allocation failure. */
 json_object *ir_report_json(const struct ir_report_input *in);
@@ -149,8 +154,13 @@ int ir_report_csv(json_object *doc, FILE *out);
 
 /*
  * Read a saved report.  Returns the document, or NULL with a one-line reason
- * in err (without the path): unreadable, not JSON, or not this schema.
+ * in err (without the path): unreadable, not JSON, not this schema, or
+ * larger than IR_REPORT_MAX_BYTES, checked before parsing: json-c takes up
+ * to ~26 bytes of memory per byte of a report (an 8 MiB report of 512 CPUs'
+ * timelines peaks at 210 MB), so 32 MiB (2048 CPUs with timelines) stays
+ * under ~1 GB.
  */
+#define IR_REPORT_MAX_BYTES (32 << 20)
 json_object *ir_report_load(const char *path, char *err, size_t errlen);
 
 /* The same policies on two traces, with per-policy deltas (B - A), as text. */
@@ -166,6 +176,11 @@ int ir_report_merge(json_object *const *docs, const char *const *names, int n,
 
 /* Durations a person can read ("-" for negative): ns, us, ms, s. */
 const char *ir_fmt_ns(char *buf, size_t len, int64_t ns);
+/* s for a terminal (a trace's uname, a file name, any string of a report):
+ * control bytes (C0, DEL, C1) written as \xNN.  Points into one of 8
+ * rotating buffers (valid for the next 7 calls); NULL for NULL; long
+ * strings end in "...". */
+const char *ir_tsafe(const char *s);
 
 /*
  * Progress on stderr for long replays: "events done, rate, ETA", redrawn in

@@ -29,15 +29,15 @@ static void print_trace(json_object *t, FILE *out)
 	char b[32];
 	json_object *ev = jget(t, "events");
 
-	fprintf(out, "trace     %s\n", jstr(t, "path", "?"));
+	fprintf(out, "trace     %s\n", ir_tsafe(jstr(t, "path", "?")));
 	fprintf(out, "kernel    %s   clock %s   cpus %" PRId64 "   file v%" PRId64 "\n",
-		jstr(t, "kernel", "unknown"), jstr(t, "clock", "?"), jint(t, "cpus"), jint(t, "file_version"));
+		ir_tsafe(jstr(t, "kernel", "unknown")), ir_tsafe(jstr(t, "clock", "?")), jint(t, "cpus"), jint(t, "file_version"));
 	fprintf(out, "window    %s, %" PRId64 " events\n", ir_fmt_ns(b, sizeof(b), jint(t, "window_ns")),
 		jint(t, "events_total"));
 	if (ev && json_object_is_type(ev, json_type_object)) {
 		fprintf(out, "events   ");
 		json_object_object_foreach(ev, k, v)
-			fprintf(out, " %s=%" PRId64, k, json_object_get_int64(v));
+			fprintf(out, " %s=%" PRId64, ir_tsafe(k), json_object_get_int64(v));
 		fputc('\n', out);
 	}
 }
@@ -54,7 +54,7 @@ static void print_domains(json_object *d, FILE *out)
 		const char *seen[64];
 		int ns = 0;
 
-		fprintf(out, " %s:", name);
+		fprintf(out, " %s:", ir_tsafe(name));
 		for (size_t c = 0; c < jlen(cpus); c++) {
 			json_object *cl = jget(jidx(cpus, c), "levels");
 
@@ -70,7 +70,7 @@ static void print_domains(json_object *d, FILE *out)
 					continue;
 				if (ns < 64)
 					seen[ns++] = span;
-				fprintf(out, "%s%s", ns == 1 ? " " : ",", span);
+				fprintf(out, "%s%s", ns == 1 ? " " : ",", ir_tsafe(span));
 			}
 		}
 	}
@@ -105,7 +105,7 @@ static void print_observed(json_object *o, int64_t window, FILE *out)
 		if (by && json_object_is_type(by, json_type_object)) {
 			json_object_object_foreach(by, k, v)
 				if (json_object_get_int64(v))
-					fprintf(out, " %s %" PRId64 " (%.0f%%)", k, json_object_get_int64(v),
+					fprintf(out, " %s %" PRId64 " (%.0f%%)", ir_tsafe(k), json_object_get_int64(v),
 						pct(json_object_get_int64(v), jint(mig, "total")));
 		}
 		fputc('\n', out);
@@ -126,8 +126,8 @@ static void print_warnings(json_object *doc, FILE *out)
 			jint(l, "missed"), jint(l, "missed_unknown_count") ? ", some of unknown count" : "");
 		if (jint(l, "first_ts"))
 			fprintf(out, " between %s and %s into the trace",
-				ir_fmt_ns(b1, sizeof(b1), jint(l, "first_ts") - jint(t, "first_ts")),
-				ir_fmt_ns(b2, sizeof(b2), jint(l, "last_ts") - jint(t, "first_ts")));
+				ir_fmt_dns(b1, sizeof(b1), (double)jint(l, "first_ts") - (double)jint(t, "first_ts")),
+				ir_fmt_dns(b2, sizeof(b2), (double)jint(l, "last_ts") - (double)jint(t, "first_ts")));
 		fprintf(out, ": figures for it are incomplete\n");
 	}
 	if (an && json_object_is_type(an, json_type_object)) {
@@ -137,7 +137,7 @@ static void print_warnings(json_object *doc, FILE *out)
 			if (!json_object_get_int64(v))
 				continue;
 			fprintf(out, "%s %s %" PRId64, any ? "," : "WARNING: state anomalies (events that contradict the "
-				"reconstructed state; figures near them are approximate):", k, json_object_get_int64(v));
+				"reconstructed state; figures near them are approximate):", ir_tsafe(k), json_object_get_int64(v));
 			any = 1;
 		}
 		if (any)
@@ -150,7 +150,7 @@ static int label_width(json_object *pol)
 	int w = 6;
 
 	for (size_t i = 0; i < jlen(pol); i++) {
-		int l = (int)strlen(jstr(jidx(pol, i), "label", jstr(jidx(pol, i), "name", "?")));
+		int l = (int)strlen(ir_tsafe(jstr(jidx(pol, i), "label", jstr(jidx(pol, i), "name", "?"))));
 
 		if (l > w)
 			w = l;
@@ -160,7 +160,7 @@ static int label_width(json_object *pol)
 
 static const char *plabel(json_object *p)
 {
-	return jstr(p, "label", jstr(p, "name", "?"));
+	return ir_tsafe(jstr(p, "label", jstr(p, "name", "?")));
 }
 
 static void print_policies(json_object *doc, FILE *out)
@@ -168,7 +168,7 @@ static void print_policies(json_object *doc, FILE *out)
 	json_object *pol = jget(doc, "policies");
 	const char *lv[MAX_LEVELS];
 	int nl = ir_levels(doc, lv, MAX_LEVELS), w = label_width(pol);
-	const char *ref = jstr(doc, "reference", NULL);
+	const char *ref = ir_tsafe(jstr(doc, "reference", NULL));
 	char b1[32], b2[32], b3[32], b4[32];
 
 	if (!jlen(pol))
@@ -179,10 +179,10 @@ static void print_policies(json_object *doc, FILE *out)
 	fprintf(out, "\n  Pulls (migrations) at newidle points, by level; avoided = reference pulls - these\n");
 	fprintf(out, "  %-*s %9s", w, "policy", "points");
 	for (int l = 0; l < nl; l++)
-		fprintf(out, " %8s", lv[l]);
+		fprintf(out, " %8s", ir_tsafe(lv[l]));
 	fprintf(out, " %8s %9s", "pulls", "avoided");
 	for (int l = 0; l < nl; l++)
-		fprintf(out, " %8.8s", lv[l]);
+		fprintf(out, " %8.8s", ir_tsafe(lv[l]));
 	fputc('\n', out);
 	for (size_t i = 0; i < jlen(pol); i++) {
 		json_object *p = jidx(pol, i), *by = jget(jget(p, "pulls"), "by_level");
@@ -216,7 +216,7 @@ static void print_policies(json_object *doc, FILE *out)
 	fprintf(out, "\n  load_balance attempts and modelled cost (max_newidle_lb_cost), by level; early bails\n");
 	fprintf(out, "  %-*s %9s %11s", w, "policy", "attempts", "cost");
 	for (int l = 0; l < nl; l++)
-		fprintf(out, " %8.8s %10s", lv[l], "cost");
+		fprintf(out, " %8.8s %10s", ir_tsafe(lv[l]), "cost");
 	fprintf(out, "  %s\n", "bails");
 	for (size_t i = 0; i < jlen(pol); i++) {
 		json_object *p = jidx(pol, i), *att = jget(p, "attempts"), *cbl = jget(p, "balance_cost_by_level");
@@ -230,7 +230,7 @@ static void print_policies(json_object *doc, FILE *out)
 		fputc(' ', out);
 		if (bails && json_object_is_type(bails, json_type_object)) {
 			json_object_object_foreach(bails, k, v)
-				fprintf(out, " %s %" PRId64, k, json_object_get_int64(v));
+				fprintf(out, " %s %" PRId64, ir_tsafe(k), json_object_get_int64(v));
 		}
 		fputc('\n', out);
 	}
@@ -250,7 +250,7 @@ static void print_policies(json_object *doc, FILE *out)
 					fprintf(out, "\n  %-*s", w, "");
 					col = 4 + w;
 				}
-				fprintf(out, " %s=%s", k, json_object_get_string(v));
+				fprintf(out, " %s=%s", ir_tsafe(k), ir_tsafe(json_object_get_string(v)));
 				col += len;
 			}
 		}
@@ -272,7 +272,7 @@ static void print_sweeps(json_object *doc, FILE *out)
 		json_object *s = jidx(sw, i), *pts = jget(s, "points");
 		const char *param = jstr(s, "param", "?");
 
-		fprintf(out, "\nSweep: %s, %s\n", jstr(s, "policy", "?"), param);
+		fprintf(out, "\nSweep: %s, %s\n", ir_tsafe(jstr(s, "policy", "?")), ir_tsafe(param));
 		fprintf(out, "  %12s %9s %9s %12s %14s %12s\n", "value", "attempts", "pulls", "idle lost",
 			"idle recovered", "cost");
 		for (size_t k = 0; k < jlen(pts); k++) {
@@ -280,7 +280,7 @@ static void print_sweeps(json_object *doc, FILE *out)
 			double v = jdbl(pt, "value");
 
 			if (is_cost_param(param))
-				ir_fmt_ns(b0, sizeof(b0), (int64_t)v);
+				ir_fmt_dns(b0, sizeof(b0), v);
 			else
 				snprintf(b0, sizeof(b0), "%g", v);
 			fprintf(out, "  %12s %9" PRId64 " %9" PRId64 " %12s %14s %12s\n", b0, jint(pt, "attempts"),
@@ -298,7 +298,7 @@ static void print_fidelity(json_object *doc, FILE *out)
 
 	if (f) {
 		fprintf(out, "\nFidelity: %s (the model of the recording kernel) against what that kernel did\n",
-			jstr(f, "policy", "?"));
+			ir_tsafe(jstr(f, "policy", "?")));
 		fprintf(out, "  %" PRId64 " newidle points, observed pulls %" PRId64 ", predicted %" PRId64
 			", both %" PRId64 "; precision %s, recall %s\n", jint(f, "points"), jint(f, "observed_pulls"),
 			jint(f, "predicted_pulls"), jint(f, "true_positives"),
@@ -332,7 +332,7 @@ int ir_report_text(json_object *doc, FILE *out)
 	print_domains(jget(doc, "domains"), out);
 	print_warnings(doc, out);
 	if (ol)
-		fprintf(out, "NOTE: %s\n", ol);
+		fprintf(out, "NOTE: %s\n", ir_tsafe(ol));
 	print_observed(jget(doc, "observed"), jint(t, "window_ns"), out);
 	print_policies(doc, out);
 	print_sweeps(doc, out);

@@ -5,41 +5,94 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "output/place.h"
 #include "report/report.h"
 #include "report/util.h"
+
+/* A magnitude v >= 0 in ns, after sign: ns, us, ms, s.  In double, so
+ * that no value (INT64_MIN's magnitude, a sum over a fleet) overflows. */
+static const char *fmt_mag(char *buf, size_t len, const char *sign, double v)
+{
+	if (v < 1000)
+		snprintf(buf, len, "%s%.0f ns", sign, v);
+	else if (v < 1e6)
+		snprintf(buf, len, "%s%.1f us", sign, v / 1e3);
+	else if (v < 1e9)
+		snprintf(buf, len, "%s%.2f ms", sign, v / 1e6);
+	else
+		snprintf(buf, len, "%s%.3f s", sign, v / 1e9);
+	return buf;
+}
 
 /* Durations a person can read: ns, us, ms, s. */
 const char *ir_fmt_ns(char *buf, size_t len, int64_t ns)
 {
-	double v = (double)ns;
+	return ir_fmt_dns(buf, len, (double)ns);
+}
 
-	if (ns < 0)
+const char *ir_fmt_dns(char *buf, size_t len, double ns)
+{
+	if (ns < 0 || isnan(ns))
 		snprintf(buf, len, "-");
-	else if (ns < 1000)
-		snprintf(buf, len, "%" PRId64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.1f us", v / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.2f ms", v / 1e6);
 	else
-		snprintf(buf, len, "%.3f s", v / 1e9);
+		fmt_mag(buf, len, "", ns);
+	return buf;
+}
+
+const char *ir_fmt_dsns(char *buf, size_t len, double ns)
+{
+	if (ns == 0 || isnan(ns))
+		snprintf(buf, len, isnan(ns) ? "-" : "0");
+	else
+		fmt_mag(buf, len, ns < 0 ? "-" : "+", fabs(ns));
 	return buf;
 }
 
 const char *ir_fmt_sns(char *buf, size_t len, int64_t ns)
 {
-	char b[32];
+	return ir_fmt_dsns(buf, len, (double)ns);
+}
 
-	if (ns == 0)
-		snprintf(buf, len, "0");
-	else
-		snprintf(buf, len, "%c%s", ns < 0 ? '-' : '+',
-			 ir_fmt_ns(b, sizeof(b), ns < 0 ? -ns : ns));
-	return buf;
+const char *ir_tsafe(const char *s)
+{
+	/* rotating buffers: one printf may take a few of these */
+	static _Thread_local char ring[8][4096];
+	static _Thread_local unsigned next;
+	char *b;
+	size_t n = 0, room = sizeof(ring[0]) - 4;	/* "..." and NUL */
+	const unsigned char *p;
+
+	if (!s)
+		return NULL;
+	b = ring[next++ % 8];
+	for (p = (const unsigned char *)s; *p; p++) {
+		/* C0, DEL, and C1 (U+0080..U+009F, UTF-8 C2 80..C2 9F: CSI is C2 9B) */
+		int c1 = p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
+
+		if (*p < 0x20 || *p == 0x7f || c1) {
+			if (n + (c1 ? 8 : 4) > room)
+				break;
+			n += (size_t)snprintf(b + n, 5, "\\x%02x", *p);
+			if (c1)
+				n += (size_t)snprintf(b + n, 5, "\\x%02x", *++p);
+		} else {
+			if (n + 1 > room)
+				break;
+			b[n++] = (char)*p;
+		}
+	}
+	if (*p) {
+		memcpy(b + n, "...", 3);
+		n += 3;
+	}
+	b[n] = '\0';
+	return b;
 }
 
 static int cmp_dbl(const void *a, const void *b)
@@ -106,11 +159,20 @@ json_object *ir_report_load(const char *path, char *err, size_t errlen)
 	json_tokener *tok;
 	json_object *doc = NULL, *s;
 	char buf[65536];
-	size_t n;
+	size_t n, total = 0;
+	struct stat st;
 	enum json_tokener_error jerr = json_tokener_continue;
 
 	if (!f) {
 		snprintf(err, errlen, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	/* json-c needs up to ~26 bytes of memory per byte of JSON: refuse
+	 * before parsing (a FIFO is counted as it is read, below) */
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > IR_REPORT_MAX_BYTES) {
+		snprintf(err, errlen, "%lld MiB, larger than the %d MiB a report may have",
+			 (long long)(st.st_size >> 20), IR_REPORT_MAX_BYTES >> 20);
+		fclose(f);
 		return NULL;
 	}
 	tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
@@ -120,6 +182,13 @@ json_object *ir_report_load(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		total += n;
+		if (total > IR_REPORT_MAX_BYTES) {
+			snprintf(err, errlen, "larger than the %d MiB a report may have", IR_REPORT_MAX_BYTES >> 20);
+			json_tokener_free(tok);
+			fclose(f);
+			return NULL;
+		}
 		doc = json_tokener_parse_ex(tok, buf, (int)n);
 		jerr = json_tokener_get_error(tok);
 		if (jerr != json_tokener_continue)
@@ -158,11 +227,17 @@ json_object *ir_report_load(const char *path, char *err, size_t errlen)
 
 void ir_csv_field(FILE *out, const char *s)
 {
-	if (!strpbrk(s, ",\"\n\r")) {
+	/* OWASP "CSV Injection": a cell starting with = + - @ TAB or CR is a
+	 * formula to a spreadsheet; prefix it with ' inside a quoted field. */
+	int formula = s[0] && strchr("=+-@\t\r", s[0]);
+
+	if (!formula && !strpbrk(s, ",\"\n\r")) {
 		fputs(s, out);
 		return;
 	}
 	fputc('"', out);
+	if (formula)
+		fputc('\'', out);
 	for (; *s; s++) {
 		if (*s == '"')
 			fputc('"', out);
@@ -173,25 +248,45 @@ void ir_csv_field(FILE *out, const char *s)
 
 int ir_out_open(struct ir_out *o, const char *path)
 {
+	struct ir_place pl;
 	int fd;
 
 	o->path = path;
 	o->tmp[0] = 0;
-	if (!path || !strcmp(path, "-")) {
+	o->f = NULL;
+	if (ir_place_decide(path, &pl, NULL, 0))
+		return -1;
+	if (pl.kind == IR_PLACE_STDOUT) {
 		o->f = stdout;
 		return 0;
 	}
+	if (pl.kind == IR_PLACE_IN_PLACE) {
+		/* a device, FIFO or /proc/self/fd/N: written where it is */
+		fd = ir_place_open(path, &pl);
+		if (fd < 0)
+			return -1;
+		o->f = fdopen(fd, "w");
+		if (!o->f) {
+			close(fd);
+			return -1;
+		}
+		return 0;
+	}
 	if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(o->tmp)) {
+		o->tmp[0] = 0;
 		errno = ENAMETOOLONG;
 		return -1;
 	}
 	fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
+	if (fd < 0) {
+		o->tmp[0] = 0;
 		return -1;
+	}
 	o->f = fdopen(fd, "w");
 	if (!o->f) {
 		close(fd);
 		unlink(o->tmp);
+		o->tmp[0] = 0;
 		return -1;
 	}
 	return 0;
@@ -201,6 +296,15 @@ int ir_out_close(struct ir_out *o, int ok)
 {
 	if (o->f == stdout)
 		return fflush(stdout) || !ok ? -1 : 0;
+	if (!o->tmp[0]) {	/* in place: nothing to rename or remove */
+		int bad = fclose(o->f);
+
+		if (bad || !ok) {
+			errno = bad && errno ? errno : EIO;
+			return -1;
+		}
+		return 0;
+	}
 	if (fclose(o->f) || !ok || rename(o->tmp, o->path)) {
 		int e = errno;
 
@@ -209,4 +313,9 @@ int ir_out_close(struct ir_out *o, int ok)
 		return -1;
 	}
 	return 0;
+}
+
+bool ir_out_is_stdout(const char *path)
+{
+	return path && ir_place_is_stdout(path);
 }

@@ -53,11 +53,17 @@ static inline json_object *jidx(json_object *a, size_t i)
  * the policies' pulls.by_level keys.  Returns how many (at most max). */
 int ir_levels(json_object *doc, const char **names, int max);
 
-/* One CSV field, quoted (RFC 4180) when it holds a comma, quote or newline. */
+/* One CSV field, quoted (RFC 4180) when it holds a comma, quote or newline;
+ * one that starts with = + - @ TAB or CR is quoted with a ' first (OWASP). */
 void ir_csv_field(FILE *out, const char *s);
 
-/* "+1.20 ms" / "-300 ns": signed durations. */
+/* "+1.20 ms" / "-300 ns": signed durations (any int64_t, INT64_MIN too). */
 const char *ir_fmt_sns(char *buf, size_t len, int64_t ns);
+/* The same for a double (a difference or sum that may not fit int64_t),
+ * unsigned ("-" for negative, as ir_fmt_ns) and signed. */
+const char *ir_fmt_dns(char *buf, size_t len, double ns);
+const char *ir_fmt_dsns(char *buf, size_t len, double ns);
+
 
 /* Percentile (0..100) of n values by nearest rank; sorts v in place. */
 double ir_percentile(double *v, int n, double pct);

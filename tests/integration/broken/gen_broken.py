@@ -15,12 +15,12 @@ Deterministic (seeded).  For data-page damage it first makes uncompressed
 v7 and v6 copies with `trace-cmd convert` (when trace-cmd is installed), so
 that flips hit ring-buffer pages and not zstd frames.
 """
+import argparse
 import os
 import random
 import shutil
 import struct
 import subprocess
-import sys
 
 OPT_BUFFER = 3
 SECTION_OPTS = {16: "headers", 17: "ftrace-events", 18: "event-formats",
@@ -261,8 +261,15 @@ def generate(traces, sink, workdir):
     return g.n
 
 
-def main():
-    out, traces = sys.argv[1], sys.argv[2:]
+def main(argv=None):
+    # argparse: an unknown option ("--help" aside, which prints the usage)
+    # is an error, never taken for OUTDIR (a directory named "--help/" was
+    # once made that way).
+    ap = argparse.ArgumentParser(description="Make broken trace.dat files from real ones.")
+    ap.add_argument("outdir", help="directory for <name>.dat and manifest.tsv")
+    ap.add_argument("traces", nargs="+", metavar="TRACE", help="real trace.dat files to damage")
+    args = ap.parse_args(argv)
+    out, traces = args.outdir, args.traces
     os.makedirs(out, exist_ok=True)
     rows = []
 

@@ -25,14 +25,13 @@ TRACING_ON_BEFORE=$(cat "$TRACEFS/tracing_on")
 DEBUGFS_BEFORE=$(grep -c " /sys/kernel/debug debugfs " /proc/mounts)
 
 # Our instances, excluding those of recorders still running (other tests
-# or users may record at the same time).
+# or users may record at the same time): a live recorder holds a flock on
+# its instance's directory (record/instance.c); one whose pid still runs
+# may be an older idlereplay that took no lock.
 our_instances() {
 	for d in "$TRACEFS"/instances/idlereplay-*; do
 		[ -d "$d" ] || continue
-		pid=${d##*-}
-		if [ "$(cat /proc/$pid/comm 2>/dev/null)" != idlereplay ]; then
-			echo "${d##*/}"
-		fi
+		flock -n "$d" true && ! kill -0 "${d##*-}" 2>/dev/null && echo "${d##*/}"
 	done
 }
 

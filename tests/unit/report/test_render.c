@@ -10,34 +10,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "render_util.h"
+
 #include "report/report.h"
-
-static const char *fixtures;
-
-static json_object *load(const char *name)
-{
-	char path[4096], err[256];
-	json_object *doc;
-
-	snprintf(path, sizeof(path), "%s/%s", fixtures, name);
-	doc = ir_report_load(path, err, sizeof(err));
-	if (!doc)
-		fail_msg("%s: %s", path, err);
-	return doc;
-}
-
-/* Render into memory; caller frees. */
-static char *render(int (*fn)(json_object *, FILE *), json_object *doc)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_non_null(f);
-	assert_int_equal(fn(doc, f), 0);
-	fclose(f);
-	return buf;
-}
 
 static void test_fmt_ns(void **state)
 {
