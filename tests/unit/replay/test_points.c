@@ -262,6 +262,9 @@ static void test_pulled_point(void **state)
 	assert_int_equal(pts.p[0].ring[0].pid, 201);
 	assert_int_equal(pts.p[0].ring[0].cpu, 1);
 	assert_int_equal(pts.p[0].ring[0].gain_ns, 40 * US);
+	/* the source as load_balance() saw it, before the pull: 200 running,
+	 * 201 queued (the migrate event has already dequeued 201) */
+	assert_int_equal(pts.p[0].ring[0].src_nr_running, 2);
 	assert_int_equal(ir_state_curr(s, 0), 201);
 	ir_state_finish(s, c + 100 * US);
 	/* and CPU 1's own block with an empty queue is an IDLE point */
