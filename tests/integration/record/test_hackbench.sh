@@ -1,7 +1,7 @@
 #!/bin/bash
 # Record hackbench: valid trace, plausible counts, exit status of the command.
 . "$(dirname "$0")/lib.sh"
-command -v hackbench >/dev/null || skip "needs hackbench (rt-tests)"
+command -v hackbench >/dev/null || missing_tool "needs hackbench (rt-tests)"
 out=$WORK/hb.dat
 "$IR" record -o "$out" -- hackbench -g 2 -l 200 >/dev/null 2>"$WORK/err"
 rc=$?
