@@ -5,6 +5,13 @@ per-event counts, migrations (orig != dest), idle entries per CPU
 (sched_switch to pid 0 on it), window_ns, CPUs, lost events (none in the
 report), and, from a small state walk of our own (below):
   - per-CPU idle and busy time, exactly, with the repair rules of SPEC 9;
+  - newidle points of kind "idle" per CPU (SPEC 7): a sched_switch on c
+    whose prev blocked (state not R/R+) to pid 0: the CFS queue was empty,
+    so newidle balance ran and pulled nothing.  (Pulled points need the
+    runqueue rebuilt -- periodic pulls look the same in the report lines --
+    and are left to the unit tests.)  SPEC 9 allows no "late" points: the
+    replay's go once fid-replay lands; until then they are reported, and
+    checked as absent with IR_SPEC9=1;
   - the migrations whose cause is unambiguous (SPEC 5): a sched_waking of
     the same pid on the same CPU with no switch between -> wakeup; emitted
     by that CPU's stopper (migration/N, orig_cpu == N) -> active, exec or
@@ -37,12 +44,17 @@ SPEC9 = os.environ.get("IR_SPEC9") == "1"
 
 with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "r.json")
-    r = subprocess.run([os.environ["IDLEREPLAY"], "replay", trace, "--quiet", "--json", out],
-                       capture_output=True, text=True)
+    dec = os.path.join(tmp, "d.jsonl")
+    r = subprocess.run([os.environ["IDLEREPLAY"], "replay", trace, "--quiet", "--json", out,
+                        "--decisions", dec], capture_output=True, text=True)
     if r.returncode != 0:
         print(f"FAIL: idlereplay exit {r.returncode}: {r.stderr.strip()}")
         sys.exit(1)
     doc = json.load(open(out))
+    kinds = collections.Counter()
+    for line in open(dec):
+        d = json.loads(line)
+        kinds[(d["cpu"], d["kind"])] += 1
 
 # -t: full nanosecond timestamps, so window_ns compares exactly.
 rep = subprocess.run(["trace-cmd", "report", "-t", trace], capture_output=True, text=True)
@@ -72,12 +84,15 @@ class Cpu:
         self.since = None
         self.idle = self.busy = 0
         self.enter_repairs = 0	# missing switches into idle repaired
+        self.exit_repairs = 0	# missing switches out of idle repaired
         self.waking = {}	# pid -> sched_waking seen on this CPU since its last switch
+        self.pulled = set()	# pids this CPU pulled since its last other event
 
 
 state = collections.defaultdict(Cpu)
 running_on = {}		# pid -> CPU it runs on
 causes = collections.Counter()
+points = collections.Counter()	# (cpu, "idle" | "pulled")
 stopper_migrations = 0
 rows = []
 for line in rep.stdout.splitlines():
@@ -132,6 +147,16 @@ def set_curr(c, cs, pid, ts):
         running_on[pid] = c
 
 
+# newidle probes fire inside __schedule() around the pull (SPEC 6): they
+# do not end the run of pulls before the switch
+PROBE = re.compile(r"^(ir_|idlereplay_)?\w*(newidle|balance)\w*$")
+
+
+def pulled_here(rest, cpu):
+    mm = mig_re.search(rest)
+    return mm and int(mm.group(2)) == cpu and int(mm.group(1)) != cpu
+
+
 rows.sort(key=lambda r: r[0])	# trace-cmd report merges CPUs in time order already
 for ts, cpu, common, comm, name, rest in rows:
     cs = state[cpu]
@@ -146,16 +171,28 @@ for ts, cpu, common, comm, name, rest in rows:
             running_on[pid] = cpu
     if common > 0 and cs.curr == 0:
         set_curr(cpu, cs, common, ts)	# repair: missing switch out of idle
+        cs.exit_repairs += 1
     elif common == 0 and cs.curr and not sw:
         set_curr(cpu, cs, 0, ts)	# repair: missing switch into idle (SPEC 9)
         cs.enter_repairs += 1
     if sw:
         prev, nxt = int(sw.group(2)), int(sw.group(6))
+        if prev and sw.group(4) not in ("R", "R+"):	# prev blocked or exited
+            if nxt == 0:
+                points[(cpu, "idle")] += 1
+            elif nxt in cs.pulled:
+                points[(cpu, "pulled")] += 1
+        cs.pulled.clear()
         if prev == 0 and cs.curr:
             set_curr(cpu, cs, 0, ts)	# the idle task switches out: the CPU was idle
             cs.enter_repairs += 1
         set_curr(cpu, cs, nxt, ts)
         cs.waking.clear()
+    if not sw and not PROBE.match(name) and not (name == "sched_migrate_task" and pulled_here(rest, cpu)
+                                                 and common == cs.curr):
+        cs.pulled.clear()	# a pull is newidle only right before the blocking switch
+    if sw:
+        pass
     elif name == "sched_waking":
         pm = pid_re.search(rest)
         cs.waking[int(pm.group(1))] = ts
@@ -171,6 +208,8 @@ for ts, cpu, common, comm, name, rest in rows:
         prio = int(re.search(r"prio=(-?\d+)", rest).group(1))
         if o == d:
             continue
+        if d == cpu and common == cs.curr:
+            cs.pulled.add(pid)	# pulled by c's current task, inside its __schedule()
         if prio < 100:
             causes["rt"] += 1	# SPEC 5: RT/DL moves, prio < 100, are their own cause
         elif pid in cs.waking:
@@ -210,6 +249,22 @@ for c in o["cpus"]:
         continue
     check(f"idle_ns cpu {c['cpu']}", c["idle_ns"], want[0])
     check(f"busy_ns cpu {c['cpu']}", c["busy_ns"], want[1])
+for c in o["cpus"]:
+    n = c["cpu"]
+    cs = state.get(n)
+    if cs and (cs.enter_repairs or cs.exit_repairs) and not SPEC9:
+        # the queue a point depends on is rebuilt across repairs: SPEC 9
+        got = {k: kinds[(n, k)] for k in ("idle", "late")}
+        want = {"idle": points[(n, "idle")], "late": 0}
+        if got != want:
+            pending.append(f"cpu {n}: {cs.exit_repairs + cs.enter_repairs} repairs: newidle points "
+                           f"idlereplay {got}, SPEC 9 {want}")
+        continue
+    check(f"newidle points cpu {n} kind idle", kinds[(n, "idle")], points[(n, "idle")])
+    if kinds[(n, "late")] and not SPEC9:
+        pending.append(f"cpu {n}: {kinds[(n, 'late')]} 'late' points (SPEC 9: none)")
+    elif SPEC9:
+        check(f"late points cpu {n}", kinds[(n, "late")], 0)
 check("idle_entries total", sum(c["idle_entries"] for c in o["cpus"]), sum(idle_entries.values()))
 check("has_waking", t["has_waking"], events.get("sched_waking", 0) > 0)
 # lost: the per-CPU stats (overrun, dropped events) and in-data markers
