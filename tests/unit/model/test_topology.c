@@ -201,6 +201,12 @@ static void test_spec_strings(void **state)
 	levels_of(d, 3, buf, sizeof(buf));
 	assert_string_equal(buf, "SMT{2-3} CLS{0-7} MC{0-15}");
 	ir_domains_free(d);
+	/* a cluster as wide as the LLC adds nothing: CLS goes, MC stays
+	 * (x86 cpu_clustergroup_mask(): CLS only where it differs from MC) */
+	d = domains_of("smt=0-1,2-3;cls=0-3;mc=0-3");
+	levels_of(d, 2, buf, sizeof(buf));
+	assert_string_equal(buf, "SMT{2-3} MC{0-3}");
+	ir_domains_free(d);
 	/* explicit levels, '+' joins ranges of one group */
 	d = domains_of("smt=0-1,2-3,4-5,6-7;mc=0-1+4-5,2-3+6-7;numa=0-7");
 	levels_of(d, 4, buf, sizeof(buf));
