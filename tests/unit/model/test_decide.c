@@ -442,6 +442,14 @@ static void test_thresholds(void **state)
 	c.avg_idle = 5 * US - 1;
 	d = decide("mainline", &c);
 	assert_int_equal(d.bail, IR_BAIL_LOWEST_COST);
+	/* no domains at all (this_rq->sd NULL): v5.16 newidle_balance() tests
+	 * "sd && avg_idle < sd->max_newidle_lb_cost": no cost bail */
+	c.nr_levels = 0;
+	c.avg_idle = 1;
+	d = decide("mainline", &c);
+	assert_int_equal(d.bail, IR_BAIL_NONE);
+	assert_int_equal(d.nr_tried, 0);
+	c.nr_levels = 3;
 	/* domain-cost adds the level's own cost: SMT 5 + 0, MC 25 + 500 */
 	c.avg_idle = 525 * US;
 	d = decide("domain-cost", &c);
