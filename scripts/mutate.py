@@ -238,7 +238,7 @@ def main():
     ap.add_argument("--no-baseline", action="store_true",
                     help="do not first check that the unmutated tree passes the suites")
     ap.add_argument("--list", action="store_true", help="list the sampled mutants, run nothing")
-    ap.add_argument("--only", help="run only mutants whose id (FILE:LINE:OP:N) matches this glob")
+    ap.add_argument("--only", nargs="+", help="run only mutants whose id (FILE:LINE:OP:N) matches one of these globs")
     ap.add_argument("--named", action="store_true",
                     help="run the named regression mutants of issue 16 instead of sampling")
     a = ap.parse_args()
@@ -258,14 +258,14 @@ def main():
         ids = [(rel, m, f"{rel}:{m[0] + 1}:{m[1]}:{i}") for i, m in enumerate(muts)]
         rng.shuffle(ids)
         if a.only:
-            ids = [x for x in ids if fnmatch.fnmatch(x[2], a.only)]
+            ids = [x for x in ids if any(fnmatch.fnmatch(x[2], o) for o in a.only)]
         elif a.per_file:
             ids = ids[:a.per_file]
         plan += [(rel, text, m, mid) for rel, m, mid in sorted(ids, key=lambda x: x[1][0])]
         print(f"{rel}: {len(muts)} mutants, {min(len(muts), a.per_file or len(muts))} sampled",
               file=sys.stderr)
     if a.named:
-        plan = [x for x in named_mutants(files) if not a.only or fnmatch.fnmatch(x[3], a.only)]
+        plan = [x for x in named_mutants(files) if not a.only or any(fnmatch.fnmatch(x[3], o) for o in a.only)]
     if a.list:
         for rel, text, (no, op, new, desc), mid in plan:
             print(f"{mid}: {desc}")

@@ -412,6 +412,39 @@ static void test_bump(void **state)
 	ir_policy_state_free(&st);
 }
 
+/* ir_evaluate(): every policy decides, is evaluated, and the learning ones
+ * learn, in one call per point.  bump's failed walks raise its costs until
+ * it bails where mainline, with the same parameters, still tries. */
+static void test_evaluate(void **state)
+{
+	struct ir_policy_run runs[2];
+	struct ir_point pt = { .ts = 10, .cpu = 1, .avg_idle = 60 * US, .overload = true, .nr_levels = 1,
+			       .ring = { { .pid = -1, .cpu = -1 } } };
+	struct ir_decision d[2];
+	struct ir_outcome o[2];
+
+	(void)state;
+	assert_int_equal(ir_policy_parse("mainline", &runs[0].p, NULL, 0), 0);
+	assert_int_equal(ir_policy_parse("bump", &runs[1].p, NULL, 0), 0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(ir_policy_state_init(&runs[i].st, &runs[i].p, 2), 0);
+	/* flat (no domains): one MC level at 20 us; 60 us of avg_idle pays
+	 * for it until bump has raised it twice: 20, 30, 45, 67.5 */
+	for (int i = 0; i < 3; i++) {
+		ir_evaluate(&pt, NULL, runs, 2, d, o);
+		assert_int_equal(d[0].bail, IR_BAIL_NONE);
+		assert_int_equal(d[1].bail, IR_BAIL_NONE);
+		assert_int_equal(o[1].attempts, 1);
+		pt.ts += 10;
+	}
+	ir_evaluate(&pt, NULL, runs, 2, d, o);
+	assert_int_equal(d[0].bail, IR_BAIL_NONE);
+	assert_int_equal(d[1].bail, IR_BAIL_LOWEST_COST);
+	assert_int_equal(runs[1].st.max_newidle_lb_cost[1 * IR_MAX_LEVELS], 67500);
+	for (int i = 0; i < 2; i++)
+		ir_policy_state_free(&runs[i].st);
+}
+
 /* Boundaries: the kernel's tests are strict '<', so a value exactly at the
  * threshold passes (v4.15 idle_balance(): "this_rq->avg_idle <
  * sysctl_sched_migration_cost" bails; "avg_idle < curr_cost +
@@ -577,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_proportional_counters),
 		cmocka_unit_test(test_bump),
 		cmocka_unit_test(test_thresholds),
+		cmocka_unit_test(test_evaluate),
 		cmocka_unit_test(test_equal_candidates),
 		cmocka_unit_test(test_ni_random_dice),
 	};

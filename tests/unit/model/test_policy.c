@@ -82,6 +82,9 @@ static void test_errors(void **state)
 		     "policy baseline: bad value '-5' for mc.max_newidle_lb_cost (ns, or with ns/us/ms/s)");
 	expect_error("domain-cost:preset=best", "policy domain-cost: unknown preset 'best' (retest, cover, rfc1, sysctl)");
 	expect_error("no-check:x", "policy no-check: expected key=value, got 'x'");
+	/* a bad preset after a good one is still an error */
+	expect_error("domain-cost:preset=cover,preset=best",
+		     "policy domain-cost: unknown preset 'best' (retest, cover, rfc1, sysctl)");
 }
 
 /* One parser for every duration, options and policy parameters alike. */
