@@ -20,6 +20,10 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 want = ["policies", "sweeps", "fidelity", "ground_truth", "timeline", "domains", "reference"]
 missing = [k for k in want if k not in d]
+pts = [x["value"] for x in d["sweeps"][0]["points"]] if d.get("sweeps") else []
+if pts != [0, 500000, 1000000]:
+    print("FAIL: sweep 0:1ms:500us gives points", pts)
+    sys.exit(1)
 if missing or "detail" not in d["timeline"] or "idle_traded_ns" not in d["policies"][1]:
     print("FAIL: document lacks", missing or "timeline.detail / idle_traded_ns")
     sys.exit(1)

@@ -162,8 +162,17 @@ static void test_model_truth(void **state)
 	v.rd_overload = 0;
 	assert_true(ir_probe_early_bail(&v));
 	v.rd_overload = 1;
+	/* the lowest level's cost decides, whatever the others say */
+	v.sd_max_newidle_lb_cost[1] = v.sd_max_newidle_lb_cost[2] = -1;
+	v.avg_idle = 49 * US;
+	assert_true(ir_probe_early_bail(&v));
 	v.sd_max_newidle_lb_cost[0] = -1;	/* not probed: no bail known */
+	v.sd_max_newidle_lb_cost[1] = 1000 * US;
 	assert_false(ir_probe_early_bail(&v));
+	/* avg_idle 0 is a value: below any positive cost */
+	v.sd_max_newidle_lb_cost[0] = 5;
+	v.avg_idle = 0;
+	assert_true(ir_probe_early_bail(&v));
 
 	pt = probed(100 * US, 1, 7 * US, 1, 1);
 	ir_policy_defaults(IR_POL_MAINLINE, &p);
@@ -172,6 +181,14 @@ static void test_model_truth(void **state)
 	assert_int_equal(p.max_newidle_lb_cost[IR_LVL_MC], 40 * US);
 	assert_int_equal(p.max_newidle_lb_cost[IR_LVL_NUMA], 90 * US);
 	assert_int_equal(p.max_newidle_lb_cost[IR_LVL_PKG], 30 * US);	/* untouched */
+	/* a probed 0 (sd->max_newidle_lb_cost starts at 0) is a value; -1 is none */
+	pt.probe.sd_max_newidle_lb_cost[0] = 0;
+	pt.probe.sd_max_newidle_lb_cost[1] = -1;
+	ir_params_from_probe(&pt, &ctx, &p);
+	assert_int_equal(p.max_newidle_lb_cost[IR_LVL_SMT], 0);
+	assert_int_equal(p.max_newidle_lb_cost[IR_LVL_MC], 40 * US);
+	pt.probe.sd_max_newidle_lb_cost[0] = 7 * US;
+	pt.probe.sd_max_newidle_lb_cost[1] = 40 * US;
 
 	/* NI_RANDOM: ring 0 has no task; MC is balanced with (2 + 254) / 1024,
 	 * NUMA (ratio unknown) always: 0.25 at MC, 0.75 at NUMA */
@@ -185,6 +202,26 @@ static void test_model_truth(void **state)
 	ir_expected_pulls(&pt, &ctx, e);
 	assert_float_equal(e[IR_LVL_SMT], 512.0 / 1024.0, 1e-12);
 	assert_float_equal(e[IR_LVL_MC], 0.5 * 0.25, 1e-12);
+	/* ratio 0 is a probed ratio: (2 + 0) / 1024; a fourth level (the probe
+	 * has three) is balanced always */
+	{
+		struct ir_decision_ctx c4 = { .nr_levels = 4,
+			.kind = { IR_LVL_SMT, IR_LVL_MC, IR_LVL_PKG, IR_LVL_NUMA } };
+		struct ir_point p4 = pt;
+
+		memset(e, 0, sizeof(e));
+		p4.probe.sd_newidle_ratio[0] = 0;
+		p4.ring[1].pid = p4.ring[2].pid = -1;
+		ir_expected_pulls(&p4, &c4, e);
+		assert_float_equal(e[IR_LVL_SMT], 2.0 / 1024.0, 1e-12);
+		memset(e, 0, sizeof(e));
+		p4.nr_levels = 4;
+		p4.ring[0].pid = -1;
+		p4.ring[3] = (struct ir_cand){ .pid = 30, .cpu = 7, .src_nr_running = 2 };
+		ir_expected_pulls(&p4, &c4, e);
+		assert_float_equal(e[IR_LVL_NUMA], 1.0, 1e-12);
+		assert_float_equal(e[IR_LVL_SMT] + e[IR_LVL_MC] + e[IR_LVL_PKG], 0.0, 1e-12);
+	}
 	/* the kernel bailed: nothing expected */
 	memset(e, 0, sizeof(e));
 	pt.probe.rd_overload = 0;
