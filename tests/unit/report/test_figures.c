@@ -129,6 +129,8 @@ static void test_tally(void **state)
 	assert_int_equal(t.cpu[2].cost_ns, 10 * US);
 	assert_int_equal(t.cpu[0].attempts, 0);
 	ir_tally_free(&t);
+	assert_null(t.cpu);
+	ir_tally_free(&t);	/* freeing again is harmless */
 }
 
 static struct ir_point probed(int64_t avg_idle, int64_t ovl, int64_t cost0, int64_t ret, int kind_pulled)
@@ -262,18 +264,36 @@ static void test_report_truth(void **state)
 	/* 5: no probe at all: ignored */
 	pt = pt_of(0, IR_PT_IDLE, -1, 21, -1);
 	ir_truth_add(&t, &pt, &ctx, &d, &o, false);
+	/* 6: kernel bailed (!overload) and so did the model: agree on the bail,
+	 * not on overload (ours set) */
+	pt = probed(300 * US, 0, 5 * US, 0, 0);
+	d = dec_of(IR_BAIL_NOT_OVERLOADED, 0, K3);
+	ir_outcome(&pt, &d, &o);
+	ir_truth_add(&t, &pt, &ctx, &d, &o, false);
+	/* 7: kernel pulled the task waiting on ring 0 (SMT); the model too */
+	pt = probed(300 * US, 1, 5 * US, 1, 1);
+	pt.ring[0] = (struct ir_cand){ .pid = 21, .cpu = 1, .src_nr_running = 2, .gain_ns = 10 };
+	pt.ring[1].pid = -1;
+	d = dec_of(IR_BAIL_NONE, 3, K3);
+	ir_outcome(&pt, &d, &o);
+	ir_truth_add(&t, &pt, &ctx, &d, &o, false);
+	/* 8: the probe's avg_idle is 0: no relative error; below the cost, the
+	 * kernel bailed, the model did not */
+	pt = probed(0, 1, 5 * US, -1, 0);
+	ir_outcome(&pt, &d, &o);
+	ir_truth_add(&t, &pt, &ctx, &d, &o, false);
 
-	assert_int_equal(t.err_n, 4);
-	assert_int_equal(t.ovl_n, 4);
-	assert_int_equal(t.ovl_agree, 3);
-	assert_int_equal(t.bail_n, 4);
-	assert_int_equal(t.bail_agree, 2);	/* 2 and 3 disagree (3: kernel bailed, !overload) */
-	assert_int_equal(t.pull_obs, 2);
-	assert_int_equal(t.pull_pred, 2);
-	assert_int_equal(t.pull_tp, 1);
+	assert_int_equal(t.err_n, 6);
+	assert_int_equal(t.ovl_n, 7);
+	assert_int_equal(t.ovl_agree, 5);	/* 3 and 6 disagree */
+	assert_int_equal(t.bail_n, 7);
+	assert_int_equal(t.bail_agree, 4);	/* 2, 3 and 8 disagree */
+	assert_int_equal(t.pull_obs, 3);
+	assert_int_equal(t.pull_pred, 3);
+	assert_int_equal(t.pull_tp, 2);
 	assert_int_equal(t.actual[IR_LVL_MC], 2);
-	assert_int_equal(t.actual[IR_LVL_SMT], 0);
-	/* errors 0, 0, 0.5, 1.0: median in the first bin, p90 the last */
+	assert_int_equal(t.actual[IR_LVL_SMT], 1);
+	/* errors 0, 0, 0, 0, 0.5, 1.0: median in the first bin, p90 the last */
 	assert_float_equal(ir_truth_err_quantile(&t, 0.5), 1.0 / IR_TRUTH_BINS, 1e-12);
 	assert_float_equal(ir_truth_err_quantile(&t, 0.75), 0.5 + 1.0 / IR_TRUTH_BINS, 1e-9);
 	assert_true(ir_truth_err_quantile(&t, 0.9) >= 1.0);	/* the ">= 100 %" bin */
