@@ -297,6 +297,11 @@ static void test_report_truth(void **state)
 	assert_float_equal(ir_truth_err_quantile(&t, 0.5), 1.0 / IR_TRUTH_BINS, 1e-12);
 	assert_float_equal(ir_truth_err_quantile(&t, 0.75), 0.5 + 1.0 / IR_TRUTH_BINS, 1e-9);
 	assert_true(ir_truth_err_quantile(&t, 0.9) >= 1.0);	/* the ">= 100 %" bin */
+	/* q = 0 is the smallest sample's bin, not an empty one below it */
+	memset(&t, 0, sizeof(t));
+	t.err_bins[IR_TRUTH_BINS / 2] = 1;
+	t.err_n = 1;
+	assert_float_equal(ir_truth_err_quantile(&t, 0.0), 0.5 + 1.0 / IR_TRUTH_BINS, 1e-9);
 	memset(&t, 0, sizeof(t));
 	assert_float_equal(ir_truth_err_quantile(&t, 0.5), -1, 0);
 }
