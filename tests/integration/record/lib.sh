@@ -36,7 +36,9 @@ our_instances() {
 	for d in "$TRACEFS"/instances/idlereplay-*; do
 		[ -d "$d" ] || continue
 		pid=${d##*-}
-		if [ "$(cat /proc/$pid/comm 2>/dev/null)" != idlereplay ]; then
+		# a live process still owns it (a recorder, or one under valgrind,
+		# whose comm is memcheck's): not left behind
+		if [ ! -d "/proc/$pid" ]; then
 			echo "${d##*/}"
 		fi
 	done
