@@ -22,7 +22,10 @@ case "${1:-}" in [0-9]*) secs=$1; shift ;; esac
 [ "${1:-}" = "--" ] && shift
 [ "$targets" = all ] && targets="reader state"
 
-command -v clang >/dev/null || { echo "fuzz: clang not installed" >&2; exit 77; }
+command -v clang >/dev/null || {
+	# scripts/setup.sh installs clang: in CI its absence is a failure
+	[ "${CI:-}" = true ] && { echo "fuzz: clang not installed (scripts/setup.sh installs it)" >&2; exit 1; }
+	echo "fuzz: SKIP: clang not installed (scripts/setup.sh installs it)" >&2; exit 77; }
 out=${FUZZ_OUT:-build-fuzz}
 mkdir -p "$out"
 pc=$(pkg-config --cflags --libs libtracecmd libtraceevent libzstd)

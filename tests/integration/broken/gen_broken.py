@@ -17,6 +17,7 @@ that flips hit ring-buffer pages and not zstd frames.
 """
 import argparse
 import os
+import sys as _s; _s.flags.optimize and _s.exit("FAIL: python -O would strip this check's asserts")
 import random
 import shutil
 import struct
@@ -155,7 +156,10 @@ def truncations(g, tag, b, regions):
         g.put(f"{tag}-trunc-{c}", b[:c], "bad", f"truncated at {c} of {len(b)}")
 
 
-def flips(g, tag, b, rnd, lo, hi, n, label):
+def flips(g, tag, b, rnd, lo, hi, n, label, header_end=0):
+    """n variants with 1-8 random bits flipped in [lo, hi).  A flip in the
+    file header (magic, version, endianness, long size, page size: bytes
+    before header_end) is detectable: that variant must be rejected."""
     hi = min(hi, len(b))
     if hi <= lo:
         return
@@ -167,8 +171,20 @@ def flips(g, tag, b, rnd, lo, hi, n, label):
             pos = rnd.randrange(lo, hi)
             m[pos] ^= 1 << rnd.randrange(8)
             where.append(pos)
-        g.put(f"{tag}-flip-{label}-{i}", bytes(m), "any",
-              f"{k} bit(s) flipped in {label} at {where}")
+        hit = any(w < header_end for w in where) and bytes(m[:header_end]) != b[:header_end]
+        g.put(f"{tag}-flip-{label}-{i}", bytes(m), "bad" if hit else "any",
+              f"{k} bit(s) flipped in {label} at {where}" + (" (file header: detectable)" if hit else ""))
+
+
+def header_flips(g, tag, b, header_end):
+    """Every byte of the file header, low and high bit: each is checked by
+    the reader (magic, "tracing", version, endianness, long size, page
+    size), so each variant must be rejected."""
+    for pos in range(header_end):
+        for bit in (0, 7):
+            m = bytearray(b)
+            m[pos] ^= 1 << bit
+            g.put(f"{tag}-hdrflip-{pos}-{bit}", bytes(m), "bad", f"file header byte {pos} bit {bit} flipped")
 
 
 def page_damage(g, tag, b, regions, page, rnd):
@@ -221,8 +237,10 @@ def generate(traces, sink, workdir):
         tag = os.path.splitext(os.path.basename(src))[0]
         b = open(src, "rb").read()
         ver, page, regions = layout(b)
+        header_end = sum(size for label, off, size in regions if label == "header")
         truncations(g, tag, b, regions)
-        flips(g, tag, b, rnd, 0, 65536, 10, "head64k")
+        header_flips(g, tag, b, header_end)
+        flips(g, tag, b, rnd, 0, 65536, 10, "head64k", header_end)
         for label, off, size in regions:
             if label in ("headers", "event-formats", "options"):
                 flips(g, f"{tag}-{label}-{off}", b, rnd, off, off + size, 2, label)

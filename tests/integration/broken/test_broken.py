@@ -81,10 +81,11 @@ def check(exe, work, name, data, expect, what):
 
 
 def main():
-    exe, traces = sys.argv[1], [t for t in sys.argv[2:] if os.path.exists(t)]
-    if not traces:
-        print("no real traces found: skipped")
-        return 77
+    exe, traces = sys.argv[1], sys.argv[2:]
+    missing = [t for t in traces if not os.path.exists(t)]
+    if missing or not traces:
+        print(f"FAIL: test traces missing: {missing or 'none given'}")
+        return 1
     work = tempfile.mkdtemp(prefix="ir-broken-")
     fails, stats, lock = [], {"0": 0, "2": 0}, threading.Lock()
     msgs = {}

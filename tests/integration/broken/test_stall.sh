@@ -6,7 +6,7 @@
 set -u
 IR=${IDLEREPLAY:?}
 T=${IR_TRACES:?}/vm-numa/a_hackbench_proc_sockets.dat
-[ -f "$T" ] || { echo "SKIP: no $T"; exit 77; }
+[ -f "$T" ] || { echo "FAIL: test trace $T missing"; exit 1; }
 WORK=$(mktemp -d /tmp/ir-stall-test.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 cp "$T" "$WORK/t.dat" && T=$WORK/t.dat	# a path only our processes name

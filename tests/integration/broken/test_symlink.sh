@@ -7,7 +7,7 @@
 set -u
 IR=${IDLEREPLAY:?}
 T=${IR_TRACES:?}/host-pipe.dat
-[ -f "$T" ] || { echo "SKIP: no $T"; exit 77; }
+[ -f "$T" ] || { echo "FAIL: test trace $T missing"; exit 1; }
 WORK=$(mktemp -d /tmp/ir-symlink-test.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }

@@ -8,7 +8,7 @@
 set -u
 IR=${IDLEREPLAY:?}
 TRACES=${IR_TRACES:?}
-command -v valgrind >/dev/null || { echo "SKIP: needs valgrind"; exit 77; }
+command -v valgrind >/dev/null || { [ "${CI:-}" = true ] && { echo "FAIL: valgrind missing (scripts/setup.sh installs it)"; exit 1; }; echo "SKIP: needs valgrind (scripts/setup.sh installs it)"; exit 77; }
 WORK=$(mktemp -d /tmp/ir-vg-test.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 VG=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect
@@ -35,7 +35,7 @@ for f in "$TRACES"/host-hackbench.dat "$TRACES"/host-pipe.dat "$TRACES"/vm-numa/
 	n=$((n + 1))
 	run 0 "$f"
 done
-[ "$n" -gt 0 ] || { echo "SKIP: no real traces in $TRACES"; exit 77; }
+[ "$n" -gt 0 ] || { echo "FAIL: no test traces in $TRACES"; exit 1; }
 f=$TRACES/host-pipe.dat
 run 0 "$f" IDLEREPLAY_IN_PROCESS=1
 # broken: cut in the options, cut in the data, not a trace, sched_switch missing

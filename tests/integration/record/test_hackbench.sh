@@ -1,7 +1,7 @@
 #!/bin/bash
 # Record hackbench: valid trace, plausible counts, exit status of the command.
 . "$(dirname "$0")/lib.sh"
-command -v hackbench >/dev/null || skip "needs hackbench (rt-tests)"
+command -v hackbench >/dev/null || missing_tool "needs hackbench (rt-tests)"
 out=$WORK/hb.dat
 "$IR" record -o "$out" -- hackbench -g 2 -l 200 >/dev/null 2>"$WORK/err"
 rc=$?
@@ -15,6 +15,17 @@ echo "switch=$sw waking=$wk wakeup=$wu fork=$fk exit=$ex"
 [ "$sw" -gt 1000 ] || fail "only $sw sched_switch"
 [ "$wk" -gt 500 ] && [ "$wu" -gt 500 ] || fail "too few wakeups ($wk/$wu)"
 [ "$fk" -ge 40 ] && [ "$ex" -ge 40 ] || fail "fork/exit counts $fk/$ex < 40"
+# Every event the recorder requires (record/events.c) is in the trace: 40
+# hackbench processes on 2 CPUs are placed and balanced across them, and
+# hackbench itself was exec'd.
+if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; then
+	for e in sched_switch sched_migrate_task sched_wakeup sched_wakeup_new sched_waking \
+	         sched_process_fork sched_process_exit sched_process_exec; do
+		[ "$(count_event $e)" -gt 0 ] || fail "no $e event in a 2-CPU hackbench"
+	done
+else
+	echo "note: one CPU online: sched_migrate_task not required"
+fi
 grep -q "hackbench" "$WORK/report" || fail "no hackbench task in the trace"
 # The summary line and the trace agree on the number of events.
 total=$(grep -cE '\[[0-9]+\] +[0-9]+\.[0-9]+: [a-z_]+:' "$WORK/report")

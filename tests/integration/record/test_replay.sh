@@ -3,7 +3,7 @@
 # topology, kernel release and loss figures it carries, and agrees with
 # trace-cmd report on the events.
 . "$(dirname "$0")/lib.sh"
-command -v hackbench >/dev/null || skip "needs hackbench (rt-tests)"
+command -v hackbench >/dev/null || missing_tool "needs hackbench (rt-tests)"
 out=$WORK/hb.dat
 "$IR" record -o "$out" -- sh -c 'hackbench -g 2 -l 300; sleep 0.2' >/dev/null 2>"$WORK/err" || fail "record: $(cat "$WORK/err")"
 check_clean "$out"

@@ -5,6 +5,7 @@ comm[16] fields, `success` in sched_wakeup, and prev_state shifted by one bit
 is built byte by byte after trace-cmd.dat.v6(5) and the ring-buffer page
 layout of its header_page; trace-cmd report reads it (the test checks)."""
 import struct, sys
+import sys as _s; _s.flags.optimize and _s.exit("FAIL: python -O would strip this check's asserts")
 
 HEADER_PAGE = (b"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
                b"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"

@@ -4,7 +4,7 @@
 set -uo pipefail
 : "${IDLEREPLAY:?}" "${TRACES:?}"
 real=$TRACES/host-pipe.dat
-[ -f "$real" ] || { echo "SKIP: $real missing"; exit 77; }
+[ -f "$real" ] || { echo "FAIL: test trace $real missing"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0

@@ -13,6 +13,7 @@ for f in "$src" "$WORK/v6.dat" "$WORK/v7.dat"; do
 	"$IR" replay "$f" --json "$WORK/$(basename "$f").json" --quiet || fail "replay $f"
 done
 python3 - "$WORK/host-hackbench.dat.json" "$WORK/v6.dat.json" "$WORK/v7.dat.json" <<'PY' || exit 1
+import sys as _s; _s.flags.optimize and _s.exit("FAIL: python -O would strip this check's asserts")
 import json, sys
 docs = [json.load(open(p)) for p in sys.argv[1:]]
 versions = [d["trace"]["file_version"] for d in docs]

@@ -13,6 +13,7 @@ trace-cmd report -i "$WORK/v415.dat" >"$WORK/report" 2>&1 || fail "trace-cmd can
 [ "$(grep -c 'sched_switch:' "$WORK/report")" = 6 ] || fail "trace-cmd sees $(grep -c 'sched_switch:' "$WORK/report") switches"
 "$IR" replay "$WORK/v415.dat" --json "$WORK/r.json" --quiet || fail "replay"
 python3 - "$WORK/r.json" <<'PY' || exit 1
+import sys as _s; _s.flags.optimize and _s.exit("FAIL: python -O would strip this check's asserts")
 import json, sys
 d = json.load(open(sys.argv[1]))
 t, o = d["trace"], d["observed"]

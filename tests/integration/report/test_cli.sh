@@ -5,10 +5,10 @@
 . "$(dirname "$0")/lib.sh"
 
 expect 0 "$IR" replay "$SAMPLE" --quiet --json "$WORK/sample.json"
-"$VALIDATE" "$SCHEMA" "$WORK/sample.json" "$FIX/host-a.json" "$FIX/host-b.json" "$FIX/minimal.json" ||
+"$VALIDATE" --every-key-required "$SCHEMA" "$WORK/sample.json" "$FIX/host-a.json" "$FIX/host-b.json" "$FIX/minimal.json" ||
 	fail "schema validation"
 # JSON on stdout validates too
-"$IR" replay "$SAMPLE" --json - | "$VALIDATE" "$SCHEMA" - || fail "schema validation (stdout)"
+"$IR" replay "$SAMPLE" --json - | "$VALIDATE" --every-key-required "$SCHEMA" - || fail "schema validation (stdout)"
 
 for f in "$WORK/sample.json" "$FIX/host-a.json" "$FIX/minimal.json"; do
 	expect 0 "$IR" report "$f"

@@ -4,8 +4,8 @@
 # Screenshots are kept in $IR_SCREENSHOT_DIR when set (to look at them).
 . "$(dirname "$0")/lib.sh"
 
-CHROMIUM=$(command -v chromium || command -v chromium-browser) || skip "needs chromium"
-[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import PIL' 2>/dev/null || skip "needs python3-pil"
+CHROMIUM=$(command -v chromium || command -v chromium-browser) || missing_tool "needs chromium"
+[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import PIL' 2>/dev/null || missing_tool "needs python3-pil"
 
 chrome() {
 	local profile
@@ -31,6 +31,7 @@ for name in host-a sample minimal; do
 	chrome --screenshot="$WORK/$name.png" --window-size=1280,2000 "file://$WORK/$name.html" \
 		>/dev/null 2>"$WORK/$name.shot.log" || { cat "$WORK/$name.shot.log" >&2; fail "$name: screenshot"; }
 	/usr/bin/python3 - "$WORK/$name.png" <<'PY' || fail "$name: screenshot looks blank"
+import sys as _s; _s.flags.optimize and _s.exit("FAIL: python -O would strip this check's asserts")
 import sys
 from PIL import Image
 im = Image.open(sys.argv[1]).convert("RGB")

@@ -395,7 +395,206 @@ static void test_bump(void **state)
 	assert_true(o.pulled);
 	ir_policy_update(&c, &p, &d, &o, &st);
 	assert_int_equal(st.max_newidle_lb_cost[0], 494338);
-	/* mainline keeps no state: the same points never bail */
+	ir_policy_state_free(&st);
+	/* mainline keeps no state: at 300 us the same point never bails, and
+	 * tries every level each time, however often it is asked */
+	assert_int_equal(ir_policy_parse("mainline", &p, NULL, 0), 0);
+	assert_int_equal(ir_policy_state_init(&st, &p, 1), 0);
+	c.avg_idle = 300 * US;
+	pt.ring[0].pid = -1;
+	for (int i = 0; i < 20; i++) {
+		ir_decide(&c, &p, &st, &d);
+		assert_int_equal(d.bail, IR_BAIL_NONE);
+		assert_int_equal(d.nr_tried, 1);
+		ir_outcome(&pt, &d, &o);
+		ir_policy_update(&c, &p, &d, &o, &st);
+	}
+	ir_policy_state_free(&st);
+}
+
+/* ir_evaluate(): every policy decides, is evaluated, and the learning ones
+ * learn, in one call per point.  bump's failed walks raise its costs until
+ * it bails where mainline, with the same parameters, still tries. */
+static void test_evaluate(void **state)
+{
+	struct ir_policy_run runs[2];
+	struct ir_point pt = { .ts = 10, .cpu = 1, .avg_idle = 60 * US, .overload = true, .nr_levels = 1,
+			       .ring = { { .pid = -1, .cpu = -1 } } };
+	struct ir_decision d[2];
+	struct ir_outcome o[2];
+
+	(void)state;
+	assert_int_equal(ir_policy_parse("mainline", &runs[0].p, NULL, 0), 0);
+	assert_int_equal(ir_policy_parse("bump", &runs[1].p, NULL, 0), 0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(ir_policy_state_init(&runs[i].st, &runs[i].p, 2), 0);
+	/* flat (no domains): one MC level at 20 us; 60 us of avg_idle pays
+	 * for it until bump has raised it twice: 20, 30, 45, 67.5 */
+	for (int i = 0; i < 3; i++) {
+		ir_evaluate(&pt, NULL, runs, 2, d, o);
+		assert_int_equal(d[0].bail, IR_BAIL_NONE);
+		assert_int_equal(d[1].bail, IR_BAIL_NONE);
+		assert_int_equal(o[1].attempts, 1);
+		pt.ts += 10;
+	}
+	ir_evaluate(&pt, NULL, runs, 2, d, o);
+	assert_int_equal(d[0].bail, IR_BAIL_NONE);
+	assert_int_equal(d[1].bail, IR_BAIL_LOWEST_COST);
+	assert_int_equal(runs[1].st.max_newidle_lb_cost[1 * IR_MAX_LEVELS], 67500);
+	for (int i = 0; i < 2; i++)
+		ir_policy_state_free(&runs[i].st);
+}
+
+/* Boundaries: the kernel's tests are strict '<', so a value exactly at the
+ * threshold passes (v4.15 idle_balance(): "this_rq->avg_idle <
+ * sysctl_sched_migration_cost" bails; "avg_idle < curr_cost +
+ * sd->max_newidle_lb_cost" stops the walk). */
+static void test_thresholds(void **state)
+{
+	static const int lv[3] = { 0, 1, 2 };
+	struct ir_decision_ctx c = ctx3(500 * US, true);
+	struct ir_decision d;
+
+	(void)state;
+	d = decide("baseline", &c);
+	expect_tried(&d, 3, lv, -1);
+	c.avg_idle = 500 * US - 1;
+	d = decide("baseline", &c);
+	assert_int_equal(d.bail, IR_BAIL_MIGRATION_COST);
+	/* the walk: SMT 5 + MC 20 + NUMA 100 = 125 us exactly reaches NUMA */
+	c.avg_idle = 125 * US;
+	d = decide("no-check", &c);
+	expect_tried(&d, 3, lv, -1);
+	c.avg_idle = 125 * US - 1;
+	d = decide("no-check", &c);
+	expect_tried(&d, 2, lv, 2);
+	/* mainline's bail: avg_idle < the lowest domain's cost (5 us) */
+	c.avg_idle = 5 * US;
+	d = decide("mainline", &c);
+	assert_int_equal(d.bail, IR_BAIL_NONE);
+	c.avg_idle = 5 * US - 1;
+	d = decide("mainline", &c);
+	assert_int_equal(d.bail, IR_BAIL_LOWEST_COST);
+	/* no domains at all (this_rq->sd NULL): v5.16 newidle_balance() tests
+	 * "sd && avg_idle < sd->max_newidle_lb_cost": no cost bail */
+	c.nr_levels = 0;
+	c.avg_idle = 1;
+	d = decide("mainline", &c);
+	assert_int_equal(d.bail, IR_BAIL_NONE);
+	assert_int_equal(d.nr_tried, 0);
+	c.nr_levels = 3;
+	/* domain-cost adds the level's own cost: SMT 5 + 0, MC 25 + 500 */
+	c.avg_idle = 525 * US;
+	d = decide("domain-cost", &c);
+	assert_int_equal(d.nr_tried, 2);
+	c.avg_idle = 525 * US - 1;
+	d = decide("domain-cost", &c);
+	assert_int_equal(d.nr_tried, 1);
+	assert_int_equal(d.stop_level, 1);
+}
+
+/* Equally busy candidates on two rings: the nearer one is pulled
+ * (find_busiest_group() scans the child groups of the level; the task on
+ * the nearer CPU is also in the level's span: our rule is "busiest source
+ * rq, then nearest ring"), and the pull counts at the level that tried. */
+static void test_equal_candidates(void **state)
+{
+	struct ir_point pt = point3();
+	struct ir_decision d = { .nr_tried = 1, .tried = { 2 }, .kind = { IR_LVL_NUMA },
+				 .cost = { 100 * US }, .stop_level = -1 };
+	struct ir_outcome o;
+
+	(void)state;
+	pt.ring[0] = (struct ir_cand){ .pid = 7, .cpu = 1, .src_nr_running = 3, .gain_ns = 1000 };
+	pt.ring[1] = (struct ir_cand){ .pid = 10, .cpu = 2, .src_nr_running = 3, .gain_ns = 40000 };
+	pt.ring[2] = (struct ir_cand){ .pid = 20, .cpu = 5, .src_nr_running = 3, .gain_ns = 90000 };
+	ir_outcome(&pt, &d, &o);
+	assert_true(o.pulled);
+	assert_int_equal(o.pid, 7);
+	assert_int_equal(o.from_cpu, 1);
+	assert_int_equal(o.level, 2);
+	assert_int_equal(o.level_kind, IR_LVL_NUMA);
+	assert_int_equal(o.idle_recovered_ns, 1000);
+	/* one more task on ring 1's CPU: it is busier, it wins */
+	pt.ring[1].src_nr_running = 4;
+	ir_outcome(&pt, &d, &o);
+	assert_int_equal(o.pid, 10);
+	assert_int_equal(o.idle_recovered_ns, 40000);
+	/* tried SMT (nothing) then MC: pulled at MC, two attempts */
+	pt.ring[0].pid = -1;
+	d = (struct ir_decision){ .nr_tried = 3, .tried = { 0, 1, 2 },
+				  .kind = { IR_LVL_SMT, IR_LVL_MC, IR_LVL_NUMA },
+				  .cost = { 5 * US, 20 * US, 100 * US }, .stop_level = -1 };
+	ir_outcome(&pt, &d, &o);
+	assert_int_equal(o.level, 1);
+	assert_int_equal(o.level_kind, IR_LVL_MC);
+	assert_int_equal(o.attempts, 2);
+	assert_int_equal(o.cost_ns, 25 * US);
+	assert_int_equal(o.attempt_cost[0], 5 * US);
+}
+
+/* The die of v6.19 33cf66d88306 sched_balance_newidle(), thrown at each
+ * level in turn: "d1k = sched_rng() % 1024; if (d1k > (1 + sd->newidle_ratio))
+ * continue;" -- a level is balanced when the die is <= 1 + ratio.  The
+ * sequence of dice for seed 42 is computed here by its own splitmix64
+ * (cpumask.h's generator, written out again), and the ratio is set to the
+ * die minus one (balanced: equal) or minus two (skipped: one over). */
+static uint32_t splitmix(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return (uint32_t)((z ^ (z >> 31)) >> 32);
+}
+
+static void test_ni_random_dice(void **state)
+{
+	/* the first dice of seed 42 (worked out separately, in Python) */
+	static const uint32_t want[6] = { 550, 819, 855, 511, 90, 506 };
+	struct ir_policy_params p;
+	struct ir_policy_state st;
+	struct ir_decision_ctx c = ctx3(10000 * US, true);
+	uint64_t x = 42;
+
+	(void)state;
+	assert_int_equal(ir_policy_parse("proportional:seed=42", &p, NULL, 0), 0);
+	assert_int_equal(ir_policy_state_init(&st, &p, 1), 0);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(splitmix(&x) % 1024, want[i]);
+	for (int round = 0; round < 2; round++) {
+		struct ir_decision d;
+		const uint32_t *die = want + 3 * round;
+
+		/* round 0: SMT equal (balanced), MC one over (skipped), NUMA equal;
+		 * round 1: the reverse */
+		for (int l = 0; l < 3; l++)
+			st.newidle_ratio[l] = die[l] - ((l == 1) == (round == 0) ? 2 : 1);
+		ir_decide(&c, &p, &st, &d);
+		if (round == 0) {
+			assert_int_equal(d.nr_tried, 2);
+			assert_int_equal(d.tried[0], 0);
+			assert_int_equal(d.tried[1], 2);
+			assert_int_equal(d.nr_skipped, 1);
+			assert_int_equal(d.skipped[0], 1);
+		} else {
+			assert_int_equal(d.nr_tried, 1);
+			assert_int_equal(d.tried[0], 1);
+			assert_int_equal(d.nr_skipped, 2);
+			assert_int_equal(d.skipped[0], 0);
+			assert_int_equal(d.skipped[1], 2);
+		}
+		/* the update advances the generator by the dice thrown: 3 */
+		{
+			struct ir_point pt = point3();
+			struct ir_outcome o;
+
+			pt.ring[1].pid = pt.ring[2].pid = -1;
+			ir_outcome(&pt, &d, &o);
+			ir_policy_update(&c, &p, &d, &o, &st);
+		}
+	}
+	assert_int_equal(st.rng, x);
 	ir_policy_state_free(&st);
 }
 
@@ -410,6 +609,10 @@ int main(void)
 		cmocka_unit_test(test_proportional),
 		cmocka_unit_test(test_proportional_counters),
 		cmocka_unit_test(test_bump),
+		cmocka_unit_test(test_thresholds),
+		cmocka_unit_test(test_evaluate),
+		cmocka_unit_test(test_equal_candidates),
+		cmocka_unit_test(test_ni_random_dice),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

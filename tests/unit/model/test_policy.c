@@ -94,6 +94,9 @@ static void test_errors(void **state)
 		     "policy baseline: bad value '-5' for mc.max_newidle_lb_cost (ns, or with ns/us/ms/s)");
 	expect_error("domain-cost:preset=best", "policy domain-cost: unknown preset 'best' (retest, cover, rfc1, sysctl)");
 	expect_error("no-check:x", "policy no-check: expected key=value, got 'x'");
+	/* a bad preset after a good one is still an error */
+	expect_error("domain-cost:preset=cover,preset=best",
+		     "policy domain-cost: unknown preset 'best' (retest, cover, rfc1, sysctl)");
 }
 
 /* One parser for every duration, options and policy parameters alike. */
@@ -125,6 +128,33 @@ static void test_durations(void **state)
 	assert_int_equal(ir_parse_duration("5min", 1000000000ull, &v), -1);
 }
 
+/* The recording kernel's policy: from its release (c5b0a7eefc70 in v5.16,
+ * 155213a2aed4 in v6.17, 33cf66d88306 in v6.19) and, when the metadata has
+ * it, the sched_features line (a whole word NI_RANDOM or NO_NI_RANDOM). */
+static void test_policy_for_kernel(void **state)
+{
+	(void)state;
+	assert_int_equal(ir_policy_for_kernel(4, 15, NULL), IR_POL_BASELINE);
+	assert_int_equal(ir_policy_for_kernel(5, 15, NULL), IR_POL_BASELINE);
+	assert_int_equal(ir_policy_for_kernel(5, 16, NULL), IR_POL_MAINLINE);
+	assert_int_equal(ir_policy_for_kernel(6, 16, NULL), IR_POL_MAINLINE);
+	assert_int_equal(ir_policy_for_kernel(6, 17, NULL), IR_POL_BUMP);
+	assert_int_equal(ir_policy_for_kernel(6, 18, NULL), IR_POL_BUMP);
+	assert_int_equal(ir_policy_for_kernel(6, 19, NULL), IR_POL_PROPORTIONAL);
+	assert_int_equal(ir_policy_for_kernel(7, 0, NULL), IR_POL_PROPORTIONAL);
+	assert_int_equal(ir_policy_for_kernel(-1, -1, NULL), IR_POL_MAINLINE);
+	/* a backport: 6.1 with NI_RANDOM on */
+	assert_int_equal(ir_policy_for_kernel(6, 1, "GENTLE_FAIR_SLEEPERS NI_RANDOM WA_BIAS"),
+			 IR_POL_PROPORTIONAL);
+	assert_int_equal(ir_policy_for_kernel(6, 1, "NI_RANDOM"), IR_POL_PROPORTIONAL);
+	/* the feature off: the release decides between bump and mainline */
+	assert_int_equal(ir_policy_for_kernel(6, 19, "WA_BIAS NO_NI_RANDOM"), IR_POL_BUMP);
+	assert_int_equal(ir_policy_for_kernel(6, 1, "NO_NI_RANDOM UTIL_EST"), IR_POL_MAINLINE);
+	/* only whole words count */
+	assert_int_equal(ir_policy_for_kernel(6, 1, "XNI_RANDOM NI_RANDOMX"), IR_POL_MAINLINE);
+	assert_int_equal(ir_policy_for_kernel(4, 15, "UTIL_EST"), IR_POL_BASELINE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -132,6 +162,7 @@ int main(void)
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_durations),
+		cmocka_unit_test(test_policy_for_kernel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

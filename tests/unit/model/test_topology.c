@@ -50,6 +50,15 @@ static void test_cpulist(void **state)
 	(void)state;
 	assert_int_equal(ir_cpulist_parse("0-3,8-11,70", 11, m, 128), 0);
 	assert_int_equal(ir_cpulist_format(m, 128, buf, sizeof(buf)), 0);
+	{
+		/* too small a buffer: an error, and nothing written past it */
+		char small[16];
+
+		memset(small, 'x', sizeof(small));
+		assert_int_equal(ir_cpulist_format(m, 128, small, 4), -1);
+		for (size_t i = 4; i < sizeof(small); i++)
+			assert_int_equal(small[i], 'x');
+	}
 	assert_string_equal(buf, "0-3,8-11,70");
 	assert_int_equal(ir_cpulist_parse("5", 1, m, 128), 0);
 	assert_int_equal(m[0], 1u << 5);
@@ -200,6 +209,17 @@ static void test_spec_strings(void **state)
 	d = domains_of("sockets=1,cores=8,threads=2,clusters=2");
 	levels_of(d, 3, buf, sizeof(buf));
 	assert_string_equal(buf, "SMT{2-3} CLS{0-7} MC{0-15}");
+	ir_domains_free(d);
+	/* a cluster as wide as the LLC adds nothing: CLS goes, MC stays
+	 * (x86 cpu_clustergroup_mask(): CLS only where it differs from MC) */
+	d = domains_of("smt=0-1,2-3;cls=0-3;mc=0-3");
+	levels_of(d, 2, buf, sizeof(buf));
+	assert_string_equal(buf, "SMT{2-3} MC{0-3}");
+	ir_domains_free(d);
+	/* eight nodes: 64 distances, two distinct (10, 20): one NUMA level */
+	d = domains_of("sockets=8,cores=2,nodes=8");
+	levels_of(d, 5, buf, sizeof(buf));
+	assert_string_equal(buf, "MC{4-5} NUMA{0-15}");
 	ir_domains_free(d);
 	/* explicit levels, '+' joins ranges of one group */
 	d = domains_of("smt=0-1,2-3,4-5,6-7;mc=0-1+4-5,2-3+6-7;numa=0-7");

@@ -251,6 +251,31 @@ static void test_idle_while_waiting(void **state)
 	ir_state_free(s);
 }
 
+/* Thousands of tasks (the task table grows and its chains are shared):
+ * each is woken onto CPU 1's queue, then runs there and blocks.  Every one
+ * must be found again, so the queue ends empty. */
+static void test_many_tasks(void **state)
+{
+	struct ir_state *s = mk(2, NULL, NULL, NULL);
+	const int n = 3000;
+	uint64_t ts = T0;
+
+	(void)state;
+	sw(s, ts, 1, 0, S_RUN, 100);
+	other(s, ts, 0, 0);
+	for (int i = 0; i < n; i++)
+		wake(s, ++ts, 0, 0, 1000 + 7 * i, 1);
+	assert_int_equal(ir_state_nr_running(s, 1), n + 1);
+	for (int i = 0; i < n; i++) {
+		int prev = i ? 1000 + 7 * (i - 1) : 100;
+
+		sw(s, ++ts, 1, prev, S_SLEEP, 1000 + 7 * i);
+		assert_int_equal(ir_state_nr_running(s, 1), n - i);
+	}
+	assert_int_equal(ir_state_curr(s, 1), 1000 + 7 * (n - 1));
+	ir_state_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_overload),
 		cmocka_unit_test(test_nr_running),
 		cmocka_unit_test(test_idle_while_waiting),
+		cmocka_unit_test(test_many_tasks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

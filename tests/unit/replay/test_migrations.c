@@ -142,6 +142,29 @@ static void test_newidle_pull_between_probes(void **state)
 	ir_state_free(s);
 }
 
+/* A probe belongs to one newidle call: the next point on that CPU, with no
+ * probe of its own, does not reuse it. */
+static void test_probe_used_once(void **state)
+{
+	struct pts pts;
+	struct ir_state *s = busy2(&pts, 2);
+
+	(void)state;
+	probe(s, T0 + 9 * US, 0, 100, true);
+	probe(s, T0 + 11 * US, 0, 100, false);
+	sw(s, T0 + 12 * US, 0, 100, S_SLEEP, 0);
+	wake(s, T0 + 50 * US, 0, 0, 100, 0);
+	sw(s, T0 + 51 * US, 0, 0, S_RUN, 100);
+	sw(s, T0 + 80 * US, 0, 100, S_SLEEP, 0);
+	ir_state_finish(s, T0 + 100 * US);
+	assert_int_equal(pts.n, 2);
+	assert_true(pts.p[0].has_probe);
+	assert_false(pts.p[1].has_probe);
+	assert_int_equal(pts.p[1].probe_ret, -1);
+	assert_int_equal(ir_state_observed(s)->probe_matched, 1);
+	ir_state_free(s);
+}
+
 /* c's task woke 201 onto CPU 1 (no migration), later c pulls it as its task
  * blocks: the earlier sched_waking on c must not make the pull a wakeup. */
 static void test_newidle_pull_after_waking(void **state)
@@ -338,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_stale_waking_not_wakeup),
 		cmocka_unit_test(test_newidle_pull),
 		cmocka_unit_test(test_newidle_pull_between_probes),
+		cmocka_unit_test(test_probe_used_once),
 		cmocka_unit_test(test_newidle_pull_after_waking),
 		cmocka_unit_test(test_active_twice),
 		cmocka_unit_test(test_periodic_busy),

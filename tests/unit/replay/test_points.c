@@ -216,6 +216,26 @@ static int32_t cand_case(const char *comm, int prio, uint64_t ran_at)
 	return pid;
 }
 
+/* 201 (comm) is first seen as the preempted prev of CPU 1's first switch,
+ * long before CPU 0 goes idle: its comm is known from that switch only. */
+static int32_t cand_prev_only(const char *comm)
+{
+	struct pts pts;
+	struct ir_state *s = mk(2, NULL, NULL, &pts);
+	uint64_t b = T0 + 1 * MS;
+	int32_t pid;
+
+	sw(s, T0, 0, 0, S_RUN, 100);
+	swc(s, T0 + 1 * US, 1, 201, comm, S_PRE, 200, "task");
+	assert_int_equal(ir_state_nr_running(s, 1), 2);
+	sw(s, b, 0, 100, S_SLEEP, 0);
+	ir_state_finish(s, b + 1 * MS);
+	assert_int_equal(pts.n, 1);
+	pid = pts.p[0].ring[0].pid;
+	ir_state_free(s);
+	return pid;
+}
+
 static void test_not_candidates(void **state)
 {
 	uint64_t b = T0 + 1 * MS;
@@ -228,6 +248,9 @@ static void test_not_candidates(void **state)
 	assert_int_equal(cand_case("ksoftirqd/1", 120, b - 600 * US), -1);
 	assert_int_equal(cand_case("ksoftirqd/1", 120, 0), -1);
 	assert_int_equal(cand_case("kworker/1:2", 120, 0), -1);
+	/* known only as a switch's prev: still pinned */
+	assert_int_equal(cand_prev_only("kworker/1:2"), -1);
+	assert_int_equal(cand_prev_only("task"), 201);
 	/* an unbound kworker is not pinned */
 	assert_int_equal(cand_case("kworker/u8:1", 120, 0), 201);
 	/* cache hot: ran less than sched_migration_cost (500 us) before */
@@ -262,6 +285,9 @@ static void test_pulled_point(void **state)
 	assert_int_equal(pts.p[0].ring[0].pid, 201);
 	assert_int_equal(pts.p[0].ring[0].cpu, 1);
 	assert_int_equal(pts.p[0].ring[0].gain_ns, 40 * US);
+	/* the source as load_balance() saw it, before the pull: 200 running,
+	 * 201 queued (the migrate event has already dequeued 201) */
+	assert_int_equal(pts.p[0].ring[0].src_nr_running, 2);
 	assert_int_equal(ir_state_curr(s, 0), 201);
 	ir_state_finish(s, c + 100 * US);
 	/* and CPU 1's own block with an empty queue is an IDLE point */

@@ -1,0 +1,458 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The figures the reports print, from hand-built points: report/tally.c
+ * (per-policy, per-level, per-CPU totals), report/truth.c and model/truth.c
+ * (ground truth against probes) and the keys report/json.c gives them.
+ * Every pair of counts a swap could confuse (matched, calls, points;
+ * true positives, predicted, observed) differs, so a swap cannot pass.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "report/report.h"
+
+#define US 1000ull
+
+/* A point on CPU cpu with candidates on rings 0..2 (pid < 0: none). */
+static struct ir_point pt_of(int cpu, enum ir_point_kind kind, int p0, int p1, int p2)
+{
+	struct ir_point pt = { .ts = 1000, .cpu = cpu, .kind = kind, .avg_idle = 300 * US,
+			       .overload = true, .nr_levels = 3, .pulled_pid = -1, .pulled_from = -1,
+			       .probe_ret = -1 };
+	int pid[3] = { p0, p1, p2 };
+
+	for (int r = 0; r < 3; r++)
+		pt.ring[r] = (struct ir_cand){ .pid = pid[r], .cpu = pid[r] < 0 ? -1 : 4 + r,
+					       .src_nr_running = 2, .gain_ns = 1000 * (uint64_t)(r + 1) };
+	return pt;
+}
+
+static struct ir_decision dec_of(enum ir_bail bail, int nr, const enum ir_level_kind *kinds)
+{
+	struct ir_decision d = { .bail = bail, .nr_tried = nr, .stop_level = -1 };
+
+	for (int i = 0; i < nr; i++) {
+		d.tried[i] = (uint8_t)i;
+		d.kind[i] = kinds[i];
+		d.cost[i] = (uint64_t)(i + 1) * 10 * US;
+	}
+	return d;
+}
+
+static const enum ir_level_kind K3[3] = { IR_LVL_SMT, IR_LVL_MC, IR_LVL_NUMA };
+
+/* Three points: a pull at MC (2 attempts), a bail, an unproductive walk of
+ * all three levels with an observed kernel pull the model missed. */
+static void fill(struct ir_tally *t)
+{
+	struct ir_point pt;
+	struct ir_decision d;
+	struct ir_outcome o;
+
+	/* 1: pulled at MC, level index 1, from CPU 5; observed pull too */
+	pt = pt_of(1, IR_PT_PULLED, -1, 11, 12);
+	d = dec_of(IR_BAIL_NONE, 3, K3);
+	ir_outcome(&pt, &d, &o);
+	assert_true(o.pulled);
+	assert_int_equal(o.level_kind, IR_LVL_MC);
+	ir_tally_add(t, &pt, &d, &o);
+	/* 2: bail (migration cost); a task was waiting at NUMA */
+	pt = pt_of(2, IR_PT_IDLE, -1, -1, 13);
+	d = dec_of(IR_BAIL_MIGRATION_COST, 0, K3);
+	ir_outcome(&pt, &d, &o);
+	ir_tally_add(t, &pt, &d, &o);
+	/* 3: walk SMT only, nothing there; observed pull the model misses */
+	pt = pt_of(2, IR_PT_PULLED, -1, 14, -1);
+	d = dec_of(IR_BAIL_NONE, 1, K3);
+	ir_outcome(&pt, &d, &o);
+	assert_false(o.pulled);
+	ir_tally_add(t, &pt, &d, &o);
+	/* 4: pulled at SMT on CPU 1, not observed */
+	pt = pt_of(1, IR_PT_IDLE, 15, 16, -1);
+	d = dec_of(IR_BAIL_NONE, 2, K3);
+	ir_outcome(&pt, &d, &o);
+	ir_tally_add(t, &pt, &d, &o);
+}
+
+static void test_tally(void **state)
+{
+	struct ir_policy_params p;
+	struct ir_tally t;
+
+	(void)state;
+	ir_policy_defaults(IR_POL_NO_CHECK, &p);
+	assert_int_equal(ir_tally_init(&t, &p, 4), 0);
+	assert_string_equal(t.name, "no-check");
+	assert_int_equal(t.sweep, -1);
+	fill(&t);
+	assert_int_equal(t.points, 4);
+	assert_int_equal(t.bails[IR_BAIL_NONE], 3);
+	assert_int_equal(t.bails[IR_BAIL_MIGRATION_COST], 1);
+	assert_int_equal(t.bails[IR_BAIL_NOT_OVERLOADED], 0);
+	/* attempts: point 1 stops after MC (2), point 3 one, point 4 one (SMT pulls) */
+	assert_int_equal(t.attempts, 4);
+	assert_int_equal(t.level[IR_LVL_SMT].attempts, 3);
+	assert_int_equal(t.level[IR_LVL_MC].attempts, 1);
+	assert_int_equal(t.level[IR_LVL_NUMA].attempts, 0);
+	assert_int_equal(t.level[IR_LVL_SMT].cost_ns, 30 * US);
+	assert_int_equal(t.level[IR_LVL_MC].cost_ns, 20 * US);
+	assert_int_equal(t.cost_ns, 50 * US);
+	/* pulls credited to the level that pulled, not the first tried */
+	assert_int_equal(t.pulls, 2);
+	assert_int_equal(t.level[IR_LVL_MC].pulls, 1);
+	assert_int_equal(t.level[IR_LVL_SMT].pulls, 1);
+	assert_int_equal(t.level[IR_LVL_NUMA].pulls, 0);
+	/* recovered: ring 1's gain (2000) + ring 0's (1000); lost: the nearest
+	 * waiting task of the points that pulled nothing: 3000 + 2000 */
+	assert_int_equal(t.idle_recovered_ns, 3000);
+	assert_int_equal(t.idle_lost_ns, 5000);
+	/* fidelity: 2 predicted, 2 observed, 1 both: precision = recall would
+	 * hide a swap, so check the three counts */
+	assert_int_equal(t.predicted, 2);
+	assert_int_equal(t.observed, 2);
+	assert_int_equal(t.true_pos, 1);
+	/* per CPU */
+	assert_int_equal(t.cpu[1].pulls, 2);
+	assert_int_equal(t.cpu[1].attempts, 3);
+	assert_int_equal(t.cpu[1].idle_recovered_ns, 3000);
+	assert_int_equal(t.cpu[1].idle_lost_ns, 0);
+	assert_int_equal(t.cpu[1].cost_ns, 40 * US);
+	assert_int_equal(t.cpu[2].pulls, 0);
+	assert_int_equal(t.cpu[2].attempts, 1);
+	assert_int_equal(t.cpu[2].idle_lost_ns, 5000);
+	assert_int_equal(t.cpu[2].cost_ns, 10 * US);
+	assert_int_equal(t.cpu[0].attempts, 0);
+	ir_tally_free(&t);
+	assert_null(t.cpu);
+	ir_tally_free(&t);	/* freeing again is harmless */
+}
+
+static struct ir_point probed(int64_t avg_idle, int64_t ovl, int64_t cost0, int64_t ret, int kind_pulled)
+{
+	struct ir_point pt = pt_of(0, kind_pulled ? IR_PT_PULLED : IR_PT_IDLE, -1, 21, -1);
+
+	pt.has_probe = true;
+	pt.probe = (struct ir_probe_entry){ .avg_idle = avg_idle, .rd_overload = ovl,
+		.sd_max_newidle_lb_cost = { cost0, 40 * US, 90 * US }, .sd_newidle_ratio = { 510, 254, -1 } };
+	pt.probe_ret = ret;
+	pt.pulled_pid = kind_pulled ? 21 : -1;
+	return pt;
+}
+
+/* model/truth.c: the kernel's early bail, probed costs, expected pulls. */
+static void test_model_truth(void **state)
+{
+	struct ir_probe_entry v = { .avg_idle = 50 * US, .rd_overload = 1,
+				    .sd_max_newidle_lb_cost = { 50 * US, 1, 1 } };
+	struct ir_decision_ctx ctx = { .nr_levels = 3, .kind = { IR_LVL_SMT, IR_LVL_MC, IR_LVL_NUMA } };
+	struct ir_policy_params p;
+	struct ir_point pt;
+	double e[IR_LVL__COUNT] = { 0 };
+
+	(void)state;
+	/* avg_idle == the lowest domain's cost: the kernel's '<' does not bail */
+	assert_false(ir_probe_early_bail(&v));
+	v.avg_idle--;
+	assert_true(ir_probe_early_bail(&v));
+	v.avg_idle += 10;
+	v.rd_overload = 0;
+	assert_true(ir_probe_early_bail(&v));
+	v.rd_overload = 1;
+	/* the lowest level's cost decides, whatever the others say */
+	v.sd_max_newidle_lb_cost[1] = v.sd_max_newidle_lb_cost[2] = -1;
+	v.avg_idle = 49 * US;
+	assert_true(ir_probe_early_bail(&v));
+	v.sd_max_newidle_lb_cost[0] = -1;	/* not probed: no bail known */
+	v.sd_max_newidle_lb_cost[1] = 1000 * US;
+	assert_false(ir_probe_early_bail(&v));
+	/* avg_idle 0 is a value: below any positive cost */
+	v.sd_max_newidle_lb_cost[0] = 5;
+	v.avg_idle = 0;
+	assert_true(ir_probe_early_bail(&v));
+
+	pt = probed(100 * US, 1, 7 * US, 1, 1);
+	ir_policy_defaults(IR_POL_MAINLINE, &p);
+	ir_params_from_probe(&pt, &ctx, &p);
+	assert_int_equal(p.max_newidle_lb_cost[IR_LVL_SMT], 7 * US);
+	assert_int_equal(p.max_newidle_lb_cost[IR_LVL_MC], 40 * US);
+	assert_int_equal(p.max_newidle_lb_cost[IR_LVL_NUMA], 90 * US);
+	assert_int_equal(p.max_newidle_lb_cost[IR_LVL_PKG], 30 * US);	/* untouched */
+	/* a probed 0 (sd->max_newidle_lb_cost starts at 0) is a value; -1 is none */
+	pt.probe.sd_max_newidle_lb_cost[0] = 0;
+	pt.probe.sd_max_newidle_lb_cost[1] = -1;
+	ir_params_from_probe(&pt, &ctx, &p);
+	assert_int_equal(p.max_newidle_lb_cost[IR_LVL_SMT], 0);
+	assert_int_equal(p.max_newidle_lb_cost[IR_LVL_MC], 40 * US);
+	pt.probe.sd_max_newidle_lb_cost[0] = 7 * US;
+	pt.probe.sd_max_newidle_lb_cost[1] = 40 * US;
+
+	/* NI_RANDOM: ring 0 has no task; MC is balanced with (2 + 254) / 1024,
+	 * NUMA (ratio unknown) always: 0.25 at MC, 0.75 at NUMA */
+	ir_expected_pulls(&pt, &ctx, e);
+	assert_float_equal(e[IR_LVL_SMT], 0.0, 1e-12);
+	assert_float_equal(e[IR_LVL_MC], 256.0 / 1024.0, 1e-12);
+	assert_float_equal(e[IR_LVL_NUMA], 768.0 / 1024.0, 1e-12);
+	/* a task on ring 0: SMT first with 512/1024 */
+	memset(e, 0, sizeof(e));
+	pt.ring[0] = (struct ir_cand){ .pid = 20, .cpu = 1, .src_nr_running = 2 };
+	ir_expected_pulls(&pt, &ctx, e);
+	assert_float_equal(e[IR_LVL_SMT], 512.0 / 1024.0, 1e-12);
+	assert_float_equal(e[IR_LVL_MC], 0.5 * 0.25, 1e-12);
+	/* ratio 0 is a probed ratio: (2 + 0) / 1024; a fourth level (the probe
+	 * has three) is balanced always */
+	{
+		struct ir_decision_ctx c4 = { .nr_levels = 4,
+			.kind = { IR_LVL_SMT, IR_LVL_MC, IR_LVL_PKG, IR_LVL_NUMA } };
+		struct ir_point p4 = pt;
+
+		memset(e, 0, sizeof(e));
+		p4.probe.sd_newidle_ratio[0] = 0;
+		p4.ring[1].pid = p4.ring[2].pid = -1;
+		ir_expected_pulls(&p4, &c4, e);
+		assert_float_equal(e[IR_LVL_SMT], 2.0 / 1024.0, 1e-12);
+		memset(e, 0, sizeof(e));
+		p4.nr_levels = 4;
+		p4.ring[0].pid = -1;
+		p4.ring[3] = (struct ir_cand){ .pid = 30, .cpu = 7, .src_nr_running = 2 };
+		ir_expected_pulls(&p4, &c4, e);
+		assert_float_equal(e[IR_LVL_NUMA], 1.0, 1e-12);
+		assert_float_equal(e[IR_LVL_SMT] + e[IR_LVL_MC] + e[IR_LVL_PKG], 0.0, 1e-12);
+	}
+	/* the kernel bailed: nothing expected */
+	memset(e, 0, sizeof(e));
+	pt.probe.rd_overload = 0;
+	ir_expected_pulls(&pt, &ctx, e);
+	assert_float_equal(e[IR_LVL_SMT] + e[IR_LVL_MC] + e[IR_LVL_NUMA], 0.0, 1e-12);
+}
+
+/* report/truth.c: agreement counts and the avg_idle error quantiles. */
+static void test_report_truth(void **state)
+{
+	struct ir_decision_ctx ctx = { .nr_levels = 3, .kind = { IR_LVL_SMT, IR_LVL_MC, IR_LVL_NUMA } };
+	struct ir_truth t;
+	struct ir_point pt;
+	struct ir_decision d;
+	struct ir_outcome o;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	/* 1: kernel pulled (ret 1, observed from MC), model pulled: tp */
+	pt = probed(300 * US, 1, 5 * US, 1, 1);		/* our avg_idle 300 us: error 0 */
+	d = dec_of(IR_BAIL_NONE, 3, K3);
+	ir_outcome(&pt, &d, &o);
+	ir_truth_add(&t, &pt, &ctx, &d, &o, false);
+	/* 2: kernel pulled, model bailed (kernel did not: bail disagreement) */
+	pt = probed(200 * US, 1, 5 * US, 2, 1);		/* error 50 % */
+	d = dec_of(IR_BAIL_MIGRATION_COST, 0, K3);
+	ir_outcome(&pt, &d, &o);
+	ir_truth_add(&t, &pt, &ctx, &d, &o, false);
+	/* 3: kernel did not pull (ret 0), model pulled; overload disagrees */
+	pt = probed(150 * US, 0, 5 * US, 0, 0);		/* error 100 %: last bin */
+	d = dec_of(IR_BAIL_NONE, 3, K3);
+	ir_outcome(&pt, &d, &o);
+	ir_truth_add(&t, &pt, &ctx, &d, &o, false);
+	/* 4: no exit probe (ret -1), model pulled: no pull figures */
+	pt = probed(300 * US, 1, 5 * US, -1, 0);
+	ir_outcome(&pt, &d, &o);
+	ir_truth_add(&t, &pt, &ctx, &d, &o, false);
+	/* 5: no probe at all: ignored */
+	pt = pt_of(0, IR_PT_IDLE, -1, 21, -1);
+	ir_truth_add(&t, &pt, &ctx, &d, &o, false);
+	/* 6: kernel bailed (!overload) and so did the model: agree on the bail,
+	 * not on overload (ours set) */
+	pt = probed(300 * US, 0, 5 * US, 0, 0);
+	d = dec_of(IR_BAIL_NOT_OVERLOADED, 0, K3);
+	ir_outcome(&pt, &d, &o);
+	ir_truth_add(&t, &pt, &ctx, &d, &o, false);
+	/* 7: kernel pulled the task waiting on ring 0 (SMT); the model too */
+	pt = probed(300 * US, 1, 5 * US, 1, 1);
+	pt.ring[0] = (struct ir_cand){ .pid = 21, .cpu = 1, .src_nr_running = 2, .gain_ns = 10 };
+	pt.ring[1].pid = -1;
+	d = dec_of(IR_BAIL_NONE, 3, K3);
+	ir_outcome(&pt, &d, &o);
+	ir_truth_add(&t, &pt, &ctx, &d, &o, false);
+	/* 8: the probe's avg_idle is 0: no relative error; below the cost, the
+	 * kernel bailed, the model did not */
+	pt = probed(0, 1, 5 * US, -1, 0);
+	ir_outcome(&pt, &d, &o);
+	ir_truth_add(&t, &pt, &ctx, &d, &o, false);
+
+	assert_int_equal(t.err_n, 6);
+	assert_int_equal(t.ovl_n, 7);
+	assert_int_equal(t.ovl_agree, 5);	/* 3 and 6 disagree */
+	assert_int_equal(t.bail_n, 7);
+	assert_int_equal(t.bail_agree, 4);	/* 2, 3 and 8 disagree */
+	assert_int_equal(t.pull_obs, 3);
+	assert_int_equal(t.pull_pred, 3);
+	assert_int_equal(t.pull_tp, 2);
+	assert_int_equal(t.actual[IR_LVL_MC], 2);
+	assert_int_equal(t.actual[IR_LVL_SMT], 1);
+	/* errors 0, 0, 0, 0, 0.5, 1.0: median in the first bin, p90 the last */
+	assert_float_equal(ir_truth_err_quantile(&t, 0.5), 1.0 / IR_TRUTH_BINS, 1e-12);
+	assert_float_equal(ir_truth_err_quantile(&t, 0.75), 0.5 + 1.0 / IR_TRUTH_BINS, 1e-9);
+	assert_true(ir_truth_err_quantile(&t, 0.9) >= 1.0);	/* the ">= 100 %" bin */
+	/* q = 0 is the smallest sample's bin, not an empty one below it */
+	memset(&t, 0, sizeof(t));
+	t.err_bins[IR_TRUTH_BINS / 2] = 1;
+	t.err_n = 1;
+	assert_float_equal(ir_truth_err_quantile(&t, 0.0), 0.5 + 1.0 / IR_TRUTH_BINS, 1e-9);
+	memset(&t, 0, sizeof(t));
+	assert_float_equal(ir_truth_err_quantile(&t, 0.5), -1, 0);
+}
+
+static double num(json_object *o, const char *key)
+{
+	json_object *v = json_object_object_get(o, key);
+
+	if (!v)
+		fail_msg("key %s missing", key);
+	return json_object_get_double(v);
+}
+
+static json_object *obj(json_object *o, const char *key)
+{
+	json_object *v = json_object_object_get(o, key);
+
+	if (!v)
+		fail_msg("key %s missing", key);
+	return v;
+}
+
+/* report/json.c: each figure under its key, ratios the right way round,
+ * and the renderers show what the document holds. */
+static void test_json(void **state)
+{
+	struct ir_trace_info ti = { .path = "t.dat", .kernel = "6.1.0", .clock = "local", .nr_cpus = 4,
+				    .file_version = 7, .events_total = 9 };
+	struct ir_cpu_obs cpus[4] = { { .idle_ns = 10, .busy_ns = 90, .idle_entries = 3, .newidle_points = 2,
+					.newidle_pulls = 1 } };
+	struct ir_observed ob = { .nr_cpus = 4, .cpu = cpus, .window_start = 100, .window_end = 200,
+				  .migrations = 7, .newidle_points = 10, .newidle_pulls = 3,
+				  .probe_calls = 8, .probe_matched = 6 };
+	struct ir_state_params sp;
+	struct ir_policy_params pb, pn;
+	struct ir_tally tt[2];
+	struct ir_tallies ts = { .n = 2, .t = tt, .reference = 0, .fidelity = 1 };
+	struct ir_truth tr;
+	struct ir_report_input in = { .trace = &ti, .obs = &ob, .params = &sp, .tallies = &ts, .truth = &tr };
+	json_object *doc, *gt, *pols, *nc, *f;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	(void)state;
+	ob.mig_by_cause[IR_MIG_WAKEUP] = 5;
+	ob.mig_by_cause[IR_MIG_ACTIVE] = 2;
+	ir_state_params_default(&sp);
+	ir_policy_defaults(IR_POL_BASELINE, &pb);
+	ir_policy_defaults(IR_POL_NO_CHECK, &pn);
+	assert_int_equal(ir_tally_init(&tt[0], &pb, 4), 0);
+	assert_int_equal(ir_tally_init(&tt[1], &pn, 4), 0);
+	tt[0].idle_lost_ns = 7000;
+	tt[0].pulls = 1;
+	tt[0].level[IR_LVL_NUMA].pulls = 1;
+	tt[0].level[IR_LVL_NUMA].attempts = 1;
+	fill(&tt[1]);
+	memset(&tr, 0, sizeof(tr));
+	tr.pull_tp = 1;
+	tr.pull_pred = 4;
+	tr.pull_obs = 5;
+	tr.ovl_agree = 3;
+	tr.ovl_n = 6;
+	tr.bail_agree = 9;
+	tr.bail_n = 10;
+	snprintf(tr.policy, sizeof(tr.policy), "mainline");
+
+	doc = ir_report_json(&in);
+	assert_non_null(doc);
+	gt = obj(doc, "ground_truth");
+	assert_float_equal(num(gt, "point_precision"), 6.0 / 10.0, 1e-12);
+	assert_float_equal(num(gt, "point_recall"), 6.0 / 8.0, 1e-12);
+	assert_float_equal(num(gt, "pull_precision"), 1.0 / 4.0, 1e-12);
+	assert_float_equal(num(gt, "pull_recall"), 1.0 / 5.0, 1e-12);
+	assert_float_equal(num(gt, "overload_agreement"), 0.5, 1e-12);
+	assert_float_equal(num(gt, "early_bail_agreement"), 0.9, 1e-12);
+	assert_int_equal(num(gt, "calls"), 8);
+	assert_int_equal(num(gt, "matched_points"), 6);
+	assert_int_equal(num(gt, "kernel_pulls"), 5);
+	assert_int_equal(num(gt, "predicted_pulls"), 4);
+
+	pols = obj(doc, "policies");
+	assert_int_equal(json_object_array_length(pols), 2);
+	nc = json_object_array_get_idx(pols, 1);
+	assert_string_equal(json_object_get_string(obj(nc, "name")), "no-check");
+	assert_int_equal(num(nc, "newidle_points"), 4);
+	assert_int_equal(num(obj(nc, "attempts"), "total"), 4);
+	assert_int_equal(num(obj(obj(nc, "attempts"), "by_level"), "SMT"), 3);
+	assert_int_equal(num(obj(obj(nc, "pulls"), "by_level"), "MC"), 1);
+	assert_int_equal(num(obj(obj(nc, "pulls"), "by_level"), "SMT"), 1);
+	assert_int_equal(num(obj(nc, "bails"), "migration_cost"), 1);
+	assert_int_equal(num(nc, "idle_recovered_ns"), 3000);
+	assert_int_equal(num(nc, "idle_lost_ns"), 5000);
+	assert_int_equal(num(nc, "balance_cost_ns"), 50 * US);
+	assert_int_equal(num(obj(nc, "balance_cost_by_level"), "MC"), 20 * US);
+	/* against the reference (baseline): 1 - 2 pulls avoided, 5000 - 7000 traded */
+	assert_int_equal(num(obj(nc, "migrations_avoided"), "total"), -1);
+	assert_int_equal(num(obj(obj(nc, "migrations_avoided"), "by_level"), "NUMA"), 1);
+	assert_int_equal(num(obj(obj(nc, "migrations_avoided"), "by_level"), "MC"), -1);
+	assert_int_equal(num(nc, "idle_traded_ns"), -2000);
+	assert_int_equal(num(json_object_array_get_idx(obj(nc, "per_cpu"), 2), "idle_lost_ns"), 5000);
+	f = obj(doc, "fidelity");
+	assert_string_equal(json_object_get_string(obj(f, "policy")), "no-check");
+	assert_int_equal(num(f, "predicted_pulls"), 2);
+	assert_int_equal(num(f, "observed_pulls"), 2);
+	assert_int_equal(num(f, "true_positives"), 1);
+	assert_float_equal(num(f, "precision"), 0.5, 1e-12);
+	assert_int_equal(num(obj(obj(doc, "observed"), "migrations"), "total"), 7);
+	assert_int_equal(num(obj(obj(obj(doc, "observed"), "migrations"), "by_cause"), "active"), 2);
+	assert_int_equal(num(obj(doc, "trace"), "window_ns"), 100);
+
+	/* CSV: the idle_traded_ns column holds -2000 for no-check */
+	mem = open_memstream(&buf, &len);
+	assert_int_equal(ir_report_csv(doc, mem), 0);
+	fclose(mem);
+	assert_non_null(strstr(buf, ",idle_traded_ns,"));
+	{
+		char *row = strstr(buf, "\nt.dat,6.1.0,4,100,no-check,");
+		char *field;
+		int col = 0, want = 0;
+
+		assert_non_null(row);
+		/* the column's index in the header */
+		for (char *h = buf; h < strstr(buf, "idle_traded_ns"); h++)
+			want += *h == ',';
+		field = row + 1;
+		for (; col < want; field++)
+			col += *field == ',';
+		assert_int_equal(strtoll(field, NULL, 10), -2000);
+	}
+	free(buf);
+	buf = NULL;
+	/* text: the traded idle shows as a signed duration */
+	mem = open_memstream(&buf, &len);
+	assert_int_equal(ir_report_text(doc, mem), 0);
+	fclose(mem);
+	assert_non_null(strstr(buf, "-2.0 us"));
+	free(buf);
+	json_object_put(doc);
+	ir_tally_free(&tt[0]);
+	ir_tally_free(&tt[1]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tally),
+		cmocka_unit_test(test_model_truth),
+		cmocka_unit_test(test_report_truth),
+		cmocka_unit_test(test_json),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
