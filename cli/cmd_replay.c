@@ -20,8 +20,8 @@ static const char usage[] =
 	"  --json FILE|-            write the JSON report (schema " IR_REPORT_SCHEMA ")\n"
 	"  --migration-cost NS      sysctl_sched_migration_cost for task_hot() (default: from the trace, else 500us)\n"
 	"  --max-idle-balance-cost NS  rq->max_idle_balance_cost; avg_idle is capped at twice it (default 500us)\n"
-	"  --tick NS                how long rd->overload outlives the last overloaded rq (default 4ms)\n"
-	"  --late-window NS         arrivals this close before a blocking switch came after newidle entry (default 100us)\n"
+	"  --tick NS                assumed: a periodic or NOHZ idle balance rewrites rd->overload this long\n"
+	"                           after the last rq with 2 runnable went below 2 (default 4ms, one tick)\n"
 	"  --newidle-lead NS        newidle entry (idle_stamp) precedes its switch by this much (default 0;\n"
 	"                           `idlereplay calibrate` measures it where probes exist)\n"
 	"  --probe-seed             probed mode: take the avg_idle cap, each CPU's first avg_idle, idle_stamp\n"
@@ -263,11 +263,15 @@ int cmd_replay(int argc, char **argv)
 		case 'j':
 			json_path = optarg;
 			break;
-		case 'm': case 'B': case 't': case 'L': case 'N':
+		case 'L':
+			return cli_fail(IR_ERR_USAGE, "replay: --late-window is gone: a task queued before the blocking "
+					"switch was already queued when pick_next_task() ran (the rq lock is held from "
+					"deactivate_task()), so it is never a newidle point");
+		case 'm': case 'B': case 't': case 'N':
 			if (ir_parse_ns(optarg, &v))
 				return cli_fail(IR_ERR_USAGE, "replay: bad duration '%s' for --%s", optarg,
 						o == 'm' ? "migration-cost" : o == 'B' ? "max-idle-balance-cost" :
-						o == 't' ? "tick" : o == 'L' ? "late-window" : "newidle-lead");
+						o == 't' ? "tick" : "newidle-lead");
 			if (o == 'm') {
 				sp.sched_migration_cost = v;
 				mc_set = true;
@@ -275,10 +279,8 @@ int cmd_replay(int argc, char **argv)
 				sp.max_idle_balance_cost = v;
 			} else if (o == 't') {
 				sp.tick_ns = v;
-			} else if (o == 'N') {
-				sp.newidle_lead_ns = v;
 			} else {
-				sp.late_window_ns = v;
+				sp.newidle_lead_ns = v;
 			}
 			break;
 		case 'P':
@@ -391,6 +393,8 @@ int cmd_replay(int argc, char **argv)
 		meta_migration_cost(ti, &sp.sched_migration_cost);
 	sp.avg_idle_init = 2 * sp.sched_migration_cost;
 	sp.avg_idle_shift = ti->kernel_major == 4 && ti->kernel_minor < 17;
+	sp.kernel_major = ti->kernel_major;	/* release-keyed replay rules (replay/kver.c) */
+	sp.kernel_minor = ti->kernel_minor;
 
 	if ((ret = cli_domains(topo_arg, ti, &topo, &dom, &topo_source)))
 		goto out;
