@@ -662,8 +662,7 @@ static void missing_idle_entry(struct ir_state *s, int c, uint64_t ts)
 	s->obs.cpu[c].busy_ns += ts - cp->since;
 	if (s->tl)
 		ir_timeline_busy(s->tl, c, cp->since, ts);
-	cp->since = ts;
-	s->obs.cpu[c].idle_entries++;
+	cp->since = ts;	/* idle_entries counts recorded switches; this one is an anomaly */
 	if (old && old->state == T_RUNNING && old->cpu == c)
 		old->state = T_UNKNOWN;
 	set_curr(s, c, 0);
