@@ -125,10 +125,8 @@ static int set_duration(struct idlereplay *ir, const char *name, const char *val
 		ir->sp.max_idle_balance_cost = v;
 	} else if (!strcmp(name, "tick")) {
 		ir->sp.tick_ns = v;
-	} else if (!strcmp(name, "newidle-lead")) {
-		ir->sp.newidle_lead_ns = v;
 	} else {
-		ir->sp.late_window_ns = v;
+		ir->sp.newidle_lead_ns = v;
 	}
 	return IR_OK;
 }
@@ -176,12 +174,16 @@ static int set_sweep(struct idlereplay *ir, const char *value)
 int idlereplay_set(idlereplay *ir, const char *name, const char *value)
 {
 	static const char *const durations[] = {
-		"migration-cost", "max-idle-balance-cost", "tick", "late-window", "newidle-lead",
+		"migration-cost", "max-idle-balance-cost", "tick", "newidle-lead",
 	};
 	static const char *const flags[] = { "probe-seed", "timeline" };
 	bool flag = false;
 
 	ir->err[0] = 0;
+	if (!strcmp(name, "late-window"))
+		return ir_engine_fail(ir, IR_ERR_USAGE, "--late-window is gone: a task queued before the blocking "
+				      "switch was already queued when pick_next_task() ran (the rq lock is held from "
+				      "deactivate_task()), so it is never a newidle point");
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		flag |= !strcmp(name, flags[i]);
 	if (flag != !value)

@@ -314,6 +314,8 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 		meta_migration_cost(ti, &sp.sched_migration_cost);
 	sp.avg_idle_init = 2 * sp.sched_migration_cost;
 	sp.avg_idle_shift = ti->kernel_major == 4 && ti->kernel_minor < 17;
+	sp.kernel_major = ti->kernel_major;	/* release-keyed replay rules (replay/kver.c) */
+	sp.kernel_minor = ti->kernel_minor;
 
 	if ((ret = ir_engine_domains(ir, ir->topo_arg, ti, &topo, &dom, &topo_source)))
 		goto out;

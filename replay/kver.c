@@ -32,3 +32,12 @@ bool ir_kver_state_shifted(int major, int minor, int patch)
 		return false;
 	return (minor == 15 && patch == 0) || minor == 16;
 }
+
+/* Is the release at least want_major.want_minor?  Unknown releases take the
+ * newest rules. */
+bool ir_kver_at_least(int major, int minor, int want_major, int want_minor)
+{
+	if (major < 0)
+		return true;
+	return major > want_major || (major == want_major && minor >= want_minor);
+}

@@ -173,6 +173,9 @@ void ir_trace_close(struct ir_trace *t);
 /* Kernel-release helpers (replay/kver.c). */
 int ir_kver_parse(const char *release, int *major, int *minor, int *patch);
 bool ir_kver_state_shifted(int major, int minor, int patch);
+/* Release-keyed kernel rules the replay follows (kver.c cites each);
+ * an unknown release (-1) takes the newest rule. */
+bool ir_kver_at_least(int major, int minor, int want_major, int want_minor);
 
 /* ---------------------------------------------------------------- state */
 
@@ -198,6 +201,7 @@ enum ir_anomaly {
 	IR_ANOM_NEXT_NOT_RUNNABLE,	/* switched in a task we thought asleep or elsewhere */
 	IR_ANOM_LOST_EVENTS,
 	IR_ANOM_CPU_OUT_OF_RANGE,
+	IR_ANOM_MISSING_IDLE_ENTRY,	/* a task's switch into idle was not recorded (SPEC 9) */
 	IR_ANOM__COUNT
 };
 extern const char *const ir_anomaly_name[IR_ANOM__COUNT];
@@ -206,14 +210,17 @@ struct ir_state_params {
 	uint64_t sched_migration_cost;	/* task_hot() threshold; default 500 us */
 	uint64_t max_idle_balance_cost;	/* avg_idle cap is twice this; default 500 us */
 	uint64_t avg_idle_init;		/* default 2 * sched_migration_cost */
-	uint64_t tick_ns;		/* overload persists this long after nr_running < 2 */
+	uint64_t tick_ns;		/* assumed: a periodic or NOHZ idle balance at the top
+					 * domain rewrites rd->overload this long after the
+					 * last rq with a movable extra task went below 2 */
 	bool avg_idle_shift;		/* 4.15 update_avg(): diff >> 3 instead of diff / 8 */
-	uint64_t late_window_ns;	/* tasks enqueued this close to a blocking switch
-					 * arrived after newidle entry (SPEC 8) */
+	int kernel_major, kernel_minor;	/* recording kernel's release; -1 unknown (newest rules) */
 	uint64_t newidle_lead_ns;	/* newidle entry (idle_stamp) this long before its
 					 * switch, bounded by prev's last event */
-	bool probe_seed;		/* take the avg_idle cap and each CPU's first
-					 * avg_idle from newidle probes when present */
+	bool probe_seed;		/* probed mode: take the avg_idle cap, each CPU's first
+					 * avg_idle, the first rd->overload, idle_stamp and
+					 * ttwu_pending from newidle probes when present, and
+					 * make the idle task's re-entries (no switch) points */
 };
 void ir_state_params_default(struct ir_state_params *p);
 
@@ -232,6 +239,8 @@ struct ir_observed {
 	uint64_t newidle_points, newidle_pulls;
 	uint64_t anomalies[IR_ANOM__COUNT];
 	uint64_t probe_calls, probe_matched;	/* newidle probes; those matched to a point */
+	uint64_t probe_only_points;	/* points only a probe shows (idle task re-entry, SPEC 9) */
+	uint64_t ttwu_pending_points;	/* points entered with rq->ttwu_pending set */
 };
 
 /* Kinds of newidle point. */
@@ -258,6 +267,8 @@ struct ir_point {
 	uint64_t avg_idle;		/* reconstructed, at entry */
 	uint64_t max_idle_balance_cost;	/* in force for the cap */
 	bool overload;			/* rd->overload as reconstructed */
+	bool ttwu_pending;		/* this_rq->ttwu_pending at entry: v5.13+ newidle
+					 * returns 0 before anything else (SPEC 9) */
 	uint64_t idle_ns;		/* how long cpu stayed idle from ts (estimate for PULLED) */
 	int32_t pulled_pid, pulled_from;	/* PULLED only, else -1 */
 	int nr_levels;			/* of cpu's domains, from the ring table */

@@ -5,17 +5,28 @@
  * periods, migration causes, anomalies, and newidle points (SPEC 3, 5, 7, 8).
  *
  * Kernel references (kernel/sched/):
- *  - avg_idle: v4.15..v6.x ttwu_do_wakeup()/ttwu_do_activate() samples
- *    rq_clock - idle_stamp on a wakeup onto an rq whose idle_stamp is set,
- *    update_avg() (diff / 8; 4.15: diff >> 3), caps at
- *    2 * max_idle_balance_cost, clears idle_stamp.  sched_wakeup_new takes
- *    no sample (wake_up_new_task() has no such block).
+ *  - avg_idle: a wakeup onto an rq whose idle_stamp is set samples
+ *    rq_clock - idle_stamp, update_avg() (diff / 8; 4.15: diff >> 3), caps
+ *    at 2 * max_idle_balance_cost, clears idle_stamp.  Where: up to v6.2 in
+ *    ttwu_do_wakeup(), reached from ttwu_do_activate() and ttwu_runnable()
+ *    (a task still on its rq samples too); from v6.3 (160fb0d83f20
+ *    "sched/core: Reorganize ttwu_do_wakeup() and ttwu_do_activate()") only
+ *    in ttwu_do_activate().  From v5.4 (aacedf26fb76) try_to_wake_up() of
+ *    p == current takes neither path.  sched_wakeup_new takes no sample
+ *    (wake_up_new_task() has no such block).
  *  - idle_stamp: set on entry to idle_balance()/newidle_balance()/
  *    sched_balance_newidle(), cleared when that pulled a task or a task
- *    arrived meanwhile (pulled_task != 0).
- *  - overload: rd->overload is set when an rq reaches 2 runnable tasks and
- *    only a top-level load_balance() clears it; we approximate it as "some
- *    CPU has, or had within the last tick, >= 2 runnable" (SPEC 8: ~97 %).
+ *    arrived meanwhile (pulled_task != 0).  v5.13+ (e5e678e4fea2) returns 0
+ *    before setting it when this_rq->ttwu_pending: it keeps its old value.
+ *  - newidle points: __schedule() holds the rq lock from deactivate_task(prev)
+ *    through pick_next_task(), so a task queued on the CPU before the blocking
+ *    switch was queued when pick_next_task() ran: no point.  Only c's own
+ *    pulls (and, with probes, arrivals inside newidle's lock drop) count.
+ *  - overload: rd->overload (rd->overloaded, set_rd_overloaded() since v6.9)
+ *    is set by add_nr_running() when an rq reaches 2 and rewritten only by
+ *    update_sd_lb_stats() at the top domain (!env->sd->parent) from the rqs
+ *    it scanned.  Those balances (periodic, NOHZ idle, newidle walks that
+ *    reach the top) are not in the trace: see ir_state_overload().
  *
  * Hot path: no allocation except the first time a pid is seen, no string
  * work except the first time a task's comm is seen.
@@ -31,7 +42,7 @@ const char *const ir_mig_cause_name[IR_MIG__COUNT] = {
 
 const char *const ir_anomaly_name[IR_ANOM__COUNT] = {
 	"missing_idle_exit", "prev_not_current", "time_backwards", "pid_reuse",
-	"next_not_runnable", "lost_events", "cpu_out_of_range",
+	"next_not_runnable", "lost_events", "cpu_out_of_range", "missing_idle_entry",
 };
 
 enum tstate { T_UNKNOWN, T_NEW, T_SLEEPING, T_QUEUED, T_RUNNING, T_DEAD };
@@ -48,6 +59,8 @@ struct task {
 	uint64_t last_ran;	/* switched out: approximates p->se.exec_start */
 	uint64_t waking_ts;
 	int32_t waking_cpu;
+	uint64_t wl_waking_ts;	/* last sched_waking, kept across its migration */
+	int32_t wl_waking_cpu;
 	uint32_t watch;		/* open points that hold it as a candidate */
 	struct task *qnext, *qprev;	/* cpu's wait queue (runnable, not running) */
 	struct task *hnext;	/* hash chain */
@@ -75,11 +88,16 @@ struct cpu {
 	bool probe_seeded;
 	/* sched_migrate_task with dest == this CPU, awaiting the next event here */
 	int nr_pend;
-	struct { int32_t pid, orig; } pend[MAX_PEND_MIG];
+	struct { int32_t pid, orig; uint64_t ts; } pend[MAX_PEND_MIG];
 	struct open_point op;
 	uint32_t pulled_watchers;	/* open PULLED points waiting on our next switch */
+	uint64_t stamp_before;	/* idle_stamp before the last point stamped it */
+	uint64_t stamp_set;	/* what that point set it to (0: nothing) */
+	uint64_t point_prev_last;	/* prev's last own event before that point */
 	/* probe of a newidle call on this CPU, until its point */
 	bool probe_valid;
+	bool reentry;		/* that call is the idle task's, with no switch */
+	int32_t probe_pid;
 	uint64_t probe_ts;
 	struct ir_probe_entry probe;
 	int64_t probe_ret;
@@ -101,7 +119,8 @@ struct ir_state {
 	uint64_t sum_cpus_queued;	/* sum of ids of CPUs with queued tasks */
 	uint32_t nr_overloaded;		/* CPUs with nr_running >= 2 */
 	uint64_t overload_end;		/* when nr_overloaded last dropped to 0 */
-	bool overload_seen;
+	bool rd_overload;		/* the root domain's flag as reconstructed */
+	bool overload_seeded;
 	/* tasks: hash of pid -> task, slab-allocated */
 	struct task **hash;
 	uint32_t hash_mask, nr_tasks;
@@ -179,6 +198,7 @@ static struct task *task_get(struct ir_state *s, int32_t pid)
 	t->pid = pid;
 	t->cpu = -1;
 	t->waking_cpu = -1;
+	t->wl_waking_cpu = -1;
 	t->hnext = s->hash[pid_hash(pid) & s->hash_mask];
 	s->hash[pid_hash(pid) & s->hash_mask] = t;
 	s->nr_tasks++;
@@ -225,8 +245,9 @@ static void rq_after(struct ir_state *s, int c, unsigned before, uint32_t queued
 	uint32_t q = s->cpu[c].nr_queued;
 
 	if (before < 2 && after >= 2) {
+		/* add_nr_running(): prev_nr < 2 && nr_running >= 2 sets the flag */
 		s->nr_overloaded++;
-		s->overload_seen = true;
+		s->rd_overload = true;
 	} else if (before >= 2 && after < 2) {
 		if (--s->nr_overloaded == 0)
 			s->overload_end = s->now;
@@ -332,11 +353,17 @@ static void advance(struct ir_state *s, uint64_t ts)
 	s->now = ts;
 }
 
+/*
+ * rd->overload now.  Periodic balance (rebalance_domains()) and NOHZ idle
+ * balance also reach the top domain, but leave no trace: the assumption
+ * (tick_ns, one tick by default) is that one of them rewrites the flag
+ * that long after the last rq went below 2.
+ */
 bool ir_state_overload(const struct ir_state *s, uint64_t now)
 {
-	if (s->nr_overloaded)
-		return true;
-	return s->overload_seen && now - s->overload_end < s->p.tick_ns;
+	if (!s->rd_overload)
+		return false;
+	return s->nr_overloaded || now - s->overload_end < s->p.tick_ns;
 }
 
 /* 4.15 update_avg(): avg += (sample - avg) >> 3; v5.x+: diff / 8. */
@@ -490,16 +517,22 @@ static void count_migration(struct ir_state *s, enum ir_mig_cause cause)
 	s->obs.mig_by_cause[cause]++;
 }
 
-/* Settle c's pending dest==c migrations: newidle if this switch blocks prev. */
-static int settle_pending(struct ir_state *s, int c, bool newidle)
+/* Settle c's pending dest==c migrations: those from `since` on were newidle
+ * pulls if newidle (a blocking switch or probed call follows), the rest
+ * periodic.  The newidle ones stay in pend, in order, for the point. */
+static int settle_pending(struct ir_state *s, int c, bool newidle, uint64_t since)
 {
 	struct cpu *cp = &s->cpu[c];
-	int n = cp->nr_pend;
+	int n = 0;
 
-	for (int i = 0; i < n; i++)
-		count_migration(s, newidle ? IR_MIG_NEWIDLE : IR_MIG_PERIODIC);
-	if (!newidle)
-		cp->nr_pend = 0;
+	for (int i = 0; i < cp->nr_pend; i++) {
+		bool ni = newidle && cp->pend[i].ts >= since;
+
+		count_migration(s, ni ? IR_MIG_NEWIDLE : IR_MIG_PERIODIC);
+		if (ni)
+			cp->pend[n++] = cp->pend[i];
+	}
+	cp->nr_pend = n;
 	return n;
 }
 
@@ -551,9 +584,10 @@ static void on_migrate(struct ir_state *s, const struct ir_event *ev)
 			cause = IR_MIG_ACTIVE;
 		}
 	} else if (dest == c) {
-		if (cp->curr != 0 && cp->nr_pend < MAX_PEND_MIG) {
+		if ((cp->curr != 0 || cp->reentry) && cp->nr_pend < MAX_PEND_MIG) {
 			cp->pend[cp->nr_pend].pid = t->pid;
 			cp->pend[cp->nr_pend].orig = orig;
+			cp->pend[cp->nr_pend].ts = ev->ts;
 			cp->nr_pend++;
 			defer = true;
 		}
@@ -617,6 +651,23 @@ static void idle_exit(struct ir_state *s, int c, uint64_t ts)
 		close_point(s, c, ts);
 }
 
+/* The CPU was idle from ts on, though its switch into idle was not recorded:
+ * busy up to the first evidence, idle from it (SPEC 9, symmetric repair). */
+static void missing_idle_entry(struct ir_state *s, int c, uint64_t ts)
+{
+	struct cpu *cp = &s->cpu[c];
+	struct task *old = task_find(s, cp->curr);
+
+	s->obs.anomalies[IR_ANOM_MISSING_IDLE_ENTRY]++;
+	s->obs.cpu[c].busy_ns += ts - cp->since;
+	if (s->tl)
+		ir_timeline_busy(s->tl, c, cp->since, ts);
+	cp->since = ts;	/* idle_entries counts recorded switches; this one is an anomaly */
+	if (old && old->state == T_RUNNING && old->cpu == c)
+		old->state = T_UNKNOWN;
+	set_curr(s, c, 0);
+}
+
 static void run_task(struct ir_state *s, int c, struct task *t, uint64_t ts)
 {
 	if (t->state == T_QUEUED) {
@@ -624,12 +675,12 @@ static void run_task(struct ir_state *s, int c, struct task *t, uint64_t ts)
 			s->obs.anomalies[IR_ANOM_NEXT_NOT_RUNNABLE]++;
 		dequeue(s, t);
 	} else if (t->state == T_RUNNING && t->cpu != c) {
-		struct cpu *oc = &s->cpu[t->cpu];
-
-		/* still "running" elsewhere: that CPU's switch-out was missed */
-		s->obs.anomalies[IR_ANOM_NEXT_NOT_RUNNABLE]++;
-		if (oc->curr == t->pid)
-			set_curr(s, t->cpu, 0);
+		/* still "running" elsewhere: that CPU's switch into idle was
+		 * missed; this is the first evidence of it (SPEC 9) */
+		if (s->cpu[t->cpu].curr == t->pid)
+			missing_idle_entry(s, t->cpu, ts);
+		else
+			s->obs.anomalies[IR_ANOM_NEXT_NOT_RUNNABLE]++;
 	} else if (t->state == T_SLEEPING || t->state == T_DEAD) {
 		s->obs.anomalies[IR_ANOM_NEXT_NOT_RUNNABLE]++;
 	}
@@ -657,25 +708,33 @@ static void missing_idle_exit(struct ir_state *s, const struct ir_event *ev)
 
 /* ----------------------------------------------------------- switch */
 
-static void open_point(struct ir_state *s, int c, const struct ir_event *ev, enum ir_point_kind kind)
+static bool ttwu_pending_rule(const struct ir_state *s)
+{
+	/* newidle_balance(): "if (this_rq->ttwu_pending) return 0;" before
+	 * idle_stamp is set, since v5.13 (e5e678e4fea2) */
+	return ir_kver_at_least(s->p.kernel_major, s->p.kernel_minor, 5, 13);
+}
+
+/* Open c's newidle point at ts (the blocking switch, or a probed re-entry). */
+static void open_point(struct ir_state *s, int c, uint64_t ts, enum ir_point_kind kind)
 {
 	struct cpu *cp = &s->cpu[c];
 	struct open_point *op = &cp->op;
 	struct ir_point *pt = &op->pt;
-	uint64_t probe_ts = 0;
+	bool probed = false;
 
 	if (op->active)
-		close_point(s, c, ev->ts);
+		close_point(s, c, ts);
 	memset(pt, 0, sizeof(*pt));
-	pt->ts = ev->ts;
+	pt->ts = ts;
 	pt->cpu = c;
 	pt->kind = kind;
 	pt->avg_idle = cp->avg_idle;
 	pt->max_idle_balance_cost = cp->max_idle_balance_cost;
-	pt->overload = ir_state_overload(s, ev->ts);
+	pt->overload = ir_state_overload(s, ts);
 	pt->pulled_pid = pt->pulled_from = -1;
 	pt->probe_ret = -1;
-	find_candidates(s, c, pt, ev->ts);
+	find_candidates(s, c, pt, ts);
 	if (kind == IR_PT_PULLED) {
 		int l = ring_of(s, c, cp->pend[0].orig);
 
@@ -690,68 +749,78 @@ static void open_point(struct ir_state *s, int c, const struct ir_event *ev, enu
 		s->cpu[pt->pulled_from].pulled_watchers++;
 	}
 	if (cp->probe_valid) {
-		probe_ts = cp->probe_ts;
 		pt->has_probe = true;
 		pt->probe = cp->probe;
 		pt->probe_ret = cp->probe_ret;
 		cp->probe_valid = false;
 		s->obs.probe_matched++;
+		probed = s->p.probe_seed;
 	}
+	if (probed && pt->probe.ttwu_pending >= 0)
+		pt->ttwu_pending = pt->probe.ttwu_pending != 0 && ttwu_pending_rule(s);
+	if (pt->ttwu_pending)
+		s->obs.ttwu_pending_points++;
 	s->obs.newidle_points++;
 	s->obs.cpu[c].newidle_points++;
 	if (s->tl)
-		ir_timeline_point(s->tl, c, ev->ts, kind == IR_PT_PULLED);
+		ir_timeline_point(s->tl, c, ts, kind == IR_PT_PULLED);
 	if (kind == IR_PT_PULLED) {
 		s->obs.newidle_pulls++;
 		s->obs.cpu[c].newidle_pulls++;
 	}
 	op->active = true;
 	watch_candidates(s, op);
-	/* sched_balance_newidle(): idle_stamp set on entry, cleared if pulled_task */
-	cp->idle_stamp = 0;
-	if (kind == IR_PT_IDLE) {
-		/* idle_stamp is rq_clock at newidle entry, which precedes the
-		 * switch (SPEC 8: a median 33-44 us in the vm-numa guest) and
-		 * follows prev's last event here; a probe gives it exactly */
-		uint64_t lead = ev->ts > s->p.newidle_lead_ns ? ev->ts - s->p.newidle_lead_ns : 0;
+	/* sched_balance_newidle(): idle_stamp set on entry (not when ttwu_pending),
+	 * cleared if pulled_task */
+	cp->stamp_before = cp->idle_stamp;
+	cp->stamp_set = 0;
+	cp->point_prev_last = cp->last_own_ts;
+	if (!pt->ttwu_pending) {
+		cp->idle_stamp = 0;
+		if (kind == IR_PT_IDLE) {
+			/* rq_clock at newidle entry, which precedes the switch (SPEC 8:
+			 * a median 33-44 us in the vm-numa guest) and follows prev's
+			 * last event here; a probe gives it exactly */
+			uint64_t lead = ts > s->p.newidle_lead_ns ? ts - s->p.newidle_lead_ns : 0;
 
-		cp->idle_stamp = cp->last_own_ts > lead ? cp->last_own_ts : lead;
-		if (pt->has_probe && s->p.probe_seed)
-			cp->idle_stamp = probe_ts;
+			cp->idle_stamp = cp->last_own_ts > lead ? cp->last_own_ts : lead;
+			if (probed)
+				cp->idle_stamp = cp->probe_ts;
+			cp->stamp_set = cp->idle_stamp;
+		}
 	}
 	if (kind == IR_PT_LATE)
-		close_point(s, c, ev->ts);
+		close_point(s, c, ts);
 }
 
-/* Is any task queued on c when prev blocks, not counting late arrivals
- * (enqueued after newidle entry, SPEC 8) and tasks c itself just pulled?
+/* Is a task queued on c when prev blocks that c did not pull itself from
+ * `since` on?  Such a task was queued when pick_next_task() ran: the rq lock
+ * is held from deactivate_task(prev) on, so nothing arrives before the
+ * switch except inside newidle's own lock drop (SPEC 9).
  *
  * Hot: runs on every blocking switch, and under hackbench dozens of tasks
- * wait per CPU, most of them late.  The queue is in joining order (q_ts)
- * and enq_ts <= q_ts, so walk from the oldest: every task that joined by
- * `entry` was enqueued by then.  Past those, only tasks that migrated in
- * with an older enq_ts can still count; nr_q_moved says whether any wait. */
-static bool has_early_queued(struct ir_state *s, int c, uint64_t ts)
+ * wait per CPU; the oldest is rarely a pull, so this returns at once. */
+static bool has_unpulled_queued(const struct ir_state *s, int c, uint64_t since)
 {
-	struct cpu *cp = &s->cpu[c];
-	uint64_t entry = cp->last_own_ts;
-	struct task *t;
+	const struct cpu *cp = &s->cpu[c];
 
-	if (ts > s->p.late_window_ns && ts - s->p.late_window_ns > entry)
-		entry = ts - s->p.late_window_ns;
-	for (t = cp->qtail; t; t = t->qprev) {
+	for (const struct task *t = cp->qtail; t; t = t->qprev) {
 		bool pulled = false;
 
-		if (t->q_ts > entry && !cp->nr_q_moved)
-			return false;
-		if (t->enq_ts > entry)
-			continue;
 		for (int i = 0; i < cp->nr_pend && !pulled; i++)
-			pulled = cp->pend[i].pid == t->pid;
+			pulled = cp->pend[i].pid == t->pid && cp->pend[i].ts >= since;
 		if (!pulled)
 			return true;
 	}
 	return false;
+}
+
+/* With probes: a newidle call by prev on c is under way (its entry came
+ * after prev's switch-in). */
+static bool probed_call(const struct ir_state *s, const struct cpu *cp, int32_t prev)
+{
+	return s->p.probe_seed && cp->probe_valid && !cp->reentry && cp->probe_pid == prev &&
+		cp->probe_ts >= cp->last_switch_ts;
 }
 
 static void on_switch(struct ir_state *s, const struct ir_event *ev)
@@ -761,7 +830,8 @@ static void on_switch(struct ir_state *s, const struct ir_event *ev)
 	int32_t prev = ev->sw.prev_pid, next = ev->sw.next_pid;
 	bool blocked = !ir_state_runnable(ev->sw.prev_state);
 	struct task *pt = NULL, *nt;
-	bool point;
+	bool point = false, probed;
+	uint64_t since = 0;
 	int pulls;
 
 	if (prev != cp->curr) {
@@ -789,11 +859,18 @@ static void on_switch(struct ir_state *s, const struct ir_event *ev)
 		}
 	}
 
-	/* A newidle point: prev blocks with nothing else runnable here but late
-	 * arrivals and what c itself pulls; those pulls were newidle pulls
-	 * (SPEC 5 rule 3, SPEC 8), otherwise periodic balance. */
-	point = prev && blocked && !has_early_queued(s, c, ev->ts);
-	pulls = settle_pending(s, c, point);
+	/* A newidle point: prev blocks with nothing else runnable here but what
+	 * c itself pulls; those pulls were newidle pulls (SPEC 5 rule 3, SPEC 9),
+	 * otherwise periodic.  A probed call settles it: the kernel did call
+	 * newidle, and pulls before its entry were periodic. */
+	probed = prev && blocked && probed_call(s, cp, prev);
+	if (probed) {
+		since = cp->probe_ts;
+		point = true;
+	} else if (prev && blocked) {
+		point = !has_unpulled_queued(s, c, 0);
+	}
+	pulls = settle_pending(s, c, point, since);
 
 	/* prev leaves the CPU */
 	set_curr(s, c, 0);
@@ -809,7 +886,7 @@ static void on_switch(struct ir_state *s, const struct ir_event *ev)
 	if (point) {
 		enum ir_point_kind kind = pulls ? IR_PT_PULLED : next ? IR_PT_LATE : IR_PT_IDLE;
 
-		open_point(s, c, ev, kind);
+		open_point(s, c, ev->ts, kind);
 	}
 	cp->nr_pend = 0;
 	cp->probe_valid = false;
@@ -848,6 +925,39 @@ static void on_switch(struct ir_state *s, const struct ir_event *ev)
 
 /* ----------------------------------------------------------- wakeups */
 
+/*
+ * A wake-list wakeup (ttwu_queue_wakelist(): rq->ttwu_pending set by the
+ * waker, the task enqueued by sched_ttwu_pending() on the target): its
+ * sched_waking comes from another CPU before c's blocking switch, its
+ * sched_wakeup from c's idle task after it.  Then ttwu_pending was set at
+ * that newidle entry: no idle_stamp was taken (SPEC 9), and this sample
+ * measures from the stamp that was there before.  A probe that carries the
+ * flag has already said so.
+ */
+static void wake_list_wakeup(struct ir_state *s, const struct ir_event *ev, struct task *t)
+{
+	int c = ev->wake.target_cpu;
+	struct cpu *cp = &s->cpu[c];
+	struct ir_point *pt = &cp->op.pt;
+	uint64_t entry;
+
+	if (ev->common_pid != 0 || ev->cpu != c || cp->curr != 0 || !cp->op.active ||
+	    pt->kind != IR_PT_IDLE || pt->ttwu_pending || !t->wl_waking_ts ||
+	    t->wl_waking_cpu == c || !ttwu_pending_rule(s))
+		return;
+	if (pt->has_probe && s->p.probe_seed && pt->probe.ttwu_pending >= 0)
+		return;
+	/* the waking must precede newidle entry: without a probe, the only
+	 * sure bound is prev's last event before it */
+	entry = cp->point_prev_last;
+	if (t->wl_waking_ts >= entry || cp->idle_stamp != cp->stamp_set)
+		return;
+	pt->ttwu_pending = true;
+	cp->idle_stamp = cp->stamp_before;
+	cp->stamp_set = 0;
+	s->obs.ttwu_pending_points++;
+}
+
 static void on_wakeup(struct ir_state *s, const struct ir_event *ev)
 {
 	int tc = ev->wake.target_cpu;
@@ -876,11 +986,19 @@ static void on_wakeup(struct ir_state *s, const struct ir_event *ev)
 	task_comm(t, ev->wake.comm, ev->wake.comm_len);
 	if (ev->type != IR_EV_WAKEUP_NEW) {
 		struct cpu *cp = &s->cpu[tc];
+		bool on_rq = t->state == T_QUEUED || t->state == T_RUNNING;
+		bool self = t->state == T_RUNNING && t->cpu == ev->cpu && ev->common_pid == t->pid;
+		bool sample;
 
 		/* this wakeup is done: a later migration of t is not its placement */
 		t->waking_ts = 0;
-		/* ttwu_do_wakeup() (v4.15-v6.1) / ttwu_do_activate() (v6.2+) */
-		if (cp->idle_stamp) {
+		wake_list_wakeup(s, ev, t);
+		/* up to v6.2 ttwu_do_wakeup() samples, also from ttwu_runnable() (t
+		 * still on its rq); v6.3+ only ttwu_do_activate() does (160fb0d83f20);
+		 * v5.4+ wakes p == current without either (aacedf26fb76) */
+		sample = !(self && ir_kver_at_least(s->p.kernel_major, s->p.kernel_minor, 5, 4)) &&
+			!(on_rq && ir_kver_at_least(s->p.kernel_major, s->p.kernel_minor, 6, 3));
+		if (sample && cp->idle_stamp) {
 			uint64_t delta = ev->ts - cp->idle_stamp;
 			uint64_t max = 2 * cp->max_idle_balance_cost;
 
@@ -899,6 +1017,22 @@ static void on_wakeup(struct ir_state *s, const struct ir_event *ev)
 }
 
 /* ------------------------------------------------------------- feed */
+
+static void probe_exit(struct ir_state *s, int c)
+{
+	struct cpu *cp = &s->cpu[c];
+
+	if (!s->p.probe_seed)
+		return;
+	if (cp->reentry) {
+		int pulls = settle_pending(s, c, true, cp->probe_ts);
+
+		cp->reentry = false;
+		s->obs.probe_only_points++;
+		open_point(s, c, cp->probe_ts, pulls ? IR_PT_PULLED : IR_PT_IDLE);
+		cp->nr_pend = 0;
+	}
+}
 
 void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 {
@@ -928,13 +1062,17 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 		first_sight(s, ev);
 	if (ev->common_pid > 0 && cp->curr == 0)
 		missing_idle_exit(s, ev);
+	else if (ev->common_pid == 0 && cp->curr != 0)
+		missing_idle_entry(s, c, ev->ts);	/* the idle task runs here */
+	if (s->rd_overload && !s->nr_overloaded && ev->ts - s->overload_end >= s->p.tick_ns)
+		s->rd_overload = false;	/* assumed periodic/NOHZ rewrite, see ir_state_overload() */
 
 	/* pulls by c that no blocking switch follows were periodic; the newidle
 	 * probes fire inside __schedule() around the pull, so they do not count */
 	if (cp->nr_pend && !(ev->type == IR_EV_MIGRATE && ev->mig.dest_cpu == c) &&
 	    ev->type != IR_EV_SWITCH && ev->type != IR_EV_PROBE_ENTRY &&
 	    ev->type != IR_EV_PROBE_EXIT)
-		settle_pending(s, c, false);
+		settle_pending(s, c, false, 0);
 
 	switch (ev->type) {
 	case IR_EV_SWITCH:
@@ -944,8 +1082,8 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 		struct task *t = task_get(s, ev->wake.pid);
 
 		if (t) {
-			t->waking_ts = ev->ts;
-			t->waking_cpu = c;
+			t->waking_ts = t->wl_waking_ts = ev->ts;
+			t->waking_cpu = t->wl_waking_cpu = c;
 		}
 		break;
 	}
@@ -996,9 +1134,20 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 		s->obs.probe_calls++;
 		pcp->probe_valid = true;
 		pcp->probe_ts = ev->ts;
+		pcp->probe_pid = ev->common_pid;
 		pcp->probe = ev->probe_entry.v;
 		pcp->probe_ret = -1;
+		/* the idle task re-entering newidle balance (schedule_idle() with
+		 * nothing to run): no switch follows, so only the probe shows it */
+		pcp->reentry = s->p.probe_seed && ev->common_pid == 0 && pcp->curr == 0 && pc == c;
 		if (s->p.probe_seed) {
+			if (!s->overload_seeded && ev->probe_entry.v.rd_overload >= 0) {
+				/* the flag before the trace began: once, as avg_idle */
+				s->overload_seeded = true;
+				s->rd_overload = ev->probe_entry.v.rd_overload != 0;
+				if (!s->nr_overloaded)
+					s->overload_end = ev->ts;
+			}
 			/* use what the kernel had: the cap always, avg_idle once as a seed */
 			if (ev->probe_entry.v.max_idle_balance_cost > 0)
 				pcp->max_idle_balance_cost = (uint64_t)ev->probe_entry.v.max_idle_balance_cost;
@@ -1010,8 +1159,10 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 		break;
 	}
 	case IR_EV_PROBE_EXIT:
-		if (cp->probe_valid)
+		if (cp->probe_valid) {
 			cp->probe_ret = ev->probe_exit.ret;
+			probe_exit(s, c);
+		}
 		break;
 	default:
 		break;
@@ -1034,7 +1185,7 @@ void ir_state_finish(struct ir_state *s, uint64_t end)
 		struct cpu *cp = &s->cpu[c];
 
 		if (cp->nr_pend)
-			settle_pending(s, c, false);
+			settle_pending(s, c, false, 0);
 		if (!cp->seen)
 			continue;
 		if (cp->curr == 0)
@@ -1067,7 +1218,7 @@ void ir_state_params_default(struct ir_state_params *p)
 	p->max_idle_balance_cost = 500000;
 	p->avg_idle_init = 2 * p->sched_migration_cost;
 	p->tick_ns = 4000000;		/* HZ=250; one tick of rd->overload persistence */
-	p->late_window_ns = 100000;	/* SPEC 8: newidle entry precedes its switch by <= ~100 us (p90) */
+	p->kernel_major = p->kernel_minor = -1;
 	p->newidle_lead_ns = 0;		/* where that is known, e.g. from `idlereplay calibrate` */
 }
 

@@ -88,6 +88,7 @@ static json_object *observed_obj(const struct ir_report_input *in)
 	json_object_object_add(o, "migrations", mig);
 	json_object_object_add(o, "newidle_points", u64(ob->newidle_points));
 	json_object_object_add(o, "newidle_pulls", u64(ob->newidle_pulls));
+	json_object_object_add(o, "ttwu_pending_points", u64(ob->ttwu_pending_points));
 	for (int i = 0; i < IR_ANOM__COUNT; i++)
 		json_object_object_add(an, ir_anomaly_name[i], u64(ob->anomalies[i]));
 	json_object_object_add(o, "anomalies", an);
@@ -102,7 +103,6 @@ static json_object *assumptions_obj(const struct ir_state_params *p)
 	json_object_object_add(a, "max_idle_balance_cost_ns", u64(p->max_idle_balance_cost));
 	json_object_object_add(a, "avg_idle_init_ns", u64(p->avg_idle_init));
 	json_object_object_add(a, "overload_tick_ns", u64(p->tick_ns));
-	json_object_object_add(a, "late_window_ns", u64(p->late_window_ns));
 	json_object_object_add(a, "avg_idle_shift", json_object_new_boolean(p->avg_idle_shift));
 	json_object_object_add(a, "probe_seed", json_object_new_boolean(p->probe_seed));
 	return a;
@@ -296,6 +296,7 @@ static json_object *truth_obj(const struct ir_truth *t, const struct ir_observed
 	json_object_object_add(o, "matched_points", u64(ob->probe_matched));
 	json_object_object_add(o, "point_precision", ratio(ob->probe_matched, ob->newidle_points));
 	json_object_object_add(o, "point_recall", ratio(ob->probe_matched, ob->probe_calls));
+	json_object_object_add(o, "probe_only_points", u64(ob->probe_only_points));
 	json_object_object_add(e, "median", num_or_null(ir_truth_err_quantile(t, 0.5)));
 	json_object_object_add(e, "p90", num_or_null(ir_truth_err_quantile(t, 0.9)));
 	json_object_object_add(e, "samples", u64(t->err_n));

@@ -23,9 +23,12 @@ void ir_truth_add(struct ir_truth *t, const struct ir_point *pt, const struct ir
 		t->ovl_n++;
 		t->ovl_agree += pt->overload == (v->rd_overload != 0);
 	}
-	kernel_bail = ir_probe_early_bail(v);
+	/* v5.13+ newidle_balance() returns before any policy check when
+	 * this_rq->ttwu_pending (e5e678e4fea2): the reconstructed flag is an
+	 * early bail whichever policy decides the rest */
+	kernel_bail = ir_probe_early_bail(v) || v->ttwu_pending > 0;
 	t->bail_n++;
-	t->bail_agree += kernel_bail == (d->bail != IR_BAIL_NONE);
+	t->bail_agree += kernel_bail == (d->bail != IR_BAIL_NONE || pt->ttwu_pending);
 	if (pt->probe_ret >= 0) {
 		kernel_pulled = pt->probe_ret > 0;
 		t->pull_obs += kernel_pulled;

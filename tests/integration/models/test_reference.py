@@ -59,7 +59,8 @@ KEY = {"SMT": "smt", "MC": "mc", "NUMA": "numa"}
 
 
 def policy_arg(name):
-    kv = ["sysctl_sched_migration_cost=%d" % SYSCTL]
+    # no-check reads no sysctl (the CLI refuses a parameter a policy ignores)
+    kv = [] if name == "no-check" else ["sysctl_sched_migration_cost=%d" % SYSCTL]
     kv += ["%s.max_newidle_lb_cost=%d" % (KEY[l], MAX_LB[l]) for l in LEVELS]
     if name == "domain-cost":
         kv += ["%s.migration_cost=%d" % (KEY[l], DC_COST[l]) for l in LEVELS]

@@ -148,6 +148,27 @@ static inline void move_numa(struct ir_state *s, uint64_t ts, int cpu, int pid, 
 }
 
 /* Every cause count, so a misclassification shows as both a miss and a hit. */
+/* Newidle probes (SPEC 6): entry on cpu by common with the given ttwu_pending
+ * and rd_overload; exit with ret. */
+static inline void probe_in(struct ir_state *s, uint64_t ts, int cpu, int common, int ttwu, int ovl)
+{
+	struct ir_event ev = { .ts = ts, .cpu = cpu, .common_pid = common, .type = IR_EV_PROBE_ENTRY };
+
+	ev.probe_entry.cpu = cpu;
+	ev.probe_entry.v = (struct ir_probe_entry){ .nr_running = -1, .avg_idle = -1,
+		.max_idle_balance_cost = -1, .rd_overload = ovl, .ttwu_pending = ttwu,
+		.sd_max_newidle_lb_cost = { -1, -1, -1 }, .sd_newidle_ratio = { -1, -1, -1 } };
+	ir_state_feed(s, &ev);
+}
+
+static inline void probe_out(struct ir_state *s, uint64_t ts, int cpu, int common, int ret)
+{
+	struct ir_event ev = { .ts = ts, .cpu = cpu, .common_pid = common, .type = IR_EV_PROBE_EXIT };
+
+	ev.probe_exit.ret = ret;
+	ir_state_feed(s, &ev);
+}
+
 static inline void expect_causes(const struct ir_state *s, const uint64_t want[IR_MIG__COUNT])
 {
 	const struct ir_observed *o = ir_state_observed(s);

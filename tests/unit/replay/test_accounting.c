@@ -123,22 +123,28 @@ static void test_avg_idle_fork_inflated(void **state)
 	ir_state_free(s);
 }
 
-/* A LATE point (a task arrived during the balance) clears idle_stamp: the
- * following wakeup takes no sample. */
+/* A LATE point (a task arrived during the probed balance's lock drop)
+ * clears idle_stamp: the following wakeup takes no sample. */
 static void test_avg_idle_late_clears_stamp(void **state)
 {
 	struct pts pts;
-	struct ir_state *s = mk(2, NULL, NULL, &pts);
+	struct ir_state_params p;
+	struct ir_state *s;
 	uint64_t b = T0 + 100 * US, c;
 
 	(void)state;
+	ir_state_params_default(&p);
+	p.probe_seed = true;
+	s = mk(2, &p, NULL, &pts);
 	sw(s, T0, 0, 0, S_RUN, 100);
 	other(s, T0, 1, 500);
 	sw(s, b, 0, 100, S_SLEEP, 0);			/* IDLE point, idle_stamp live */
 	wake_new(s, b + 10 * US, 1, 500, 300, 0);
 	sw(s, b + 20 * US, 0, 0, S_RUN, 300);
 	c = b + 1 * MS;
-	wake_new(s, c - 10 * US, 1, 500, 400, 0);	/* arrives within late_window */
+	probe_in(s, c - 30 * US, 0, 300, 0, 1);
+	wake_new(s, c - 10 * US, 1, 500, 400, 0);	/* arrives inside the call */
+	probe_out(s, c - 5 * US, 0, 300, 1);
 	sw(s, c, 0, 300, S_SLEEP, 400);			/* LATE point */
 	assert_int_equal(pts.n, 2);
 	assert_int_equal(pts.p[0].kind, IR_PT_IDLE);
@@ -174,6 +180,97 @@ static void test_avg_idle_pull_clears_stamp(void **state)
 }
 
 /* rd->overload: set at 2 runnable, persists one tick after, then false. */
+/* SPEC 9, ttwu_pending (v5.13+): 100 is woken by CPU 1 (sched_waking there)
+ * before CPU 0's blocking switch, and CPU 0's idle task emits its
+ * sched_wakeup after it: a wake-list wakeup, so newidle returned before
+ * stamping.  idle_stamp keeps its old value: 0 here, so no sample. */
+static void ttwu_case(int major, int minor, bool probed, uint64_t *avg, bool *pending)
+{
+	struct pts pts;
+	struct ir_state_params p;
+	struct ir_state *s;
+	uint64_t b = T0 + 1 * MS;
+
+	ir_state_params_default(&p);
+	p.kernel_major = major;
+	p.kernel_minor = minor;
+	p.probe_seed = probed;
+	s = mk(2, &p, NULL, &pts);
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 500);
+	waking(s, b - 20 * US, 1, 500, 100, 0);
+	other(s, b - 10 * US, 0, 100);			/* 100 still ran after the waking */
+	if (probed)
+		probe_in(s, b - 5 * US, 0, 100, 1, 0);
+	if (probed)
+		probe_out(s, b - 4 * US, 0, 100, 0);
+	sw(s, b, 0, 100, S_SLEEP, 0);
+	*avg = ir_state_avg_idle(s, 0);
+	wake(s, b + 30 * US, 0, 0, 100, 0);		/* by CPU 0's idle task */
+	sw(s, b + 40 * US, 0, 0, S_RUN, 100);
+	assert_true(pts.n >= 1);
+	*pending = pts.p[pts.n - 1].ttwu_pending;
+	*avg = ir_state_avg_idle(s, 0) - *avg;	/* what the wakeup changed */
+	ir_state_free(s);
+}
+
+static void test_ttwu_pending(void **state)
+{
+	uint64_t d;
+	bool pending;
+
+	(void)state;
+	/* 6.1, from the events: no stamp, no sample */
+	ttwu_case(6, 1, false, &d, &pending);
+	assert_true(pending);
+	assert_int_equal(d, 0);
+	/* 5.12 has no such bail: the stamp at the switch, a 30 us sample */
+	ttwu_case(5, 12, false, &d, &pending);
+	assert_false(pending);
+	assert_int_not_equal(d, 0);
+	/* the probe says so too */
+	ttwu_case(6, 1, true, &d, &pending);
+	assert_true(pending);
+	assert_int_equal(d, 0);
+}
+
+/* Where avg_idle is sampled (SPEC 9): a wakeup of a task still on its rq
+ * (ttwu_runnable()) samples up to v6.2, not from v6.3 (160fb0d83f20). */
+static void runnable_case(int major, int minor, uint64_t *before, uint64_t *after)
+{
+	struct ir_state_params p;
+	struct ir_state *s;
+	uint64_t b = T0 + 1 * MS;
+
+	ir_state_params_default(&p);
+	p.kernel_major = major;
+	p.kernel_minor = minor;
+	s = mk(2, &p, NULL, NULL);
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 500);
+	wake_new(s, T0 + 1 * US, 1, 500, 101, 0);	/* 101 waits on CPU 0 */
+	mig(s, T0 + 2 * US, 1, 500, 101, 0, 1);		/* ... moved to CPU 1's queue */
+	sw(s, b, 0, 100, S_SLEEP, 0);			/* CPU 0 idle, stamp b */
+	mig(s, b + 10 * US, 0, 0, 101, 1, 0);		/* nohz pull: stamp stays */
+	*before = ir_state_avg_idle(s, 0);
+	wake(s, b + 100 * US, 1, 500, 101, 0);		/* 101 still queued: ttwu_runnable() */
+	*after = ir_state_avg_idle(s, 0);
+	ir_state_free(s);
+}
+
+static void test_sample_site_by_release(void **state)
+{
+	uint64_t a, b;
+
+	(void)state;
+	runnable_case(6, 2, &a, &b);
+	assert_int_equal(b, a + (100000 - (int64_t)a) / 8);
+	runnable_case(6, 3, &a, &b);
+	assert_int_equal(b, a);
+	runnable_case(-1, -1, &a, &b);			/* unknown: the newest rule */
+	assert_int_equal(b, a);
+}
+
 static void test_overload(void **state)
 {
 	struct ir_state *s = mk(2, NULL, NULL, NULL);
@@ -286,6 +383,8 @@ int main(void)
 		cmocka_unit_test(test_avg_idle_fork_inflated),
 		cmocka_unit_test(test_avg_idle_late_clears_stamp),
 		cmocka_unit_test(test_avg_idle_pull_clears_stamp),
+		cmocka_unit_test(test_ttwu_pending),
+		cmocka_unit_test(test_sample_site_by_release),
 		cmocka_unit_test(test_overload),
 		cmocka_unit_test(test_nr_running),
 		cmocka_unit_test(test_idle_while_waiting),

@@ -4,7 +4,7 @@
 
 enum { MIE = IR_ANOM_MISSING_IDLE_EXIT, PNC = IR_ANOM_PREV_NOT_CURRENT, TB = IR_ANOM_TIME_BACKWARDS,
        PR = IR_ANOM_PID_REUSE, NNR = IR_ANOM_NEXT_NOT_RUNNABLE, LOST = IR_ANOM_LOST_EVENTS,
-       OOR = IR_ANOM_CPU_OUT_OF_RANGE };
+       OOR = IR_ANOM_CPU_OUT_OF_RANGE, MIN = IR_ANOM_MISSING_IDLE_ENTRY };
 
 #define ONLY(a, n) ((const uint64_t[IR_ANOM__COUNT]){ [a] = n })
 
@@ -122,7 +122,28 @@ static void test_next_running_elsewhere(void **state)
 	assert_int_equal(ir_state_curr(s, 0), 0);
 	assert_int_equal(ir_state_curr(s, 1), 100);
 	ir_state_finish(s, T0 + 10 * US);
-	expect_anoms(s, ONLY(NNR, 1));
+	/* CPU 0's switch into idle was missed: repaired at this evidence */
+	expect_anoms(s, ONLY(MIN, 1));
+	assert_int_equal(ir_state_observed(s)->cpu[0].busy_ns, 1 * US);
+	assert_int_equal(ir_state_observed(s)->cpu[0].idle_ns, 9 * US);
+	ir_state_free(s);
+}
+
+/* SPEC 9, symmetric repair: the idle task emitting an event on a CPU we
+ * think busy is the first evidence that its switch into idle was missed:
+ * busy up to it, idle from it. */
+static void test_idle_task_event_on_busy_cpu(void **state)
+{
+	struct ir_state *s = mk(1, NULL, NULL, NULL);
+
+	(void)state;
+	sw(s, T0, 0, 0, S_RUN, 100);
+	waking(s, T0 + 30 * US, 0, 0, 200, 0);		/* common_pid 0 on CPU 0 */
+	assert_int_equal(ir_state_curr(s, 0), 0);
+	ir_state_finish(s, T0 + 100 * US);
+	expect_anoms(s, ONLY(MIN, 1));
+	assert_int_equal(ir_state_observed(s)->cpu[0].busy_ns, 30 * US);
+	assert_int_equal(ir_state_observed(s)->cpu[0].idle_ns, 70 * US);
 	ir_state_free(s);
 }
 
@@ -172,6 +193,7 @@ int main(void)
 		cmocka_unit_test(test_pid_reuse),
 		cmocka_unit_test(test_next_not_runnable),
 		cmocka_unit_test(test_next_running_elsewhere),
+		cmocka_unit_test(test_idle_task_event_on_busy_cpu),
 		cmocka_unit_test(test_lost_events),
 		cmocka_unit_test(test_cpu_out_of_range),
 	};

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Newidle points (SPEC 7, 8): kinds, the late-window rule, candidate rings,
+/* Newidle points (SPEC 7, 8, 9): kinds, no late arrival, re-entry, candidate rings,
  * gain_ns = min(idle, wait), and what is not a candidate. */
 #include "ev.h"
 
@@ -53,20 +53,31 @@ static void test_point_resolved_at_finish(void **state)
 }
 
 /* 101 is woken onto CPU 0 `ago` before 100 blocks and runs next; if own_ago,
- * 100 itself emitted an event that long before the switch.  Returns the
- * number of points and their kind. */
-static int late_case(uint64_t ago, uint64_t own_ago, enum ir_point_kind *kind)
+ * 100 itself emitted an event that long before the switch; if probe_ago, a
+ * newidle probe by 100 entered that long before it.  Returns the number of
+ * points and their kind. */
+static int late_case(uint64_t ago, uint64_t own_ago, uint64_t probe_ago, enum ir_point_kind *kind)
 {
 	struct pts pts;
-	struct ir_state *s = mk(2, NULL, NULL, &pts);
+	struct ir_state_params p;
+	struct ir_state *s;
 	uint64_t c = T0 + 5 * MS;
 	int n;
 
+	ir_state_params_default(&p);
+	p.probe_seed = probe_ago != 0;
+	s = mk(2, &p, NULL, &pts);
 	sw(s, T0, 0, 0, S_RUN, 100);
 	other(s, T0, 1, 500);
+	if (probe_ago && probe_ago > ago)
+		probe_in(s, c - probe_ago, 0, 100, 0, 1);
 	wake(s, c - ago, 1, 500, 101, 0);
+	if (probe_ago && probe_ago <= ago)
+		probe_in(s, c - probe_ago, 0, 100, 0, 1);
 	if (own_ago)
 		other(s, c - own_ago, 0, 100);
+	if (probe_ago)
+		probe_out(s, c - 1 * US, 0, 100, 1);
 	sw(s, c, 0, 100, S_SLEEP, 101);
 	ir_state_finish(s, c + 1 * MS);
 	n = pts.n;
@@ -78,22 +89,60 @@ static int late_case(uint64_t ago, uint64_t own_ago, enum ir_point_kind *kind)
 	return n;
 }
 
-static void test_late_window(void **state)
+/* SPEC 9: __schedule() holds the rq lock from deactivate_task(prev) through
+ * pick_next_task(), so a task queued before the blocking switch was there
+ * when newidle would have run: no point, however close to the switch.  Only
+ * an arrival inside a probed call's lock drop makes one (returning > 0). */
+static void test_no_late_arrival(void **state)
 {
 	enum ir_point_kind k = IR_PT_IDLE;
 
 	(void)state;
-	/* arrived 50 us before the switch, within late_window (100 us): LATE */
-	assert_int_equal(late_case(50 * US, 0, &k), 1);
+	assert_int_equal(late_case(1 * US, 0, 0, &k), 0);
+	assert_int_equal(late_case(50 * US, 0, 0, &k), 0);
+	assert_int_equal(late_case(50 * US, 80 * US, 0, &k), 0);
+	assert_int_equal(late_case(200 * US, 0, 0, &k), 0);
+	/* probed: the call entered 100 us before the switch, 101 arrived 50 us
+	 * before it, inside the call: a point, and 101 ran instead */
+	assert_int_equal(late_case(50 * US, 0, 100 * US, &k), 1);
 	assert_int_equal(k, IR_PT_LATE);
-	/* 200 us before: it was there at newidle entry, so no point */
-	assert_int_equal(late_case(200 * US, 0, &k), 0);
-	/* 50 us before, but 100 still ran after it arrived: no point */
-	assert_int_equal(late_case(50 * US, 20 * US, &k), 0);
-	/* 50 us before, 100's last event before that: LATE */
-	k = IR_PT_IDLE;
-	assert_int_equal(late_case(50 * US, 80 * US, &k), 1);
-	assert_int_equal(k, IR_PT_LATE);
+}
+
+/* Probed mode: the idle task re-entering newidle balance (no switch) is a
+ * point of its own and re-stamps idle_stamp; without probes nothing shows it. */
+static void test_reentry_point(void **state)
+{
+	for (int probed = 0; probed < 2; probed++) {
+		struct pts pts;
+		struct ir_state_params p;
+		struct ir_state *s;
+		uint64_t b = T0 + 100 * US, r = b + 200 * US;
+
+		(void)state;
+		ir_state_params_default(&p);
+		p.probe_seed = probed;
+		s = mk(1, &p, NULL, &pts);
+		sw(s, T0, 0, 0, S_RUN, 100);
+		sw(s, b, 0, 100, S_SLEEP, 0);		/* point 1, idle_stamp b */
+		probe_in(s, r, 0, 0, 0, 0);		/* the idle task re-enters */
+		probe_out(s, r + 10 * US, 0, 0, 0);
+		wake(s, r + 500 * US, 0, 0, 100, 0);	/* samples from r (probed) or b */
+		sw(s, r + 501 * US, 0, 0, S_RUN, 100);
+		ir_state_finish(s, r + 1 * MS);
+		assert_int_equal(pts.n, probed ? 2 : 1);
+		assert_int_equal(ir_state_observed(s)->probe_only_points, probed ? 1 : 0);
+		if (probed) {
+			assert_int_equal(pts.p[1].ts, r);
+			assert_int_equal(pts.p[1].kind, IR_PT_IDLE);
+			assert_int_equal(pts.p[0].idle_ns, 200 * US);	/* until the re-entry */
+			/* avg_idle 1 ms + (500 us - 1 ms) / 8 */
+			assert_int_equal(ir_state_avg_idle(s, 0), 1000000 - 500000 / 8);
+		} else {
+			/* from b: 700 us */
+			assert_int_equal(ir_state_avg_idle(s, 0), 1000000 - 300000 / 8);
+		}
+		ir_state_free(s);
+	}
 }
 
 /* CPU 1 runs 200 with 201 waiting; CPU 0's 100 blocks at b.  CPU 0 leaves
@@ -326,7 +375,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_idle_point),
 		cmocka_unit_test(test_point_resolved_at_finish),
-		cmocka_unit_test(test_late_window),
+		cmocka_unit_test(test_no_late_arrival),
+		cmocka_unit_test(test_reentry_point),
 		cmocka_unit_test(test_ring_flat_gain),
 		cmocka_unit_test(test_ring_two_levels),
 		cmocka_unit_test(test_not_candidates),
