@@ -184,6 +184,12 @@ int ir_record(const struct ir_record_opts *o, struct ir_record_result *res,
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGCHLD);
+	/* An ignored signal is discarded, never queued for the signalfd: a
+	 * shell starts background jobs with SIGINT ignored, and then Ctrl-C or
+	 * kill -INT could not stop the recording.  SIGHUP keeps what it was
+	 * given (nohup). */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	sigprocmask(SIG_BLOCK, &mask, &old_mask);
 	l.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (l.sfd < 0) {
