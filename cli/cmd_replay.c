@@ -41,8 +41,14 @@ static const char usage[] =
 	"  --timeline               keep per-CPU timelines in the JSON (busy share, newidle points, pulls)\n"
 	"  --detail OFFSET:LENGTH   the timeline's detailed window, from the trace start\n"
 	"                           (default: 20ms from the first newidle point)\n"
+	"  --buffer NAME            read this buffer: a trace-cmd instance's name, or top\n"
+	"                           (default: the only buffer holding events)\n"
+	"  --max-lost PCT           lost events above this share of all events make the exit\n"
+	"                           status 3, after the report is written (default 1)\n"
+	"  --allow-lost             exit 0 whatever the share of lost events\n"
 	"  --quiet                  no text report on stdout, no progress on stderr\n"
-	"Durations accept ns, us, ms, s suffixes.\n";
+	"Durations accept ns, us, ms, s suffixes.  Exit: 0 ok, 1 usage, 2 bad input,\n"
+	"3 report written but too many events lost (--max-lost).\n";
 
 struct run {
 	struct ir_state *st;
@@ -102,6 +108,36 @@ static void check_truth(struct run *r, const struct ir_point *pt, bool before)
 		ir_truth_add(r->truth, pt, &ctx, &r->d[r->fidelity], &r->o[r->fidelity],
 			     k->p.kind == IR_POL_PROPORTIONAL);
 	}
+}
+
+/*
+ * Lost events undercount everything on their CPUs: newidle points,
+ * migrations, idle and busy time, every policy's counts.  Over max_lost % of
+ * all events (recorded + lost) the report is still written, and the exit
+ * status says it (IR_LOST_EVENTS) unless --allow-lost.
+ */
+static int lost_status(const struct ir_trace_info *ti, const char *path, double max_lost, bool allow)
+{
+	double lost = 0, share;
+	char cpus[256] = "";
+	size_t n = 0;
+
+	for (int c = 0; c < ti->nr_cpus && ti->loss; c++) {
+		const struct ir_cpu_loss *l = &ti->loss[c];
+
+		if (!l->overrun && !l->dropped && !l->missed && !l->missed_unknown)
+			continue;
+		lost += (double)l->overrun + (double)l->dropped + (double)l->missed;
+		if (n < sizeof(cpus) - 16)
+			n += (size_t)snprintf(cpus + n, sizeof(cpus) - n, "%s%d", n ? "," : "", c);
+	}
+	share = lost > 0 ? 100.0 * lost / (lost + (double)ti->events_total) : 0;
+	if (share <= max_lost || allow)
+		return IR_OK;
+	fprintf(stderr, "idlereplay: %s: %.0f events lost (%.2f %% of all, more than --max-lost %g %%): "
+		"newidle points, migrations, idle and busy time and every policy's counts on CPUs %s are undercounted; "
+		"exit 3 (--allow-lost accepts it)\n", path, lost, share, max_lost, cpus);
+	return IR_LOST_EVENTS;
 }
 
 static void on_point(void *arg, const struct ir_point *pt)
@@ -229,10 +265,16 @@ int cmd_replay(int argc, char **argv)
 		{ "reference", required_argument, NULL, 'r' },
 		{ "kernel-policy", required_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "buffer", required_argument, NULL, 'b' },
+		{ "max-lost", required_argument, NULL, 'X' },
+		{ "allow-lost", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *json_path = NULL, *decisions_path = NULL, *html_path = NULL, *path;
+	const char *buffer = NULL;
+	double max_lost = 1.0;
+	bool allow_lost = false;
 	struct ir_state_params sp;
 	bool mc_set = false, quiet = false, want_timeline = false;
 	uint64_t detail_off = 0, detail_len = 0;
@@ -327,6 +369,21 @@ int cmd_replay(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case 'b':
+			buffer = optarg;
+			break;
+		case 'X': {
+			char *end;
+
+			errno = 0;
+			max_lost = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(max_lost >= 0 && max_lost <= 100))
+				return cli_fail(IR_ERR_USAGE, "replay: bad --max-lost '%s' (a percentage, 0 to 100)", optarg);
+			break;
+		}
+		case 'A':
+			allow_lost = true;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return IR_OK;
@@ -382,7 +439,7 @@ int cmd_replay(int argc, char **argv)
 		}
 	}
 
-	if ((ret = ir_trace_open(path, &tr, err, sizeof(err)))) {
+	if ((ret = ir_trace_open_buffer(path, buffer, &tr, err, sizeof(err)))) {
 		free(run.runs);
 		return cli_fail(ret, "%s", err);
 	}
@@ -537,7 +594,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (!quiet && !(json_path && !strcmp(json_path, "-")) && !(html_path && !strcmp(html_path, "-")))
 		ir_report_text(doc, stdout);
-	ret = IR_OK;
+	ret = lost_status(ti, path, max_lost, allow_lost);
 out:
 	if (run.decisions)
 		fclose(run.decisions);

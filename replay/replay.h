@@ -23,6 +23,7 @@ enum {
 	IR_OK = 0,
 	IR_ERR_USAGE = 1,
 	IR_ERR_INPUT = 2,	/* bad input file or environment */
+	IR_LOST_EVENTS = 3,	/* report written, but more events were lost than allowed */
 };
 
 #define IR_COMM_LEN 16
@@ -163,6 +164,11 @@ struct ir_trace;
 /* Open and check a trace; on error return IR_ERR_INPUT and fill err with
  * one line naming the file and the problem. */
 int ir_trace_open(const char *path, struct ir_trace **out, char *err, size_t errlen);
+/* The same, reading the events of one buffer: NULL the only buffer that
+ * holds data (trace-cmd instances included), "top" the top one, or an
+ * instance's name (`trace-cmd record/extract -B NAME`). */
+int ir_trace_open_buffer(const char *path, const char *buffer, struct ir_trace **out,
+			 char *err, size_t errlen);
 const struct ir_trace_info *ir_trace_info(const struct ir_trace *t);
 /* Walk all events in time order.  fn returns non-zero to stop. */
 typedef int (*ir_event_fn)(void *arg, const struct ir_event *ev);
