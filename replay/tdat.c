@@ -33,6 +33,16 @@
 #define SEC_FL_COMPRESS 1
 #define MAX_OPTION_SECTIONS 64
 #define MAX_SECTION_SIZE (256u << 20)
+/*
+ * Compressed sections (options here; headers, formats, kallsyms, printk and
+ * cmdlines, which libtracecmd decompresses): bounded by what the compressed
+ * bytes of a real file give.  Text compresses 5 to 10 times with zstd; RLE
+ * blocks let 4 bytes claim 128 KiB.  Options are small (our metadata with a
+ * 4096-CPU topology is under 1 MiB).
+ */
+#define MAX_OPTIONS_SIZE (16u << 20)
+#define MAX_SECTION_RATIO 64
+#define SECTION_SLACK (1u << 20)
 
 struct rd {
 	int fd;
@@ -539,8 +549,48 @@ static int check_v7_tail(struct rd *r, uint64_t end)
 	return 0;
 }
 
+/* A compressed section's sizes, before anyone decompresses it. */
+static int check_compressed(struct rd *r, uint64_t off, uint64_t sz, uint64_t max, uint64_t *csz, uint64_t *usz)
+{
+	unsigned char ch[8];
+
+	if (sz < 8 || pread_all(r, ch, 8, off + 16))
+		return r->err[0] ? -1 : fail(r, "compressed section at %llu is too short", (unsigned long long)off);
+	*csz = get_le(r, ch, 4);
+	*usz = get_le(r, ch + 4, 4);
+	if (*csz + 8 > sz || *usz > max || *usz > MAX_SECTION_RATIO * *csz + SECTION_SLACK)
+		return fail(r, "compressed section at %llu has bad sizes (%llu bytes from %llu)",
+			    (unsigned long long)off, (unsigned long long)*usz, (unsigned long long)*csz);
+	return 0;
+}
+
+/* The header sections the options name, which libtracecmd decompresses. */
+static int check_header_sections(struct rd *r)
+{
+	for (int i = 0; i < r->nknown; i++) {
+		unsigned char h[16];
+		uint64_t sz, csz, usz;
+
+		if (r->known[i] >= r->size || r->size - r->known[i] < sizeof(h))
+			continue;	/* the section walk says what is wrong */
+		if (pread_all(r, h, sizeof(h), r->known[i]))
+			return -1;
+		sz = get_le(r, h + 8, 8);
+		if (get_le(r, h, 2) < 16 || get_le(r, h, 2) > 21 || !(get_le(r, h + 2, 2) & SEC_FL_COMPRESS))
+			continue;
+		if (sz > r->size - r->known[i] - 16)
+			return fail(r, "section at %llu: size %llu runs past the end of the file",
+				    (unsigned long long)r->known[i], (unsigned long long)sz);
+		if (check_compressed(r, r->known[i], sz, MAX_SECTION_SIZE, &csz, &usz))
+			return -1;
+	}
+	return 0;
+}
+
 static int read_v7_options(struct rd *r, uint64_t off)
 {
+	uint64_t seen[MAX_OPTION_SECTIONS];
+
 	for (int n = 0; off; n++) {
 		unsigned char h[16];
 		unsigned id, flags;
@@ -552,6 +602,10 @@ static int read_v7_options(struct rd *r, uint64_t off)
 
 		if (n >= MAX_OPTION_SECTIONS)
 			return fail(r, "more than %d option sections (a loop?)", MAX_OPTION_SECTIONS);
+		for (int i = 0; i < n; i++)
+			if (seen[i] == off)
+				return fail(r, "options sections form a loop (at offset %llu)", (unsigned long long)off);
+		seen[n] = off;
 		if (pread_all(r, h, sizeof(h), off))
 			return -1;
 		add_known(r, off);
@@ -565,19 +619,13 @@ static int read_v7_options(struct rd *r, uint64_t off)
 			return fail(r, "options section at %llu: size %llu runs past the end of the file",
 				    (unsigned long long)off, (unsigned long long)sz);
 		if (flags & SEC_FL_COMPRESS) {
-			unsigned char ch[8];
 			uint64_t csz, usz;
 			void *cbuf;
 
 			if (strcmp(r->out->compression, "zstd"))
 				return fail(r, "options compressed with unsupported '%s'", r->out->compression);
-			if (pread_all(r, ch, 8, off + 16))
+			if (check_compressed(r, off, sz, MAX_OPTIONS_SIZE, &csz, &usz))
 				return -1;
-			csz = get_le(r, ch, 4);
-			usz = get_le(r, ch + 4, 4);
-			if (csz + 8 > sz || usz > MAX_SECTION_SIZE)
-				return fail(r, "compressed options section at %llu has bad sizes",
-					    (unsigned long long)off);
 			cbuf = malloc(csz ? csz : 1);
 			buf = malloc(usz ? usz : 1);
 			if (!cbuf || !buf) {
@@ -598,6 +646,9 @@ static int read_v7_options(struct rd *r, uint64_t off)
 					    (unsigned long long)off, ZSTD_getErrorName(blen));
 			}
 		} else {
+			if (sz > MAX_OPTIONS_SIZE)
+				return fail(r, "options section at %llu: %llu bytes (%u MiB at most)",
+					    (unsigned long long)off, (unsigned long long)sz, MAX_OPTIONS_SIZE >> 20);
 			blen = (size_t)sz;
 			buf = malloc(blen ? blen : 1);
 			if (!buf)
@@ -854,7 +905,7 @@ int ir_tdat_read_flags(const char *path, struct ir_tdat *out, unsigned flags, ch
 			fail(&r, "unknown compression '%s'", out->compression);
 			goto out;
 		}
-		if (read_v7_options(&r, v) || walk_v7_sections(&r, off))
+		if (read_v7_options(&r, v) || check_header_sections(&r) || walk_v7_sections(&r, off))
 			goto out;
 	} else {
 		strcpy(out->compression, "none");
