@@ -14,7 +14,13 @@
 #include "model/model.h"
 
 #define IR_CPUMASK_BITS 64
-#define IR_TOPO_CPU_LIMIT 65536		/* sanity bound on CPU numbers in text */
+/*
+ * Bound on CPU numbers in topology text: the kernel's own NR_CPUS maximum
+ * (x86 MAXSMP, arch/x86/Kconfig NR_CPUS_RANGE_END, 8192 since v4.20).
+ * Per-CPU masks make parsing N^2 bits: 65536 CPUs took 2 GB and 14 s from a
+ * few KB of compressed metadata; 8192 take 8 MB per mask level.
+ */
+#define IR_TOPO_CPU_LIMIT 8192
 
 static inline size_t ir_cpumask_words(int nr_cpus)
 {

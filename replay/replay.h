@@ -306,6 +306,8 @@ uint64_t ir_state_avg_idle(const struct ir_state *s, int cpu);
 unsigned ir_state_nr_running(const struct ir_state *s, int cpu);
 bool ir_state_overload(const struct ir_state *s, uint64_t now);
 int32_t ir_state_curr(const struct ir_state *s, int cpu);
+/* Tasks in the table (live ones and up to 4096 recently dead). */
+uint32_t ir_state_nr_tasks(const struct ir_state *s);
 void ir_state_free(struct ir_state *s);
 
 /* ------------------------------------------------------ timeline (timeline.c) */

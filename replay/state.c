@@ -49,6 +49,7 @@ struct task {
 	uint64_t waking_ts;
 	int32_t waking_cpu;
 	uint32_t watch;		/* open points that hold it as a candidate */
+	bool in_dead;		/* in the ring of recently dead tasks */
 	struct task *qnext, *qprev;	/* cpu's wait queue (runnable, not running) */
 	struct task *hnext;	/* hash chain */
 };
@@ -109,7 +110,15 @@ struct ir_state {
 	uint32_t slab_used, slab_size;
 	struct task **slabs;
 	uint32_t nr_slabs;
+	/* dead tasks are kept a while (a wakeup of a dead pid is pid reuse),
+	 * then their slots are reused: the table holds live tasks and at most
+	 * DEAD_KEEP dead ones, however many tasks the trace saw */
+	struct task *free_tasks;	/* chained by hnext */
+	struct task *dead[4096];
+	uint32_t dead_head, dead_n;
 };
+
+#define DEAD_KEEP 4096
 
 /* ------------------------------------------------------------- tasks */
 
@@ -158,6 +167,14 @@ static struct task *task_get(struct ir_state *s, int32_t pid)
 
 	if (t)
 		return t;
+	if (s->nr_tasks >= s->hash_mask && hash_grow(s))
+		return NULL;
+	if (s->free_tasks) {
+		t = s->free_tasks;
+		s->free_tasks = t->hnext;
+		memset(t, 0, sizeof(*t));
+		goto fill;
+	}
 	if (s->slab_used == s->slab_size) {
 		struct task **ns = realloc(s->slabs, (s->nr_slabs + 1) * sizeof(*ns));
 
@@ -173,9 +190,8 @@ static struct task *task_get(struct ir_state *s, int32_t pid)
 		s->slab_size = 4096;
 		s->slab_used = 0;
 	}
-	if (s->nr_tasks >= s->hash_mask && hash_grow(s))
-		return NULL;
 	t = &s->slab[s->slab_used++];
+fill:
 	t->pid = pid;
 	t->cpu = -1;
 	t->waking_cpu = -1;
@@ -183,6 +199,49 @@ static struct task *task_get(struct ir_state *s, int32_t pid)
 	s->hash[pid_hash(pid) & s->hash_mask] = t;
 	s->nr_tasks++;
 	return t;
+}
+
+/* Unhash a dead task nothing refers to and keep its slot for the next one. */
+static void task_free(struct ir_state *s, struct task *t)
+{
+	struct task **pp = &s->hash[pid_hash(t->pid) & s->hash_mask];
+
+	while (*pp && *pp != t)
+		pp = &(*pp)->hnext;
+	if (!*pp)
+		return;
+	*pp = t->hnext;
+	memset(t, 0, sizeof(*t));
+	t->pid = -1;
+	t->hnext = s->free_tasks;
+	s->free_tasks = t;
+	s->nr_tasks--;
+}
+
+/* t just died (switched out as EXIT_DEAD/EXIT_ZOMBIE): the oldest of the
+ * DEAD_KEEP recently dead goes, if it is still dead and no open point
+ * holds it. */
+static void task_died(struct ir_state *s, struct task *t)
+{
+	if (t->in_dead)
+		return;
+	if (s->dead_n == DEAD_KEEP) {
+		struct task *x = s->dead[s->dead_head];
+
+		s->dead_head = (s->dead_head + 1) % DEAD_KEEP;
+		s->dead_n--;
+		x->in_dead = false;
+		if (x->state == T_DEAD && !x->watch && !x->stopper_pending)
+			task_free(s, x);
+	}
+	s->dead[(s->dead_head + s->dead_n) % DEAD_KEEP] = t;
+	s->dead_n++;
+	t->in_dead = true;
+}
+
+uint32_t ir_state_nr_tasks(const struct ir_state *s)
+{
+	return s->nr_tasks;
 }
 
 static bool comm_is(const char *c, uint16_t len, const char *prefix)
@@ -804,6 +863,8 @@ static void on_switch(struct ir_state *s, const struct ir_event *ev)
 		} else {
 			pt->state = (ev->sw.prev_state & (IR_EXIT_DEAD | IR_EXIT_ZOMBIE)) ? T_DEAD : T_SLEEPING;
 			settle_stopper(s, pt, false);
+			if (pt->state == T_DEAD)
+				task_died(s, pt);
 		}
 	}
 	if (point) {
