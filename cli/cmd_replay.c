@@ -526,7 +526,8 @@ int cmd_replay(int argc, char **argv)
 			goto out;
 		}
 	}
-	run.st = ir_state_new(ti->nr_cpus, &sp, &rings, on_point, &run);
+	/* the topology's CPUs (at least the trace's: cli_domains checks) */
+	run.st = ir_state_new(rings.ring ? rings.nr_cpus : ti->nr_cpus, &sp, &rings, on_point, &run);
 	if (want_timeline)
 		tl = ir_timeline_new(ti->nr_cpus, detail_off, detail_len);
 	if (!run.st || (want_timeline && !tl)) {

@@ -15,12 +15,13 @@
 
 #define IR_CPUMASK_BITS 64
 /*
- * Bound on CPU numbers in topology text: the kernel's own NR_CPUS maximum
- * (x86 MAXSMP, arch/x86/Kconfig NR_CPUS_RANGE_END, 8192 since v4.20).
- * Per-CPU masks make parsing N^2 bits: 65536 CPUs took 2 GB and 14 s from a
- * few KB of compressed metadata; 8192 take 8 MB per mask level.
+ * Bound on CPU numbers in topology text: the replay reads traces of at most
+ * 4096 CPUs (IR_MAX_CPUSTAT_CPUS, replay/replay.h), so a larger topology
+ * can match no trace.  Per-CPU masks and the domains' ring table are N^2:
+ * 65536 CPUs took 2 GB and 14 s from a few KB of compressed metadata,
+ * 8192 took 250 MB and 14 s; 4096 take 100 MB and 4 s.
  */
-#define IR_TOPO_CPU_LIMIT 8192
+#define IR_TOPO_CPU_LIMIT 4096
 
 static inline size_t ir_cpumask_words(int nr_cpus)
 {

@@ -20,6 +20,7 @@
  * Hot path: no allocation except the first time a pid is seen, no string
  * work except the first time a task's comm is seen.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,6 +117,10 @@ struct ir_state {
 	struct task *free_tasks;	/* chained by hnext */
 	struct task *dead[4096];
 	uint32_t dead_head, dead_n;
+	/* per-event work visits only the CPUs concerned, not all nr_cpus:
+	 * CPUs with queued tasks, CPUs with an open newidle point */
+	struct cpuset { int *id, *pos, n; } queued, open;
+	int *scratch;
 };
 
 #define DEAD_KEEP 4096
@@ -272,6 +277,44 @@ static inline unsigned nr_running(const struct ir_state *s, int c)
 	return s->cpu[c].nr_queued + (s->cpu[c].curr != 0 ? 1u : 0u);
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void set_add(struct cpuset *set, int c)
+{
+	if (set->pos[c] < 0) {
+		set->pos[c] = set->n;
+		set->id[set->n++] = c;
+	}
+}
+
+static void set_del(struct cpuset *set, int c)
+{
+	int i = set->pos[c], last;
+
+	if (i < 0)
+		return;
+	last = set->id[--set->n];
+	set->id[i] = last;
+	set->pos[last] = i;
+	set->pos[c] = -1;
+}
+
+static int set_init(struct cpuset *set, int nr_cpus)
+{
+	set->id = calloc((size_t)nr_cpus, sizeof(*set->id));
+	set->pos = malloc((size_t)nr_cpus * sizeof(*set->pos));
+	if (!set->id || !set->pos)
+		return -1;
+	for (int c = 0; c < nr_cpus; c++)
+		set->pos[c] = -1;
+	return 0;
+}
+
 /* Call before and after changing a CPU's queue or curr. */
 static inline void rq_before(struct ir_state *s, int c, unsigned *nr)
 {
@@ -293,9 +336,11 @@ static void rq_after(struct ir_state *s, int c, unsigned before, uint32_t queued
 	if (!queued_before && q) {
 		s->nr_cpus_queued++;
 		s->sum_cpus_queued += (uint64_t)c;
+		set_add(&s->queued, c);
 	} else if (queued_before && !q) {
 		s->nr_cpus_queued--;
 		s->sum_cpus_queued -= (uint64_t)c;
+		set_del(&s->queued, c);
 	}
 	s->total_queued += q;
 	s->total_queued -= queued_before;
@@ -411,6 +456,8 @@ static void update_avg(uint64_t *avg, uint64_t sample, bool shift)
 static void deliver(struct ir_state *s, struct open_point *op)
 {
 	op->active = false;
+	/* op is some CPU's: &s->cpu[c].op */
+	set_del(&s->open, (int)(((const char *)op - (const char *)&s->cpu[0].op) / (ptrdiff_t)sizeof(struct cpu)));
 	s->on_point(s->arg, &op->pt);
 }
 
@@ -487,7 +534,8 @@ static void find_candidates(struct ir_state *s, int c, struct ir_point *pt, uint
 		pt->nr_levels = IR_MAX_LEVELS;
 	for (int l = 0; l < IR_MAX_LEVELS; l++)
 		pt->ring[l] = (struct ir_cand){ .pid = -1, .cpu = -1 };
-	for (int o = 0; o < s->nr_cpus; o++) {
+	for (int i = 0; i < s->queued.n; i++) {
+		int o = s->queued.id[i];
 		struct cpu *oc = &s->cpu[o];
 		struct task *best = NULL;
 		unsigned nr;
@@ -498,7 +546,8 @@ static void find_candidates(struct ir_state *s, int c, struct ir_point *pt, uint
 		l = ring_of(s, c, o);
 		if (l == IR_NO_LEVEL || l >= pt->nr_levels)
 			continue;
-		if (pt->ring[l].pid >= 0 && pt->ring[l].src_nr_running >= nr)
+		if (pt->ring[l].pid >= 0 && (pt->ring[l].src_nr_running > nr ||
+					     (pt->ring[l].src_nr_running == nr && pt->ring[l].cpu < o)))
 			continue;	/* busiest CPU wins; ties go to the lower id */
 		for (struct task *t = oc->qhead; t; t = t->qnext)
 			if (pullable(s, t, now) && (!best || t->enq_ts < best->enq_ts))
@@ -522,8 +571,8 @@ static void watch_candidates(struct ir_state *s, struct open_point *op)
 /* A watched task runs: its wait ends for the points that hold it. */
 static void candidate_ran(struct ir_state *s, int32_t pid, uint64_t ts)
 {
-	for (int c = 0; c < s->nr_cpus; c++) {
-		struct open_point *op = &s->cpu[c].op;
+	for (int i = 0; i < s->open.n; i++) {
+		struct open_point *op = &s->cpu[s->open.id[i]].op;
 
 		if (!op->active)
 			continue;
@@ -765,6 +814,7 @@ static void open_point(struct ir_state *s, int c, const struct ir_event *ev, enu
 		s->obs.cpu[c].newidle_pulls++;
 	}
 	op->active = true;
+	set_add(&s->open, c);
 	watch_candidates(s, op);
 	/* sched_balance_newidle(): idle_stamp set on entry, cleared if pulled_task */
 	cp->idle_stamp = 0;
@@ -898,12 +948,18 @@ static void on_switch(struct ir_state *s, const struct ir_event *ev)
 	cp->last_switch_ts = ev->ts;
 	cp->last_own_ts = ev->ts;
 	if (cp->pulled_watchers) {
-		for (int o = 0; o < s->nr_cpus; o++) {
+		int n = 0;
+
+		for (int i = 0; i < s->open.n; i++) {
+			int o = s->open.id[i];
 			struct open_point *op = &s->cpu[o].op;
 
 			if (op->active && op->pt.kind == IR_PT_PULLED && op->pt.pulled_from == c)
-				close_point(s, o, ev->ts);
+				s->scratch[n++] = o;
 		}
+		qsort(s->scratch, (size_t)n, sizeof(*s->scratch), cmp_int);	/* in CPU order, as before */
+		for (int i = 0; i < n; i++)
+			close_point(s, s->scratch[i], ev->ts);
 	}
 }
 
@@ -1151,7 +1207,9 @@ struct ir_state *ir_state_new(int nr_cpus, const struct ir_state_params *p,
 	s->cpu = calloc((size_t)nr_cpus, sizeof(*s->cpu));
 	s->obs.cpu = calloc((size_t)nr_cpus, sizeof(*s->obs.cpu));
 	s->obs.nr_cpus = nr_cpus;
-	if (!s->cpu || !s->obs.cpu || hash_grow(s)) {
+	s->scratch = calloc((size_t)nr_cpus, sizeof(*s->scratch));
+	if (!s->cpu || !s->obs.cpu || !s->scratch || set_init(&s->queued, nr_cpus) ||
+	    set_init(&s->open, nr_cpus) || hash_grow(s)) {
 		ir_state_free(s);
 		return NULL;
 	}
@@ -1197,5 +1255,10 @@ void ir_state_free(struct ir_state *s)
 	free(s->hash);
 	free(s->cpu);
 	free(s->obs.cpu);
+	free(s->scratch);
+	free(s->queued.id);
+	free(s->queued.pos);
+	free(s->open.id);
+	free(s->open.pos);
 	free(s);
 }

@@ -159,6 +159,8 @@ void ir_timeline_start(struct ir_timeline *t, uint64_t ts)
 
 void ir_timeline_busy(struct ir_timeline *t, int cpu, uint64_t start, uint64_t end)
 {
+	if (cpu < 0 || cpu >= t->nr_cpus)	/* CPUs without data have no timeline */
+		return;
 	add_busy(&t->all, t->nr_cpus, cpu, start, end);
 	if (t->detail_set)
 		add_busy(&t->detail, t->nr_cpus, cpu, start, end);
@@ -166,6 +168,8 @@ void ir_timeline_busy(struct ir_timeline *t, int cpu, uint64_t start, uint64_t e
 
 void ir_timeline_point(struct ir_timeline *t, int cpu, uint64_t ts, bool pulled)
 {
+	if (cpu < 0 || cpu >= t->nr_cpus)
+		return;
 	/* by default the detail window is the 20 ms from the first newidle point */
 	if (!t->detail_set)
 		start_detail(t, ts, 20000000);

@@ -241,6 +241,13 @@ def topology_cases():
         t.meta = ("idlereplay-meta 1\nkernel_release 6.18.0\nsched_migration_cost_ns 500000\n"
                   "topology-begin\n" + topology_text(n) + "topology-end\n")
         yield Case(f"meta_topology_{n}", t.build(), "any", f"recorded topology with {n} CPUs")
+    # a machine of 8 CPUs whose CPUs 2-7 recorded nothing: replays
+    t = two_cpu()
+    t.cpucount = 8
+    t.meta = ("idlereplay-meta 1\nkernel_release 6.18.0\ntopology-begin\n" + topology_text(8) +
+              "topology-end\n")
+    yield Case("meta_topology_8_data_2", t.build(), "ok", "8-CPU topology, data on 2",
+               check=newidle_points(300))
     t = two_cpu(zstd=True)
     t.meta = ("idlereplay-meta 1\ntopology-begin\n" +
               topology_text(2, lambda c: "0-1") + "cpu 1 core_cpus=0-65535\ntopology-end\n")
