@@ -28,12 +28,13 @@
  * Bounds from what the file holds.  All CPUs' buffers together stay under
  * MEM_BUDGET (a CPU's buffer is freed when its data ends); uncompressed reads
  * shrink to fewer pages per CPU to fit.  Decompressed bytes stay under
- * MAX_RATIO times the compressed data plus one budget: trace-cmd's zstd
+ * MAX_RATIO times the compressed data plus 32 MiB: trace-cmd's zstd
  * chunks (10 pages) of real traces come out 8 to 18 times their size
  * (tests/data), while RLE blocks let a few bytes claim 128 KiB each.
  */
 #define MEM_BUDGET (256u << 20)
 #define MAX_RATIO 256
+#define UNPACK_SLACK (32u << 20)
 
 struct cpu_rd {
 	int cpu;
@@ -331,7 +332,7 @@ int ir_pages_open(const char *path, const struct ir_tdat *td, struct ir_pages **
 	p->big_endian = td->big_endian;
 	p->zstd = !strcmp(td->compression, "zstd");
 	p->n = td->nr_data;
-	p->unpack_max = (uint64_t)MAX_RATIO * td->data_bytes + MEM_BUDGET;
+	p->unpack_max = (uint64_t)MAX_RATIO * td->data_bytes + UNPACK_SLACK;
 	/* pages per read: READ_PAGES, fewer when many CPUs must share the budget */
 	{
 		uint64_t pages = READ_PAGES;
