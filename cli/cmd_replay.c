@@ -127,7 +127,9 @@ static int lost_status(const struct ir_trace_info *ti, const char *path, double 
 
 		if (!l->overrun && !l->dropped && !l->missed && !l->missed_unknown)
 			continue;
-		lost += (double)l->overrun + (double)l->dropped + (double)l->missed;
+		/* the stats and the in-data markers count the same losses two ways */
+		lost += (double)l->overrun + (double)l->dropped > (double)l->missed ?
+			(double)l->overrun + (double)l->dropped : (double)l->missed;
 		if (n < sizeof(cpus) - 16)
 			n += (size_t)snprintf(cpus + n, sizeof(cpus) - n, "%s%d", n ? "," : "", c);
 	}
