@@ -34,8 +34,14 @@ static const char usage[] =
 	"  --timeline               keep per-CPU timelines in the JSON (busy share, newidle points, pulls)\n"
 	"  --detail OFFSET:LENGTH   the timeline's detailed window, from the trace start\n"
 	"                           (default: 20ms from the first newidle point)\n"
+	"  --buffer NAME            read this buffer: a trace-cmd instance's name, or top\n"
+	"                           (default: the only buffer holding events)\n"
+	"  --max-lost PCT           lost events above this share of all events make the exit\n"
+	"                           status 3, after the report is written (default 1)\n"
+	"  --allow-lost             exit 0 whatever the share of lost events\n"
 	"  --quiet                  no text report on stdout, no progress on stderr\n"
-	"Durations accept ns, us, ms, s suffixes.\n";
+	"Durations accept ns, us, ms, s suffixes.  Exit: 0 ok, 1 usage, 2 bad input,\n"
+	"3 report written but too many events lost (--max-lost).\n";
 
 /* Every option but --quiet and --help goes to the engine under its name. */
 static const struct option opts[] = {
@@ -55,6 +61,9 @@ static const struct option opts[] = {
 	{ "sweep", required_argument, NULL, 'S' },
 	{ "reference", required_argument, NULL, 'r' },
 	{ "kernel-policy", required_argument, NULL, 'K' },
+	{ "buffer", required_argument, NULL, 'b' },
+	{ "max-lost", required_argument, NULL, 'X' },
+	{ "allow-lost", no_argument, NULL, 'A' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -63,6 +72,7 @@ static const struct option opts[] = {
 int cmd_replay(int argc, char **argv)
 {
 	const char *json = NULL, *html = NULL, *decisions = NULL;
+	char err[1024];
 	struct cli_progress progress;
 	bool quiet = false;
 	idlereplay *ir = idlereplay_new();
@@ -109,10 +119,14 @@ int cmd_replay(int argc, char **argv)
 		ret = idlereplay_run(ir, cli_progress_update, &progress);
 		cli_progress_finish(&progress);
 	}
-	if (ret)
-		cli_fail(ret, "%s", idlereplay_error(ir));
-	else if (!quiet && !ir_out_is_stdout(json) && !ir_out_is_stdout(html) && !ir_out_is_stdout(decisions))
+	/* too many lost events: the report is written all the same, then the
+	 * reason for exit 3 (kept: writing the text clears the error) */
+	snprintf(err, sizeof(err), "%s", idlereplay_error(ir));
+	if ((!ret || ret == IR_LOST_EVENTS) && !quiet && !ir_out_is_stdout(json) &&
+	    !ir_out_is_stdout(html) && !ir_out_is_stdout(decisions))
 		idlereplay_write(ir, "text", "-");
+	if (ret)
+		cli_fail(ret, "%s", err);
 	idlereplay_free(ir);
 	return ret;
 }

@@ -14,6 +14,7 @@ enum {
 	IR_OK = 0,
 	IR_ERR_USAGE = 1,
 	IR_ERR_INPUT = 2,	/* bad input file or environment */
+	IR_LOST_EVENTS = 3,	/* report written, but more events were lost than allowed */
 };
 
 /* Format one error line into err (NULL or 0 length: dropped). */

@@ -42,17 +42,20 @@ int ir_engine_domains(struct idlereplay *ir, const char *arg, const struct ir_tr
 	if (!*topo || !(*dom = ir_domains_build(*topo, err, sizeof(err))))
 		return ir_engine_fail(ir, IR_ERR_INPUT, "%s: cannot build sched domains: %s", ti->path,
 				      *topo ? err : "out of memory");
-	/* Both ways: per-CPU state is sized by the trace, the rings by the
-	 * topology; each CPU of one must be a CPU of the other. */
-	if (ir_domains_nr_cpus(*dom) != ti->nr_cpus) {
-		int n = ir_domains_nr_cpus(*dom);
+	/* Both ways: every CPU with data must be in the topology, and every CPU
+	 * of the topology a CPU of the recording machine (the file's CPU count;
+	 * CPUs without data were idle).  Replay state is sized by the topology. */
+	int n = ir_domains_nr_cpus(*dom), most = ti->file_cpus > ti->nr_cpus ? ti->file_cpus : ti->nr_cpus;
+
+	if (n < ti->nr_cpus || n > most) {
+		int have = n < ti->nr_cpus ? ti->nr_cpus : most;
 
 		if (arg)
 			return ir_engine_fail(ir, IR_ERR_USAGE, "--topology %s describes %d CPUs (0-%d) but %s holds %d (0-%d): "
 					      "give the topology of the machine that recorded it", arg, n, n - 1,
-					      ti->path, ti->nr_cpus, ti->nr_cpus - 1);
+					      ti->path, have, have - 1);
 		return ir_engine_fail(ir, IR_ERR_INPUT, "%s: the topology recorded in the trace describes %d CPUs (0-%d) but the trace holds %d (0-%d); "
-				      "give the machine's with --topology", ti->path, n, n - 1, ti->nr_cpus, ti->nr_cpus - 1);
+				      "give the machine's with --topology", ti->path, n, n - 1, have, have - 1);
 	}
 	return IR_OK;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The handle and its options: each value checked when it is set. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,7 @@ idlereplay *idlereplay_new(void)
 		return NULL;
 	}
 	ir_state_params_default(&ir->sp);
+	ir->max_lost = 1.0;
 	return ir;
 }
 
@@ -51,6 +53,7 @@ void idlereplay_free(idlereplay *ir)
 	free(ir->topo_arg);
 	free(ir->reference);
 	free(ir->kernel_policy);
+	free(ir->buffer);
 	free(ir);
 }
 
@@ -145,6 +148,19 @@ static int set_detail(struct idlereplay *ir, const char *value)
 	return IR_OK;
 }
 
+static int set_max_lost(struct idlereplay *ir, const char *value)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(value, &end);
+	if (errno || end == value || *end || !(v >= 0 && v <= 100))
+		return ir_engine_fail(ir, IR_ERR_USAGE, "bad --max-lost '%s' (a percentage, 0 to 100)", value);
+	ir->max_lost = v;
+	return IR_OK;
+}
+
 static int set_policy(struct idlereplay *ir, const char *value)
 {
 	char err[1024];
@@ -176,7 +192,7 @@ int idlereplay_set(idlereplay *ir, const char *name, const char *value)
 	static const char *const durations[] = {
 		"migration-cost", "max-idle-balance-cost", "tick", "newidle-lead",
 	};
-	static const char *const flags[] = { "probe-seed", "timeline" };
+	static const char *const flags[] = { "probe-seed", "timeline", "allow-lost" };
 	bool flag = false;
 
 	ir->err[0] = 0;
@@ -199,6 +215,14 @@ int idlereplay_set(idlereplay *ir, const char *name, const char *value)
 		ir->want_timeline = true;
 		return IR_OK;
 	}
+	if (!strcmp(name, "allow-lost")) {
+		ir->allow_lost = true;
+		return IR_OK;
+	}
+	if (!strcmp(name, "max-lost"))
+		return set_max_lost(ir, value);
+	if (!strcmp(name, "buffer"))
+		return set_string(ir, &ir->buffer, value);
 	if (!strcmp(name, "detail"))
 		return set_detail(ir, value);
 	if (!strcmp(name, "policy"))

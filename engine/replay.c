@@ -153,7 +153,7 @@ int idlereplay_open(idlereplay *ir, const char *path)
 		return ir_engine_fail(ir, IR_ERR_USAGE, "%s: a trace is open already", path);
 	if (!(ir->path = strdup(path)))
 		return ir_engine_fail(ir, IR_ERR_INPUT, "out of memory");
-	ret = ir_trace_open(path, &ir->tr, ir->err, sizeof(ir->err));
+	ret = ir_trace_open_buffer(path, ir->buffer, &ir->tr, ir->err, sizeof(ir->err));
 	return ret;
 }
 
@@ -286,6 +286,37 @@ static void warn_losses(struct idlereplay *ir, const struct ir_trace_info *ti)
 	}
 }
 
+/*
+ * Lost events undercount everything on their CPUs: newidle points,
+ * migrations, idle and busy time, every policy's counts.  Over max_lost % of
+ * all events (recorded + lost) the report is still written, and the status
+ * says it (IR_LOST_EVENTS) unless allow-lost.
+ */
+static int lost_status(struct idlereplay *ir, const struct ir_trace_info *ti)
+{
+	double lost = 0, share;
+	char cpus[256] = "";
+	size_t n = 0;
+
+	for (int c = 0; c < ti->nr_cpus && ti->loss; c++) {
+		const struct ir_cpu_loss *l = &ti->loss[c];
+
+		if (!l->overrun && !l->dropped && !l->missed && !l->missed_unknown)
+			continue;
+		/* the stats and the in-data markers count the same losses two ways */
+		lost += (double)l->overrun + (double)l->dropped > (double)l->missed ?
+			(double)l->overrun + (double)l->dropped : (double)l->missed;
+		if (n < sizeof(cpus) - 16)
+			n += (size_t)snprintf(cpus + n, sizeof(cpus) - n, "%s%d", n ? "," : "", c);
+	}
+	share = lost > 0 ? 100.0 * lost / (lost + (double)ti->events_total) : 0;
+	if (share <= ir->max_lost || ir->allow_lost)
+		return IR_OK;
+	return ir_engine_fail(ir, IR_LOST_EVENTS, "%s: %.0f events lost (%.2f %% of all, more than --max-lost %g %%): "
+			      "newidle points, migrations, idle and busy time and every policy's counts on CPUs %s are undercounted; "
+			      "exit 3 (--allow-lost accepts it)", ir->path, lost, share, ir->max_lost, cpus);
+}
+
 int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 {
 	struct ir_state_params sp = ir->sp;
@@ -374,7 +405,8 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 			goto out;
 		run.decisions = run.dec_out.f;
 	}
-	run.st = ir_state_new(ti->nr_cpus, &sp, &rings, on_point, &run);
+	/* the topology's CPUs (at least the trace's: ir_engine_domains checks) */
+	run.st = ir_state_new(rings.ring ? rings.nr_cpus : ti->nr_cpus, &sp, &rings, on_point, &run);
 	if (ir->want_timeline)
 		tl = ir_timeline_new(ti->nr_cpus, ir->detail_off, ir->detail_len);
 	if (!run.st || (ir->want_timeline && !tl)) {
@@ -422,7 +454,8 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 	}
 	warn_losses(ir, ti);
 	warn_unused(ir, ir_state_observed(run.st));
-	ret = ir_engine_write_outputs(ir);
+	if (!(ret = ir_engine_write_outputs(ir)))
+		ret = lost_status(ir, ti);
 out:
 	if (run.decisions)
 		ir_out_close(&run.dec_out, 0);

@@ -33,6 +33,9 @@ enum idlereplay_status {
 	IDLEREPLAY_OK = 0,
 	IDLEREPLAY_ERR_USAGE = 1,	/* an option or its value is wrong */
 	IDLEREPLAY_ERR_INPUT = 2,	/* bad input file, output path or environment */
+	/* idlereplay_run(): the report was built and written, but more events
+	 * were lost than "max-lost" allows (see "allow-lost") */
+	IDLEREPLAY_LOST_EVENTS = 3,
 };
 
 typedef struct idlereplay idlereplay;
@@ -59,12 +62,20 @@ const char *idlereplay_error(const idlereplay *ir);
  *              "late-window", "newidle-lead" (durations: ns, us, ms, s)
  *   outputs    "json" FILE|-, "html" FILE|-, "decisions" FILE.jsonl,
  *              "timeline", "detail" OFFSET:LENGTH
+ *   input      "buffer" NAME: the buffer to read, a trace-cmd instance's name
+ *              or "top" (default: the only buffer holding events; set it
+ *              before idlereplay_open()),
+ *              "max-lost" PCT: lost events above this share of all events
+ *              (recorded + lost) make idlereplay_run() return
+ *              IDLEREPLAY_LOST_EVENTS after writing the outputs (default 1),
+ *              "allow-lost": never return it
  * Options that need the trace (a reference among the replayed policies, a
  * topology that covers its CPUs) are checked by idlereplay_run().
  */
 int idlereplay_set(idlereplay *ir, const char *name, const char *value);
 
-/* Open a trace (reads its headers, not its events). */
+/* Open a trace (reads its headers, not its events; the "buffer" option
+ * picks which buffer's). */
 int idlereplay_open(idlereplay *ir, const char *path);
 
 /*
@@ -79,6 +90,8 @@ void idlereplay_on_warning(idlereplay *ir, idlereplay_warning_fn *fn, void *arg)
 /*
  * Replay the opened trace through the policies and build the report; write
  * the outputs set with "json", "html" and "decisions".  progress may be NULL.
+ * IDLEREPLAY_LOST_EVENTS: all that was done, and idlereplay_error() says how
+ * many events were lost on which CPUs.
  */
 int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg);
 

@@ -36,10 +36,17 @@ static void set_err(char *err, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-static struct fld find_fld(struct tep_event *ev, const char *name)
+/*
+ * A field the trace's format places where no record can hold it (negative
+ * or beyond a page, libtraceevent keeps offsets in an int) or a number of a
+ * size we cannot read is damage: the first one is remembered and the trace
+ * refused (open_lib), never read from outside the record.
+ */
+static struct fld find_fld_as(struct ir_trace *t, struct tep_event *ev, const char *name, bool str)
 {
 	struct tep_format_field *f = tep_find_field(ev, name);
 	struct fld r = { 0 };
+	int64_t end;
 
 	if (!f)
 		return r;
@@ -49,7 +56,25 @@ static struct fld find_fld(struct tep_event *ev, const char *name)
 	r.dataloc = f->flags & TEP_FIELD_IS_DYNAMIC;
 	if (r.dataloc)
 		r.size = 4;
+	end = (int64_t)f->offset + (r.dataloc ? 4 : (int64_t)f->size);
+	if (f->offset < 0 || (!r.dataloc && f->size <= 0) || end > (int64_t)t->tdat.page_size ||
+	    (!str && !r.dataloc && r.size != 1 && r.size != 2 && r.size != 4 && r.size != 8)) {
+		if (!t->bad_fld[0])
+			snprintf(t->bad_fld, sizeof(t->bad_fld), "%.64s field %.64s (offset %d, size %d)",
+				 ev->name ? ev->name : "?", name, f->offset, f->size);
+		r = (struct fld){ 0 };
+	}
 	return r;
+}
+
+static struct fld find_fld(struct ir_trace *t, struct tep_event *ev, const char *name)
+{
+	return find_fld_as(t, ev, name, false);
+}
+
+static struct fld find_str(struct ir_trace *t, struct tep_event *ev, const char *name)
+{
+	return find_fld_as(t, ev, name, true);
 }
 
 static inline int64_t rd_num(const struct ir_trace *t, const struct tep_record *rec, const struct fld *f)
@@ -57,7 +82,8 @@ static inline int64_t rd_num(const struct ir_trace *t, const struct tep_record *
 	const unsigned char *p = (const unsigned char *)rec->data + f->off;
 	uint64_t v;
 
-	if (!f->size || f->off + f->size > rec->size)
+	/* 64-bit: neither off + size nor a negative off may pass */
+	if (!f->size || f->off < 0 || rec->size < 0 || (int64_t)f->off + f->size > (int64_t)rec->size)
 		return -1;
 	if (t->swap)
 		v = tep_read_number(t->tep, p, f->size);
@@ -84,20 +110,20 @@ static inline int64_t rd_num(const struct ir_trace *t, const struct tep_record *
 static inline const char *rd_str(const struct ir_trace *t, const struct tep_record *rec,
 				 const struct fld *f, uint16_t *len)
 {
-	int off = f->off, n = f->size;
+	int64_t off = f->off, n = f->size;
 
 	*len = 0;
-	if (!f->size)
+	if (!f->size || f->off < 0)
 		return NULL;
 	if (f->dataloc) {
 		int64_t v = rd_num(t, rec, f);
 
 		if (v < 0)
 			return NULL;
-		off = (int)(v & 0xffff);
-		n = (int)((v >> 16) & 0xffff);
+		off = v & 0xffff;
+		n = (v >> 16) & 0xffff;
 	}
-	if (off + n > rec->size)
+	if (rec->size < 0 || off + n > (int64_t)rec->size || n > 0xffff)
 		return NULL;
 	*len = (uint16_t)n;
 	return (const char *)rec->data + off;
@@ -115,69 +141,72 @@ static int add_kind(struct ir_trace *t, struct tep_event *ev, enum ir_ev_type ty
 	t->kind_of[ev->id] = (uint8_t)t->nr_kinds;
 	switch (type) {
 	case IR_EV_SWITCH:
-		k->f[F_PREV_PID] = find_fld(ev, "prev_pid");
-		k->f[F_PREV_PRIO] = find_fld(ev, "prev_prio");
-		k->f[F_PREV_STATE] = find_fld(ev, "prev_state");
-		k->f[F_PREV_COMM] = find_fld(ev, "prev_comm");
-		k->f[F_NEXT_PID] = find_fld(ev, "next_pid");
-		k->f[F_NEXT_PRIO] = find_fld(ev, "next_prio");
-		k->f[F_NEXT_COMM] = find_fld(ev, "next_comm");
+		k->f[F_PREV_PID] = find_fld(t, ev, "prev_pid");
+		k->f[F_PREV_PRIO] = find_fld(t, ev, "prev_prio");
+		k->f[F_PREV_STATE] = find_fld(t, ev, "prev_state");
+		k->f[F_PREV_COMM] = find_str(t, ev, "prev_comm");
+		k->f[F_NEXT_PID] = find_fld(t, ev, "next_pid");
+		k->f[F_NEXT_PRIO] = find_fld(t, ev, "next_prio");
+		k->f[F_NEXT_COMM] = find_str(t, ev, "next_comm");
 		break;
 	case IR_EV_WAKING:
 	case IR_EV_WAKEUP:
 	case IR_EV_WAKEUP_NEW:
-		k->f[F_PID] = find_fld(ev, "pid");
-		k->f[F_PRIO] = find_fld(ev, "prio");
-		k->f[F_TARGET_CPU] = find_fld(ev, "target_cpu");
-		k->f[F_COMM] = find_fld(ev, "comm");
+		k->f[F_PID] = find_fld(t, ev, "pid");
+		k->f[F_PRIO] = find_fld(t, ev, "prio");
+		k->f[F_TARGET_CPU] = find_fld(t, ev, "target_cpu");
+		k->f[F_COMM] = find_str(t, ev, "comm");
 		break;
 	case IR_EV_MIGRATE:
-		k->f[F_MPID] = find_fld(ev, "pid");
-		k->f[F_MPRIO] = find_fld(ev, "prio");
-		k->f[F_ORIG] = find_fld(ev, "orig_cpu");
-		k->f[F_DEST] = find_fld(ev, "dest_cpu");
-		k->f[F_MCOMM] = find_fld(ev, "comm");
+		k->f[F_MPID] = find_fld(t, ev, "pid");
+		k->f[F_MPRIO] = find_fld(t, ev, "prio");
+		k->f[F_ORIG] = find_fld(t, ev, "orig_cpu");
+		k->f[F_DEST] = find_fld(t, ev, "dest_cpu");
+		k->f[F_MCOMM] = find_str(t, ev, "comm");
 		break;
 	case IR_EV_FORK:
-		k->f[F_PPID] = find_fld(ev, "parent_pid");
-		k->f[F_CPID] = find_fld(ev, "child_pid");
-		k->f[F_CCOMM] = find_fld(ev, "child_comm");
+		k->f[F_PPID] = find_fld(t, ev, "parent_pid");
+		k->f[F_CPID] = find_fld(t, ev, "child_pid");
+		k->f[F_CCOMM] = find_str(t, ev, "child_comm");
 		break;
 	case IR_EV_EXIT:
-		k->f[F_PID] = find_fld(ev, "pid");
+		k->f[F_PID] = find_fld(t, ev, "pid");
 		break;
 	case IR_EV_EXEC:
-		k->f[F_PID] = find_fld(ev, "pid");
-		k->f[F_PRIO] = find_fld(ev, "old_pid");
+		k->f[F_PID] = find_fld(t, ev, "pid");
+		k->f[F_PRIO] = find_fld(t, ev, "old_pid");
 		break;
 	case IR_EV_MOVE_NUMA:
 	case IR_EV_SWAP_NUMA:
-		k->f[F_NPID] = find_fld(ev, "pid");
+		k->f[F_NPID] = find_fld(t, ev, "pid");
 		if (!k->f[F_NPID].size)
-			k->f[F_NPID] = find_fld(ev, "src_pid");
-		k->f[F_SRC] = find_fld(ev, "src_cpu");
-		k->f[F_DST] = find_fld(ev, "dst_cpu");
+			k->f[F_NPID] = find_fld(t, ev, "src_pid");
+		k->f[F_SRC] = find_fld(t, ev, "src_cpu");
+		k->f[F_DST] = find_fld(t, ev, "dst_cpu");
 		break;
 	case IR_EV_PROBE_ENTRY:
-		k->f[F_P_CPU] = find_fld(ev, "cpu");
-		k->f[F_P_NR] = find_fld(ev, "nr_running");
-		k->f[F_P_AVG] = find_fld(ev, "avg_idle");
-		k->f[F_P_MIBC] = find_fld(ev, "max_idle_balance_cost");
-		k->f[F_P_OVL] = find_fld(ev, "rd_overload");
-		k->f[F_P_TTWU] = find_fld(ev, "ttwu_pending");
-		k->f[F_P_SD0] = find_fld(ev, "sd0_max_newidle_lb_cost");
-		k->f[F_P_SD1] = find_fld(ev, "sd1_max_newidle_lb_cost");
-		k->f[F_P_SD2] = find_fld(ev, "sd2_max_newidle_lb_cost");
-		k->f[F_P_R0] = find_fld(ev, "sd0_newidle_ratio");
-		k->f[F_P_R1] = find_fld(ev, "sd1_newidle_ratio");
-		k->f[F_P_R2] = find_fld(ev, "sd2_newidle_ratio");
+		k->f[F_P_CPU] = find_fld(t, ev, "cpu");
+		k->f[F_P_NR] = find_fld(t, ev, "nr_running");
+		k->f[F_P_AVG] = find_fld(t, ev, "avg_idle");
+		k->f[F_P_MIBC] = find_fld(t, ev, "max_idle_balance_cost");
+		k->f[F_P_OVL] = find_fld(t, ev, "rd_overload");
+		k->f[F_P_TTWU] = find_fld(t, ev, "ttwu_pending");
+		k->f[F_P_SD0] = find_fld(t, ev, "sd0_max_newidle_lb_cost");
+		k->f[F_P_SD1] = find_fld(t, ev, "sd1_max_newidle_lb_cost");
+		k->f[F_P_SD2] = find_fld(t, ev, "sd2_max_newidle_lb_cost");
+		k->f[F_P_R0] = find_fld(t, ev, "sd0_newidle_ratio");
+		k->f[F_P_R1] = find_fld(t, ev, "sd1_newidle_ratio");
+		k->f[F_P_R2] = find_fld(t, ev, "sd2_newidle_ratio");
 		break;
 	case IR_EV_PROBE_EXIT:
-		k->f[0] = find_fld(ev, "ret");
+		k->f[0] = find_fld(t, ev, "ret");
 		break;
 	default:
 		break;
 	}
+	for (int i = 0; i < F__PROBE; i++)
+		if (k->f[i].size && k->f[i].off + k->f[i].size > k->min_size)
+			k->min_size = k->f[i].off + k->f[i].size;	/* both bounded by the page size */
 	return 0;
 }
 
@@ -259,9 +288,22 @@ static int fill_info(struct ir_trace *t)
 	t->info.meta = t->tdat.meta;
 	t->info.data_bytes = t->tdat.data_bytes;
 
-	t->info.nr_cpus = t->tdat.cpucount > t->tdat.buffer_cpus ? t->tdat.cpucount : t->tdat.buffer_cpus;
+	/*
+	 * CPUs: up to the highest id that has data (or a loss count).  Not the
+	 * CPU count option: four bytes saying 4096 must not size every per-CPU
+	 * table; a CPU without data has no events to replay.  Ids are checked
+	 * (0 .. IR_TDAT_MAX_CPUSTAT - 1) by tdat.c.
+	 */
+	t->info.file_cpus = t->tdat.cpucount > 0 ? t->tdat.cpucount : 0;
+	t->info.nr_cpus = 0;
+	for (int i = 0; i < t->tdat.nr_data; i++)
+		if (t->tdat.data[i].size && t->tdat.data[i].cpu >= t->info.nr_cpus)
+			t->info.nr_cpus = t->tdat.data[i].cpu + 1;
+	if (!t->tdat.nr_data)	/* libtracecmd reads it: its CPU count */
+		t->info.nr_cpus = t->tdat.cpucount > t->tdat.buffer_cpus ? t->tdat.cpucount : t->tdat.buffer_cpus;
 	for (int i = 0; i < t->tdat.nr_cpustat; i++)
-		if (t->tdat.cpustat[i].cpu >= t->info.nr_cpus)
+		if (t->tdat.cpustat[i].cpu >= t->info.nr_cpus && t->tdat.cpustat[i].cpu < IR_TDAT_MAX_CPUSTAT &&
+		    (t->tdat.cpustat[i].overrun || t->tdat.cpustat[i].dropped))
 			t->info.nr_cpus = t->tdat.cpustat[i].cpu + 1;
 	if (t->info.nr_cpus < 1)
 		t->info.nr_cpus = 1;
@@ -274,7 +316,11 @@ static int fill_info(struct ir_trace *t)
 	for (int i = 0; i < t->info.nr_cpus; i++)
 		t->info.loss[i].cpu = i;
 	for (int i = 0; i < t->tdat.nr_cpustat; i++) {
-		struct ir_cpu_loss *l = &t->info.loss[t->tdat.cpustat[i].cpu];
+		struct ir_cpu_loss *l;
+
+		if (t->tdat.cpustat[i].cpu < 0 || t->tdat.cpustat[i].cpu >= t->info.nr_cpus)
+			continue;
+		l = &t->info.loss[t->tdat.cpustat[i].cpu];
 
 		l->overrun = t->tdat.cpustat[i].overrun;
 		l->dropped = t->tdat.cpustat[i].dropped;
@@ -315,6 +361,10 @@ int ir_trace_open_lib(struct ir_trace *t, bool head_only, char *err, size_t errl
 		if (ev && !add_kind(t, ev, sched_events[i].type) && sched_events[i].type == IR_EV_WAKING)
 			t->info.has_waking = 1;
 	}
+	if (t->bad_fld[0]) {
+		set_err(err, errlen, "%s: corrupt event format: %s lies outside any event record", path, t->bad_fld);
+		return IR_ERR_INPUT;
+	}
 	if (sw->id < 0 || sw->id >= MAX_EVENT_ID) {
 		set_err(err, errlen, "%s: sched_switch has a bad event id %d", path, sw->id);
 		return IR_ERR_INPUT;
@@ -329,6 +379,10 @@ int ir_trace_open_lib(struct ir_trace *t, bool head_only, char *err, size_t errl
 		}
 	}
 	find_probes(t);
+	if (t->bad_fld[0]) {
+		set_err(err, errlen, "%s: corrupt event format: %s lies outside any event record", path, t->bad_fld);
+		return IR_ERR_INPUT;
+	}
 	{
 		struct tep_event **all = tep_list_events(t->tep, TEP_EVENT_SORT_ID);
 
@@ -340,6 +394,11 @@ int ir_trace_open_lib(struct ir_trace *t, bool head_only, char *err, size_t errl
 		struct tep_format_field *cp = tep_find_common_field(sw, "common_pid");
 
 		t->common_pid_off = cp ? cp->offset : 4;
+		if (t->common_pid_off < 0 || (int64_t)t->common_pid_off + 4 > (int64_t)t->tdat.page_size) {
+			set_err(err, errlen, "%s: corrupt event format: common_pid at offset %d lies outside any event record",
+				path, t->common_pid_off);
+			return IR_ERR_INPUT;
+		}
 	}
 	return IR_OK;
 }
@@ -516,6 +575,12 @@ uint64_t ir_trace_bytes_read(const struct ir_trace *t)
 
 int ir_trace_open(const char *path, struct ir_trace **out, char *err, size_t errlen)
 {
+	return ir_trace_open_buffer(path, NULL, out, err, errlen);
+}
+
+int ir_trace_open_buffer(const char *path, const char *buffer, struct ir_trace **out,
+			 char *err, size_t errlen)
+{
 	struct ir_trace *t;
 	char why[512];
 
@@ -529,7 +594,10 @@ int ir_trace_open(const char *path, struct ir_trace **out, char *err, size_t err
 	snprintf(t->info.path, sizeof(t->info.path), "%s", path);
 	if (ir_tdat_read_flags(path, &t->tdat, libtracecmd_data() ? IR_TDAT_CHECK_PAGES : 0, why, sizeof(why)) ||
 	    (!libtracecmd_data() && !ir_pages_usable(&t->tdat) &&
-	     (ir_tdat_free(&t->tdat), ir_tdat_read(path, &t->tdat, why, sizeof(why))))) {
+	     (ir_tdat_free(&t->tdat), ir_tdat_read(path, &t->tdat, why, sizeof(why)))) ||
+	    ir_tdat_select(&t->tdat, buffer, why, sizeof(why)) ||
+	    (t->tdat.nr_data && t->tdat.data[0].buf != 0 && !ir_pages_usable(&t->tdat) &&
+	     snprintf(why, sizeof(why), "instance buffers are read only from traces without time offsets") > 0)) {
 		/* (libtracecmd reads what our reader cannot: then it walks the pages first) */
 		set_err(err, errlen, "%s: %s", path, why);
 		ir_tdat_free(&t->tdat);
@@ -593,7 +661,8 @@ int ir_trace_on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 
 	(void)h;
 	id = rec->size < 8 ? -1 : (int)rd_num(t, rec, &(struct fld){ .off = 0, .size = 2 });
-	if (id < 0 || id >= MAX_EVENT_ID || !(t->known_id[id >> 3] & (1u << (id & 7)))) {
+	if (id < 0 || id >= MAX_EVENT_ID || !(t->known_id[id >> 3] & (1u << (id & 7))) ||
+	    (t->kind_of[id] && rec->size < t->kinds[t->kind_of[id]].min_size)) {
 		if (!t->bad_id++ && !t->bad_order) {
 			t->bad_cpu = cpu;
 			t->bad_ts = rec->ts;
@@ -613,9 +682,7 @@ int ir_trace_on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 		t->info.first_ts = rec->ts;
 	if (rec->ts > t->info.last_ts)
 		t->info.last_ts = rec->ts;
-	if (cpu < 0 || cpu >= t->info.nr_cpus)
-		return 0;	/* the BUFFER option names every CPU with data */
-	if (rec->missed_events) {
+	if (cpu >= 0 && cpu < t->info.nr_cpus && rec->missed_events) {
 		struct ir_cpu_loss *l = &t->info.loss[cpu];
 
 		if (rec->missed_events > 0)
@@ -626,7 +693,9 @@ int ir_trace_on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 			l->first_ts = t->last_cpu_ts[cpu] ? t->last_cpu_ts[cpu] : rec->ts;
 		l->last_ts = rec->ts;
 	}
-	t->last_cpu_ts[cpu] = rec->ts;
+	if (cpu >= 0 && cpu < t->info.nr_cpus)
+		t->last_cpu_ts[cpu] = rec->ts;
+	/* (a CPU beyond nr_cpus goes on: the state machine counts it, cpu_out_of_range) */
 
 	ev.ts = rec->ts;
 	ev.cpu = cpu;
@@ -738,7 +807,7 @@ int ir_trace_run(struct ir_trace *t, ir_event_fn fn, void *arg, char *err, size_
 				t->info.path, t->bad_cpu, (unsigned long long)t->bad_order,
 				(unsigned long long)t->bad_ts, t->bad_id ? ", and some have unknown event ids" : "");
 		else
-			set_err(err, errlen, "%s: corrupt trace data: %llu events of unknown type (first on CPU %d at %llu ns)",
+			set_err(err, errlen, "%s: corrupt trace data: %llu events of unknown type or shorter than their format (first on CPU %d at %llu ns)",
 				t->info.path, (unsigned long long)t->bad_id, t->bad_cpu,
 				(unsigned long long)t->bad_ts);
 		return IR_ERR_INPUT;

@@ -22,8 +22,19 @@
 
 #include "replay/pages.h"
 
-#define READ_PAGES 16			/* uncompressed: pages per read */
+#define READ_PAGES 16			/* uncompressed: pages per read, at most */
 #define MAX_CHUNK (64u << 20)		/* a decompressed chunk larger than this is corrupt */
+/*
+ * Bounds from what the file holds.  All CPUs' buffers together stay under
+ * MEM_BUDGET (a CPU's buffer is freed when its data ends); uncompressed reads
+ * shrink to fewer pages per CPU to fit.  Decompressed bytes stay under
+ * MAX_RATIO times the compressed data plus 32 MiB: trace-cmd's zstd
+ * chunks (10 pages) of real traces come out 8 to 18 times their size
+ * (tests/data), while RLE blocks let a few bytes claim 128 KiB each.
+ */
+#define MEM_BUDGET (256u << 20)
+#define MAX_RATIO 256
+#define UNPACK_SLACK (32u << 20)
 
 struct cpu_rd {
 	int cpu;
@@ -55,6 +66,9 @@ struct ir_pages {
 	int *heap, nheap;		/* indices into c, by (rec.ts, cpu) */
 	int pending;			/* CPU whose record was handed out, -1 none */
 	uint64_t bytes;			/* file bytes consumed */
+	uint64_t mem;			/* bytes in CPU buffers now */
+	uint64_t unpacked, unpack_max;	/* decompressed so far, and the bound */
+	size_t read_bytes;		/* uncompressed: bytes per read */
 	char why[256];
 };
 
@@ -86,18 +100,29 @@ static uint32_t le32(const unsigned char *b, int big)
 		(uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
 }
 
-static int grow(unsigned char **b, size_t *cap, size_t want)
+static int grow(struct ir_pages *p, unsigned char **b, size_t *cap, size_t want)
 {
 	unsigned char *n;
 
 	if (want <= *cap)
 		return 0;
+	if (p->mem - *cap + want > MEM_BUDGET)
+		return -1;
 	n = realloc(*b, want);
 	if (!n)
 		return -1;
+	p->mem = p->mem - *cap + want;
 	*b = n;
 	*cap = want;
 	return 0;
+}
+
+static void drop(struct ir_pages *p, unsigned char **b, size_t *cap)
+{
+	free(*b);
+	*b = NULL;
+	p->mem -= *cap;
+	*cap = 0;
 }
 
 /* Refill c->buf with the CPU's next pages; 0 ok, 1 no more data, -1 error. */
@@ -106,11 +131,14 @@ static int refill(struct ir_pages *p, struct cpu_rd *c, char *err, size_t errlen
 	c->pos = c->len = 0;
 	if (!p->zstd) {
 		uint64_t left = c->end - c->off;
-		size_t n = left < (uint64_t)p->page_size * READ_PAGES ? (size_t)left :
-			(size_t)p->page_size * READ_PAGES;
+		size_t n = left < p->read_bytes ? (size_t)left : p->read_bytes;
 
-		if (!n)
+		if (!n) {
+			drop(p, &c->buf, &c->cap);
 			return 1;
+		}
+		if (grow(p, &c->buf, &c->cap, p->read_bytes))
+			return fail(p, err, errlen, "out of memory", c->cpu);
 		if (pread_full(p->fd, c->buf, n, c->off))
 			return fail(p, err, errlen, "cannot read its data", c->cpu);
 		c->off += n;
@@ -123,21 +151,39 @@ static int refill(struct ir_pages *p, struct cpu_rd *c, char *err, size_t errlen
 		uint32_t csz, usz;
 		size_t got;
 
-		if (!c->chunks)
+		if (!c->chunks) {
+			drop(p, &c->buf, &c->cap);
 			return 1;
+		}
 		if (c->end - c->off < 8 || pread_full(p->fd, h, 8, c->off))
 			return fail(p, err, errlen, "a compressed chunk header runs past its data", c->cpu);
 		csz = le32(h, p->big_endian);
 		usz = le32(h + 4, p->big_endian);
 		if (csz > c->end - c->off - 8 || usz > MAX_CHUNK)
 			return fail(p, err, errlen, "a compressed chunk has impossible sizes", c->cpu);
-		if (grow(&c->cbuf, &c->ccap, csz ? csz : 1) || grow(&c->buf, &c->cap, usz ? usz : 1))
-			return fail(p, err, errlen, "out of memory", c->cpu);
+		p->unpacked += usz;
+		if (p->unpacked > p->unpack_max) {
+			snprintf(p->why, sizeof(p->why), "its data decompresses to more than %d times its size (%llu bytes)",
+				 MAX_RATIO, (unsigned long long)p->unpack_max);
+			return fail(p, err, errlen, p->why, c->cpu);
+		}
+		if (grow(p, &c->cbuf, &c->ccap, csz ? csz : 1) || grow(p, &c->buf, &c->cap, usz ? usz : 1)) {
+			snprintf(p->why, sizeof(p->why), "its compressed chunks and the other CPUs' need more than %u MiB at once",
+				 MEM_BUDGET >> 20);
+			return fail(p, err, errlen, p->why, c->cpu);
+		}
 		if (pread_full(p->fd, c->cbuf, csz, c->off + 8))
 			return fail(p, err, errlen, "cannot read a compressed chunk", c->cpu);
 		c->off += 8 + (uint64_t)csz;
 		c->chunks--;
 		p->bytes += 8 + (uint64_t)csz;
+		{
+			/* the frame must say the size the chunk header does, before a byte is written */
+			unsigned long long fcs = ZSTD_getFrameContentSize(c->cbuf, csz);
+
+			if (fcs == ZSTD_CONTENTSIZE_ERROR || (fcs != ZSTD_CONTENTSIZE_UNKNOWN && fcs != usz))
+				return fail(p, err, errlen, "a compressed chunk does not decompress", c->cpu);
+		}
 		got = ZSTD_decompress(c->buf, usz, c->cbuf, csz);
 		if (ZSTD_isError(got) || got != usz)
 			return fail(p, err, errlen, "a compressed chunk does not decompress", c->cpu);
@@ -172,8 +218,11 @@ static int next_page(struct ir_pages *p, struct cpu_rd *c, char *err, size_t err
 		c->page_no++;
 		if (n < p->page_size) {
 			/* kbuffer reads a whole page: give it a padded copy */
-			if (!c->scratch && !(c->scratch = malloc(p->page_size)))
-				return fail(p, err, errlen, "out of memory", c->cpu);
+			if (!c->scratch) {
+				if (p->mem + p->page_size > MEM_BUDGET || !(c->scratch = malloc(p->page_size)))
+					return fail(p, err, errlen, "out of memory", c->cpu);
+				p->mem += p->page_size;
+			}
 			memset(c->scratch, 0, p->page_size);
 			memcpy(c->scratch, pg, n);
 			pg = c->scratch;
@@ -283,6 +332,21 @@ int ir_pages_open(const char *path, const struct ir_tdat *td, struct ir_pages **
 	p->big_endian = td->big_endian;
 	p->zstd = !strcmp(td->compression, "zstd");
 	p->n = td->nr_data;
+	p->unpack_max = (uint64_t)MAX_RATIO * td->data_bytes + UNPACK_SLACK;
+	/* pages per read: READ_PAGES, fewer when many CPUs must share the budget */
+	{
+		uint64_t pages = READ_PAGES;
+
+		while (pages > 1 && (uint64_t)td->nr_data * pages * td->page_size > MEM_BUDGET / 2)
+			pages /= 2;
+		if ((uint64_t)td->nr_data * td->page_size > MEM_BUDGET / 2) {
+			snprintf(err, errlen, "%s: %d CPUs of %u-byte pages need more than %u MiB to read at once",
+				 path, td->nr_data, td->page_size, MEM_BUDGET >> 21);
+			free(p);
+			return -1;
+		}
+		p->read_bytes = (size_t)pages * td->page_size;
+	}
 	p->c = calloc((size_t)p->n, sizeof(*p->c));
 	p->heap = calloc((size_t)p->n, sizeof(*p->heap));
 	p->pending = -1;
@@ -312,8 +376,6 @@ int ir_pages_open(const char *path, const struct ir_tdat *td, struct ir_pages **
 				/* the BUFFER option's size leaves out the chunk count */
 				c->end = c->end + 4 <= td->file_size ? c->end + 4 : td->file_size;
 			}
-		} else if (grow(&c->buf, &c->cap, (size_t)p->page_size * READ_PAGES)) {
-			goto oom;
 		}
 	}
 	*out = p;
@@ -378,8 +440,8 @@ void ir_pages_close(struct ir_pages *p)
 	for (int i = 0; p->c && i < p->n; i++) {
 		if (p->c[i].kb)
 			kbuffer_free(p->c[i].kb);
-		free(p->c[i].buf);
-		free(p->c[i].cbuf);
+		drop(p, &p->c[i].buf, &p->c[i].cap);
+		drop(p, &p->c[i].cbuf, &p->c[i].ccap);
 		free(p->c[i].scratch);
 	}
 	if (p->fd >= 0)

@@ -141,7 +141,8 @@ struct ir_trace_info {
 	char kernel[128];		/* release from the uname option; "" unknown */
 	int kernel_major, kernel_minor, kernel_patch;	/* -1 unknown */
 	char clock[32];
-	int nr_cpus;
+	int nr_cpus;			/* up to the highest CPU id with data */
+	int file_cpus;			/* the CPU count the file states (0 unknown): the recording machine's */
 	int file_version;
 	char *meta;			/* idlereplay metadata option text (NUL-terminated) or NULL */
 	uint64_t first_ts, last_ts;
@@ -158,6 +159,11 @@ struct ir_trace;
 /* Open and check a trace; on error return IR_ERR_INPUT and fill err with
  * one line naming the file and the problem. */
 int ir_trace_open(const char *path, struct ir_trace **out, char *err, size_t errlen);
+/* The same, reading the events of one buffer: NULL the only buffer that
+ * holds data (trace-cmd instances included), "top" the top one, or an
+ * instance's name (`trace-cmd record/extract -B NAME`). */
+int ir_trace_open_buffer(const char *path, const char *buffer, struct ir_trace **out,
+			 char *err, size_t errlen);
 const struct ir_trace_info *ir_trace_info(const struct ir_trace *t);
 /* Walk all events in time order.  fn returns non-zero to stop. */
 typedef int (*ir_event_fn)(void *arg, const struct ir_event *ev);
@@ -306,6 +312,8 @@ uint64_t ir_state_avg_idle(const struct ir_state *s, int cpu);
 unsigned ir_state_nr_running(const struct ir_state *s, int cpu);
 bool ir_state_overload(const struct ir_state *s, uint64_t now);
 int32_t ir_state_curr(const struct ir_state *s, int cpu);
+/* Tasks in the table (live ones and up to 4096 recently dead). */
+uint32_t ir_state_nr_tasks(const struct ir_state *s);
 void ir_state_free(struct ir_state *s);
 
 /* ------------------------------------------------------ timeline (timeline.c) */

@@ -31,6 +31,7 @@
  * Hot path: no allocation except the first time a pid is seen, no string
  * work except the first time a task's comm is seen.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,7 @@ struct task {
 	uint64_t wl_waking_ts;	/* last sched_waking, kept across its migration */
 	int32_t wl_waking_cpu;
 	uint32_t watch;		/* open points that hold it as a candidate */
+	bool in_dead;		/* in the ring of recently dead tasks */
 	struct task *qnext, *qprev;	/* cpu's wait queue (runnable, not running) */
 	struct task *hnext;	/* hash chain */
 };
@@ -128,7 +130,19 @@ struct ir_state {
 	uint32_t slab_used, slab_size;
 	struct task **slabs;
 	uint32_t nr_slabs;
+	/* dead tasks are kept a while (a wakeup of a dead pid is pid reuse),
+	 * then their slots are reused: the table holds live tasks and at most
+	 * DEAD_KEEP dead ones, however many tasks the trace saw */
+	struct task *free_tasks;	/* chained by hnext */
+	struct task *dead[4096];
+	uint32_t dead_head, dead_n;
+	/* per-event work visits only the CPUs concerned, not all nr_cpus:
+	 * CPUs with queued tasks, CPUs with an open newidle point */
+	struct cpuset { int *id, *pos, n; } queued, open;
+	int *scratch;
 };
+
+#define DEAD_KEEP 4096
 
 /* ------------------------------------------------------------- tasks */
 
@@ -177,6 +191,14 @@ static struct task *task_get(struct ir_state *s, int32_t pid)
 
 	if (t)
 		return t;
+	if (s->nr_tasks >= s->hash_mask && hash_grow(s))
+		return NULL;
+	if (s->free_tasks) {
+		t = s->free_tasks;
+		s->free_tasks = t->hnext;
+		memset(t, 0, sizeof(*t));
+		goto fill;
+	}
 	if (s->slab_used == s->slab_size) {
 		struct task **ns = realloc(s->slabs, (s->nr_slabs + 1) * sizeof(*ns));
 
@@ -192,9 +214,8 @@ static struct task *task_get(struct ir_state *s, int32_t pid)
 		s->slab_size = 4096;
 		s->slab_used = 0;
 	}
-	if (s->nr_tasks >= s->hash_mask && hash_grow(s))
-		return NULL;
 	t = &s->slab[s->slab_used++];
+fill:
 	t->pid = pid;
 	t->cpu = -1;
 	t->waking_cpu = -1;
@@ -203,6 +224,49 @@ static struct task *task_get(struct ir_state *s, int32_t pid)
 	s->hash[pid_hash(pid) & s->hash_mask] = t;
 	s->nr_tasks++;
 	return t;
+}
+
+/* Unhash a dead task nothing refers to and keep its slot for the next one. */
+static void task_free(struct ir_state *s, struct task *t)
+{
+	struct task **pp = &s->hash[pid_hash(t->pid) & s->hash_mask];
+
+	while (*pp && *pp != t)
+		pp = &(*pp)->hnext;
+	if (!*pp)
+		return;
+	*pp = t->hnext;
+	memset(t, 0, sizeof(*t));
+	t->pid = -1;
+	t->hnext = s->free_tasks;
+	s->free_tasks = t;
+	s->nr_tasks--;
+}
+
+/* t just died (switched out as EXIT_DEAD/EXIT_ZOMBIE): the oldest of the
+ * DEAD_KEEP recently dead goes, if it is still dead and no open point
+ * holds it. */
+static void task_died(struct ir_state *s, struct task *t)
+{
+	if (t->in_dead)
+		return;
+	if (s->dead_n == DEAD_KEEP) {
+		struct task *x = s->dead[s->dead_head];
+
+		s->dead_head = (s->dead_head + 1) % DEAD_KEEP;
+		s->dead_n--;
+		x->in_dead = false;
+		if (x->state == T_DEAD && !x->watch && !x->stopper_pending)
+			task_free(s, x);
+	}
+	s->dead[(s->dead_head + s->dead_n) % DEAD_KEEP] = t;
+	s->dead_n++;
+	t->in_dead = true;
+}
+
+uint32_t ir_state_nr_tasks(const struct ir_state *s)
+{
+	return s->nr_tasks;
 }
 
 static bool comm_is(const char *c, uint16_t len, const char *prefix)
@@ -233,6 +297,44 @@ static inline unsigned nr_running(const struct ir_state *s, int c)
 	return s->cpu[c].nr_queued + (s->cpu[c].curr != 0 ? 1u : 0u);
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void set_add(struct cpuset *set, int c)
+{
+	if (set->pos[c] < 0) {
+		set->pos[c] = set->n;
+		set->id[set->n++] = c;
+	}
+}
+
+static void set_del(struct cpuset *set, int c)
+{
+	int i = set->pos[c], last;
+
+	if (i < 0)
+		return;
+	last = set->id[--set->n];
+	set->id[i] = last;
+	set->pos[last] = i;
+	set->pos[c] = -1;
+}
+
+static int set_init(struct cpuset *set, int nr_cpus)
+{
+	set->id = calloc((size_t)nr_cpus, sizeof(*set->id));
+	set->pos = malloc((size_t)nr_cpus * sizeof(*set->pos));
+	if (!set->id || !set->pos)
+		return -1;
+	for (int c = 0; c < nr_cpus; c++)
+		set->pos[c] = -1;
+	return 0;
+}
+
 /* Call before and after changing a CPU's queue or curr. */
 static inline void rq_before(struct ir_state *s, int c, unsigned *nr)
 {
@@ -255,9 +357,11 @@ static void rq_after(struct ir_state *s, int c, unsigned before, uint32_t queued
 	if (!queued_before && q) {
 		s->nr_cpus_queued++;
 		s->sum_cpus_queued += (uint64_t)c;
+		set_add(&s->queued, c);
 	} else if (queued_before && !q) {
 		s->nr_cpus_queued--;
 		s->sum_cpus_queued -= (uint64_t)c;
+		set_del(&s->queued, c);
 	}
 	s->total_queued += q;
 	s->total_queued -= queued_before;
@@ -379,6 +483,8 @@ static void update_avg(uint64_t *avg, uint64_t sample, bool shift)
 static void deliver(struct ir_state *s, struct open_point *op)
 {
 	op->active = false;
+	/* op is some CPU's: &s->cpu[c].op */
+	set_del(&s->open, (int)(((const char *)op - (const char *)&s->cpu[0].op) / (ptrdiff_t)sizeof(struct cpu)));
 	s->on_point(s->arg, &op->pt);
 }
 
@@ -455,7 +561,8 @@ static void find_candidates(struct ir_state *s, int c, struct ir_point *pt, uint
 		pt->nr_levels = IR_MAX_LEVELS;
 	for (int l = 0; l < IR_MAX_LEVELS; l++)
 		pt->ring[l] = (struct ir_cand){ .pid = -1, .cpu = -1 };
-	for (int o = 0; o < s->nr_cpus; o++) {
+	for (int i = 0; i < s->queued.n; i++) {
+		int o = s->queued.id[i];
 		struct cpu *oc = &s->cpu[o];
 		struct task *best = NULL;
 		unsigned nr;
@@ -466,7 +573,8 @@ static void find_candidates(struct ir_state *s, int c, struct ir_point *pt, uint
 		l = ring_of(s, c, o);
 		if (l == IR_NO_LEVEL || l >= pt->nr_levels)
 			continue;
-		if (pt->ring[l].pid >= 0 && pt->ring[l].src_nr_running >= nr)
+		if (pt->ring[l].pid >= 0 && (pt->ring[l].src_nr_running > nr ||
+					     (pt->ring[l].src_nr_running == nr && pt->ring[l].cpu < o)))
 			continue;	/* busiest CPU wins; ties go to the lower id */
 		for (struct task *t = oc->qhead; t; t = t->qnext)
 			if (pullable(s, t, now) && (!best || t->enq_ts < best->enq_ts))
@@ -490,8 +598,8 @@ static void watch_candidates(struct ir_state *s, struct open_point *op)
 /* A watched task runs: its wait ends for the points that hold it. */
 static void candidate_ran(struct ir_state *s, int32_t pid, uint64_t ts)
 {
-	for (int c = 0; c < s->nr_cpus; c++) {
-		struct open_point *op = &s->cpu[c].op;
+	for (int i = 0; i < s->open.n; i++) {
+		struct open_point *op = &s->cpu[s->open.id[i]].op;
 
 		if (!op->active)
 			continue;
@@ -769,6 +877,7 @@ static void open_point(struct ir_state *s, int c, uint64_t ts, enum ir_point_kin
 		s->obs.cpu[c].newidle_pulls++;
 	}
 	op->active = true;
+	set_add(&s->open, c);
 	watch_candidates(s, op);
 	/* sched_balance_newidle(): idle_stamp set on entry (not when ttwu_pending),
 	 * cleared if pulled_task */
@@ -881,6 +990,8 @@ static void on_switch(struct ir_state *s, const struct ir_event *ev)
 		} else {
 			pt->state = (ev->sw.prev_state & (IR_EXIT_DEAD | IR_EXIT_ZOMBIE)) ? T_DEAD : T_SLEEPING;
 			settle_stopper(s, pt, false);
+			if (pt->state == T_DEAD)
+				task_died(s, pt);
 		}
 	}
 	if (point) {
@@ -914,12 +1025,18 @@ static void on_switch(struct ir_state *s, const struct ir_event *ev)
 	cp->last_switch_ts = ev->ts;
 	cp->last_own_ts = ev->ts;
 	if (cp->pulled_watchers) {
-		for (int o = 0; o < s->nr_cpus; o++) {
+		int n = 0;
+
+		for (int i = 0; i < s->open.n; i++) {
+			int o = s->open.id[i];
 			struct open_point *op = &s->cpu[o].op;
 
 			if (op->active && op->pt.kind == IR_PT_PULLED && op->pt.pulled_from == c)
-				close_point(s, o, ev->ts);
+				s->scratch[n++] = o;
 		}
+		qsort(s->scratch, (size_t)n, sizeof(*s->scratch), cmp_int);	/* in CPU order, as before */
+		for (int i = 0; i < n; i++)
+			close_point(s, s->scratch[i], ev->ts);
 	}
 }
 
@@ -1241,7 +1358,9 @@ struct ir_state *ir_state_new(int nr_cpus, const struct ir_state_params *p,
 	s->cpu = calloc((size_t)nr_cpus, sizeof(*s->cpu));
 	s->obs.cpu = calloc((size_t)nr_cpus, sizeof(*s->obs.cpu));
 	s->obs.nr_cpus = nr_cpus;
-	if (!s->cpu || !s->obs.cpu || hash_grow(s)) {
+	s->scratch = calloc((size_t)nr_cpus, sizeof(*s->scratch));
+	if (!s->cpu || !s->obs.cpu || !s->scratch || set_init(&s->queued, nr_cpus) ||
+	    set_init(&s->open, nr_cpus) || hash_grow(s)) {
 		ir_state_free(s);
 		return NULL;
 	}
@@ -1287,5 +1406,10 @@ void ir_state_free(struct ir_state *s)
 	free(s->hash);
 	free(s->cpu);
 	free(s->obs.cpu);
+	free(s->scratch);
+	free(s->queued.id);
+	free(s->queued.pos);
+	free(s->open.id);
+	free(s->open.pos);
 	free(s);
 }

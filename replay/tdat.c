@@ -33,6 +33,16 @@
 #define SEC_FL_COMPRESS 1
 #define MAX_OPTION_SECTIONS 64
 #define MAX_SECTION_SIZE (256u << 20)
+/*
+ * Compressed sections (options here; headers, formats, kallsyms, printk and
+ * cmdlines, which libtracecmd decompresses): bounded by what the compressed
+ * bytes of a real file give.  Text compresses 5 to 10 times with zstd; RLE
+ * blocks let 4 bytes claim 128 KiB.  Options are small (our metadata with a
+ * 4096-CPU topology is under 1 MiB).
+ */
+#define MAX_OPTIONS_SIZE (16u << 20)
+#define MAX_SECTION_RATIO 64
+#define SECTION_SLACK (1u << 20)
 
 struct rd {
 	int fd;
@@ -138,20 +148,32 @@ static int skip_sized(struct rd *r, uint64_t *off, int n, const char *what)
 	return 0;
 }
 
-static void parse_cpustat(struct ir_tdat *t, const char *s)
+/* "CPU: N" then counters; N must name a CPU we can hold (0 .. 4095). */
+static int parse_cpustat(struct rd *r, const char *s)
 {
+	struct ir_tdat *t = r->out;
 	struct ir_tdat_cpustat cs = { .cpu = -1 };
 	const char *p;
 
-	if ((p = strstr(s, "CPU:")))
-		cs.cpu = atoi(p + 4);
+	if ((p = strstr(s, "CPU:"))) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(p + 4, &end, 10);
+		if (errno || end == p + 4 || v < 0 || v >= IR_TDAT_MAX_CPUSTAT)
+			return fail(r, "per-CPU stats option names CPU '%.20s' (0 to %d are possible)",
+				    p + 4 + strspn(p + 4, " "), IR_TDAT_MAX_CPUSTAT - 1);
+		cs.cpu = (int)v;
+	}
 	if ((p = strstr(s, "\noverrun:")))
 		cs.overrun = strtoull(p + 9, NULL, 10);
 	if ((p = strstr(s, "dropped events:")))
 		cs.dropped = strtoull(p + 15, NULL, 10);
 	if (cs.cpu < 0 || t->nr_cpustat >= IR_TDAT_MAX_CPUSTAT)
-		return;
+		return 0;
 	t->cpustat[t->nr_cpustat++] = cs;
+	return 0;
 }
 
 /* Copy an option's text payload, bounded and NUL-terminated. */
@@ -254,19 +276,118 @@ out:
 	return ret;
 }
 
-/* The top buffer's per-CPU data, for readers that walk the pages themselves. */
+/* A buffer's per-CPU data, for readers that walk the pages themselves. */
 static int add_data(struct rd *r, int cpu, uint64_t off, uint64_t size)
 {
 	struct ir_tdat *t = r->out;
 	struct ir_tdat_cpu_data *d;
+	int buf = t->nr_buffers - 1;
 
-	if (t->nr_data >= IR_TDAT_MAX_CPUSTAT)
-		return fail(r, "more than %d CPUs of data", IR_TDAT_MAX_CPUSTAT);
+	if (cpu < 0 || cpu >= IR_TDAT_MAX_CPUSTAT)
+		return fail(r, "data of CPU %u (0 to %d are possible)", (unsigned)cpu, IR_TDAT_MAX_CPUSTAT - 1);
+	if (t->nr_data >= IR_TDAT_MAX_CPUSTAT * 4)
+		return fail(r, "more than %d CPUs of data", IR_TDAT_MAX_CPUSTAT * 4);
+	for (int i = t->nr_data - 1; i >= 0 && t->data[i].buf == buf; i--)
+		if (t->data[i].cpu == cpu)
+			return fail(r, "CPU %d's data is named twice", cpu);
 	d = realloc(t->data, (size_t)(t->nr_data + 1) * sizeof(*d));
 	if (!d)
 		return fail(r, "out of memory");
 	t->data = d;
-	d[t->nr_data++] = (struct ir_tdat_cpu_data){ .cpu = cpu, .off = off, .size = size };
+	d[t->nr_data++] = (struct ir_tdat_cpu_data){ .cpu = cpu, .buf = buf, .off = off, .size = size };
+	t->buffer_bytes[buf] += size;
+	return 0;
+}
+
+static int new_buffer(struct rd *r, const char *name)
+{
+	struct ir_tdat *t = r->out;
+
+	if (t->nr_buffers >= IR_TDAT_MAX_BUFFERS)
+		return fail(r, "more than %d buffers", IR_TDAT_MAX_BUFFERS);
+	snprintf(t->buffer_name[t->nr_buffers++], sizeof(t->buffer_name[0]), "%s", name);
+	return 0;
+}
+
+static int by_off(const void *a, const void *b)
+{
+	const struct ir_tdat_cpu_data *x = *(struct ir_tdat_cpu_data *const *)a;
+	const struct ir_tdat_cpu_data *y = *(struct ir_tdat_cpu_data *const *)b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* No two CPUs' data may share bytes: a file where many CPUs name the same
+ * data would make us read (and decompress) it once per CPU. */
+static int check_overlap(struct rd *r)
+{
+	struct ir_tdat *t = r->out;
+	struct ir_tdat_cpu_data **v;
+	int ret = 0, n = 0;
+
+	if (!t->nr_data)
+		return 0;
+	v = malloc((size_t)t->nr_data * sizeof(*v));
+	if (!v)
+		return fail(r, "out of memory");
+	for (int i = 0; i < t->nr_data; i++)
+		if (t->data[i].size)
+			v[n++] = &t->data[i];
+	qsort(v, (size_t)n, sizeof(*v), by_off);
+	for (int i = 1; i < n && !ret; i++)
+		if (v[i]->off < v[i - 1]->off + v[i - 1]->size)
+			ret = fail(r, "corrupt trace data: CPU %d's data (at %llu) overlaps CPU %d's (at %llu, %llu bytes)",
+				   v[i]->cpu, (unsigned long long)v[i]->off, v[i - 1]->cpu,
+				   (unsigned long long)v[i - 1]->off, (unsigned long long)v[i - 1]->size);
+	free(v);
+	return ret;
+}
+
+int ir_tdat_select(struct ir_tdat *t, const char *name, char *err, size_t errlen)
+{
+	int pick = -1, n = 0;
+
+	if (name) {
+		for (int b = 0; b < t->nr_buffers && pick < 0; b++)
+			if (!strcmp(t->buffer_name[b], name))
+				pick = b;
+		if (pick < 0 && (!strcmp(name, "top") || !name[0]))
+			for (int b = 0; b < t->nr_buffers && pick < 0; b++)
+				if (!t->buffer_name[b][0])
+					pick = b;
+	} else {
+		for (int b = 0; b < t->nr_buffers; b++)
+			if (t->buffer_bytes[b]) {
+				n++;
+				if (pick < 0)
+					pick = b;
+			}
+		if (!n)
+			pick = t->nr_buffers ? 0 : -1;
+	}
+	if (pick < 0 || n > 1) {
+		size_t len;
+
+		snprintf(err, errlen, "%s; the trace's buffers:",
+			 n > 1 ? "events in several buffers: choose one with --buffer NAME" :
+			 name ? "no buffer of that name" : "no buffer");
+		for (int b = 0; b < t->nr_buffers; b++) {
+			len = strlen(err);
+			snprintf(err + len, errlen - len, "%s %s (%llu bytes)", b ? "," : "",
+				 t->buffer_name[b][0] ? t->buffer_name[b] : "top",
+				 (unsigned long long)t->buffer_bytes[b]);
+		}
+		for (char *p = err; *p; p++)
+			if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+				*p = '?';
+		return -1;
+	}
+	n = 0;
+	for (int i = 0; i < t->nr_data; i++)
+		if (t->data[i].buf == pick)
+			t->data[n++] = t->data[i];
+	t->nr_data = n;
+	t->buffer_cpus = n;
 	return 0;
 }
 
@@ -299,7 +420,8 @@ static int handle_option(struct rd *r, unsigned id, const unsigned char *d, size
 
 		memcpy(tmp, d, n);
 		tmp[n] = 0;
-		parse_cpustat(t, tmp);
+		if (parse_cpustat(r, tmp))
+			return -1;
 		break;
 	}
 	case 7:		/* OFFSET */
@@ -315,19 +437,19 @@ static int handle_option(struct rd *r, unsigned id, const unsigned char *d, size
 		/* v7: offset, name, clock, page size, cpu count, per-cpu {id, off, size} */
 		size_t p = 8, nl;
 		uint64_t ncpu;
-		bool top;
 
 		if (len < 8)
 			return fail(r, "BUFFER option too short (%zu bytes)", len);
 		t->has_buffer = 1;
 		add_known(r, get_le(r, d, 8));
-		top = len > 8 && d[8] == 0 && !t->nr_data;	/* the top instance: "" */
 		for (int s = 0; s < 2; s++) {
 			nl = strnlen((const char *)d + p, len - p);
 			if (p + nl >= len)
 				return fail(r, "BUFFER option: unterminated string");
 			if (s == 1 && !t->clock[0] && nl < sizeof(t->clock))
 				memcpy(t->clock, d + p, nl + 1);
+			if (s == 0 && new_buffer(r, (const char *)d + p))	/* "": the top one */
+				return -1;
 			p += nl + 1;
 		}
 		if (p + 8 > len)
@@ -347,7 +469,7 @@ static int handle_option(struct rd *r, unsigned id, const unsigned char *d, size
 			if (!strcmp(t->compression, "none") &&
 			    check_pages(r, (unsigned)get_le(r, d + p, 4), off, sz))
 				return -1;
-			if (top && add_data(r, (int)get_le(r, d + p, 4), off, sz))
+			if (add_data(r, (int)get_le(r, d + p, 4), off, sz))
 				return -1;
 		}
 		t->buffer_cpus = (int)ncpu;
@@ -427,8 +549,48 @@ static int check_v7_tail(struct rd *r, uint64_t end)
 	return 0;
 }
 
+/* A compressed section's sizes, before anyone decompresses it. */
+static int check_compressed(struct rd *r, uint64_t off, uint64_t sz, uint64_t max, uint64_t *csz, uint64_t *usz)
+{
+	unsigned char ch[8];
+
+	if (sz < 8 || pread_all(r, ch, 8, off + 16))
+		return r->err[0] ? -1 : fail(r, "compressed section at %llu is too short", (unsigned long long)off);
+	*csz = get_le(r, ch, 4);
+	*usz = get_le(r, ch + 4, 4);
+	if (*csz + 8 > sz || *usz > max || *usz > MAX_SECTION_RATIO * *csz + SECTION_SLACK)
+		return fail(r, "compressed section at %llu has bad sizes (%llu bytes from %llu)",
+			    (unsigned long long)off, (unsigned long long)*usz, (unsigned long long)*csz);
+	return 0;
+}
+
+/* The header sections the options name, which libtracecmd decompresses. */
+static int check_header_sections(struct rd *r)
+{
+	for (int i = 0; i < r->nknown; i++) {
+		unsigned char h[16];
+		uint64_t sz, csz, usz;
+
+		if (r->known[i] >= r->size || r->size - r->known[i] < sizeof(h))
+			continue;	/* the section walk says what is wrong */
+		if (pread_all(r, h, sizeof(h), r->known[i]))
+			return -1;
+		sz = get_le(r, h + 8, 8);
+		if (get_le(r, h, 2) < 16 || get_le(r, h, 2) > 21 || !(get_le(r, h + 2, 2) & SEC_FL_COMPRESS))
+			continue;
+		if (sz > r->size - r->known[i] - 16)
+			return fail(r, "section at %llu: size %llu runs past the end of the file",
+				    (unsigned long long)r->known[i], (unsigned long long)sz);
+		if (check_compressed(r, r->known[i], sz, MAX_SECTION_SIZE, &csz, &usz))
+			return -1;
+	}
+	return 0;
+}
+
 static int read_v7_options(struct rd *r, uint64_t off)
 {
+	uint64_t seen[MAX_OPTION_SECTIONS];
+
 	for (int n = 0; off; n++) {
 		unsigned char h[16];
 		unsigned id, flags;
@@ -440,6 +602,10 @@ static int read_v7_options(struct rd *r, uint64_t off)
 
 		if (n >= MAX_OPTION_SECTIONS)
 			return fail(r, "more than %d option sections (a loop?)", MAX_OPTION_SECTIONS);
+		for (int i = 0; i < n; i++)
+			if (seen[i] == off)
+				return fail(r, "options sections form a loop (at offset %llu)", (unsigned long long)off);
+		seen[n] = off;
 		if (pread_all(r, h, sizeof(h), off))
 			return -1;
 		add_known(r, off);
@@ -453,19 +619,13 @@ static int read_v7_options(struct rd *r, uint64_t off)
 			return fail(r, "options section at %llu: size %llu runs past the end of the file",
 				    (unsigned long long)off, (unsigned long long)sz);
 		if (flags & SEC_FL_COMPRESS) {
-			unsigned char ch[8];
 			uint64_t csz, usz;
 			void *cbuf;
 
 			if (strcmp(r->out->compression, "zstd"))
 				return fail(r, "options compressed with unsupported '%s'", r->out->compression);
-			if (pread_all(r, ch, 8, off + 16))
+			if (check_compressed(r, off, sz, MAX_OPTIONS_SIZE, &csz, &usz))
 				return -1;
-			csz = get_le(r, ch, 4);
-			usz = get_le(r, ch + 4, 4);
-			if (csz + 8 > sz || usz > MAX_SECTION_SIZE)
-				return fail(r, "compressed options section at %llu has bad sizes",
-					    (unsigned long long)off);
 			cbuf = malloc(csz ? csz : 1);
 			buf = malloc(usz ? usz : 1);
 			if (!cbuf || !buf) {
@@ -486,6 +646,9 @@ static int read_v7_options(struct rd *r, uint64_t off)
 					    (unsigned long long)off, ZSTD_getErrorName(blen));
 			}
 		} else {
+			if (sz > MAX_OPTIONS_SIZE)
+				return fail(r, "options section at %llu: %llu bytes (%u MiB at most)",
+					    (unsigned long long)off, (unsigned long long)sz, MAX_OPTIONS_SIZE >> 20);
 			blen = (size_t)sz;
 			buf = malloc(blen ? blen : 1);
 			if (!buf)
@@ -549,6 +712,8 @@ static int read_v6(struct rd *r, uint64_t off)
 	    skip_sized(r, &off, 8, "saved cmdlines") || read_num(r, &off, 4, &cpus))
 		return -1;
 	r->out->cpucount = (int)cpus;
+	if (cpus > IR_TDAT_MAX_CPUSTAT)
+		return fail(r, "implausible CPU count %llu", (unsigned long long)cpus);
 	for (;;) {
 		char tag[10];
 
@@ -593,6 +758,8 @@ static int read_v6(struct rd *r, uint64_t off)
 			continue;
 		}
 		if (!memcmp(tag, "flyrecord", 10)) {
+			if (new_buffer(r, ""))
+				return -1;
 			for (uint64_t i = 0; i < cpus; i++) {
 				uint64_t o, s;
 
@@ -738,7 +905,7 @@ int ir_tdat_read_flags(const char *path, struct ir_tdat *out, unsigned flags, ch
 			fail(&r, "unknown compression '%s'", out->compression);
 			goto out;
 		}
-		if (read_v7_options(&r, v) || walk_v7_sections(&r, off))
+		if (read_v7_options(&r, v) || check_header_sections(&r) || walk_v7_sections(&r, off))
 			goto out;
 	} else {
 		strcpy(out->compression, "none");
@@ -749,6 +916,8 @@ int ir_tdat_read_flags(const char *path, struct ir_tdat *out, unsigned flags, ch
 		fail(&r, "no trace data (no flyrecord buffer)");
 		goto out;
 	}
+	if (check_overlap(&r))
+		goto out;
 	ret = 0;
 out:
 	close(r.fd);

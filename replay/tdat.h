@@ -16,10 +16,12 @@ struct ir_tdat_cpustat {
 	uint64_t overrun, dropped;
 };
 
-/* One CPU's data in the top buffer: ring-buffer pages (or, compressed,
- * a count of chunks and the chunks). */
+#define IR_TDAT_MAX_BUFFERS 64
+
+/* One CPU's data in a buffer (the top one or a trace-cmd instance):
+ * ring-buffer pages (or, compressed, a count of chunks and the chunks). */
 struct ir_tdat_cpu_data {
-	int cpu;
+	int cpu, buf;
 	uint64_t off, size;
 };
 
@@ -35,7 +37,10 @@ struct ir_tdat {
 	struct ir_tdat_cpustat cpustat[IR_TDAT_MAX_CPUSTAT];
 	char *meta;
 	int nr_data;
-	struct ir_tdat_cpu_data *data;
+	struct ir_tdat_cpu_data *data;	/* every buffer's; after ir_tdat_select() the chosen one's */
+	int nr_buffers;			/* 0: the top buffer, then instances, in file order */
+	char buffer_name[IR_TDAT_MAX_BUFFERS][64];
+	uint64_t buffer_bytes[IR_TDAT_MAX_BUFFERS];
 	int time_shifted;		/* OFFSET, TIME_SHIFT or TSC2NSEC options */
 };
 
@@ -49,6 +54,10 @@ int ir_tdat_read_flags(const char *path, struct ir_tdat *out, unsigned flags, ch
  * within the committed size.  0, or -1 with why. */
 int ir_tdat_check_page(const unsigned char *pg, size_t n, int long_size, int big_endian,
 		       uint64_t *prev_ts, char *why, size_t whylen);
+/* Keep only one buffer's data: NULL picks the only buffer holding data (the
+ * top one when none does); "top" or "" is the top buffer.  0, or -1 with
+ * why (an unknown name, or several buffers with data: they are listed). */
+int ir_tdat_select(struct ir_tdat *t, const char *name, char *err, size_t errlen);
 void ir_tdat_free(struct ir_tdat *t);
 
 #endif

@@ -53,13 +53,24 @@ static void coarsen(struct series *s, int nr_cpus)
 	s->width *= 2;
 }
 
+/*
+ * Everything relative to the origin, in 64 bits that cannot wrap: a trace's
+ * time stamps may sit anywhere up to 2^64 - 1 (a crafted one does), and
+ * origin + n * width would wrap there.  span() saturates.
+ */
+static uint64_t span(const struct series *s)
+{
+	return s->width > UINT64_MAX / (uint64_t)s->n ? UINT64_MAX : (uint64_t)s->n * s->width;
+}
+
 static bool fits(struct series *s, int nr_cpus, uint64_t ts)
 {
-	if (ts < s->origin)
+	if (ts < s->origin || !s->width)
 		return false;
-	while (!s->fixed && ts >= s->origin + (uint64_t)s->n * s->width)
+	/* coarsening stops once the series covers all of 64 bits */
+	while (!s->fixed && ts - s->origin >= span(s) && span(s) < UINT64_MAX)
 		coarsen(s, nr_cpus);
-	return ts < s->origin + (uint64_t)s->n * s->width;
+	return ts - s->origin < span(s);
 }
 
 static void add_busy(struct series *s, int nr_cpus, int cpu, uint64_t a, uint64_t z)
@@ -71,20 +82,25 @@ static void add_busy(struct series *s, int nr_cpus, int cpu, uint64_t a, uint64_
 	if (!s->width || z <= a)
 		return;
 	fits(s, nr_cpus, z - 1);	/* the overview grows to cover it */
-	lim = s->origin + (uint64_t)s->n * s->width;
+	a -= s->origin;
+	z -= s->origin;
+	lim = span(s);
 	if (a >= lim)
 		return;
 	if (z > lim)
 		z = lim;
 	while (a < z) {
-		uint64_t b = (a - s->origin) / s->width, bend = s->origin + (b + 1) * s->width;
+		uint64_t b = a / s->width;
+		uint64_t bend = b + 1 < (uint64_t)s->n && s->width <= UINT64_MAX / (b + 1) ? (b + 1) * s->width : lim;
 		uint64_t e = z < bend ? z : bend;
 
+		if (b >= (uint64_t)s->n || e <= a)
+			break;
 		s->busy[(size_t)cpu * (size_t)s->n + b] += (double)(e - a);
 		a = e;
 	}
-	if (z > s->end)
-		s->end = z;
+	if (s->origin + z > s->end)
+		s->end = s->origin + z;
 }
 
 static void add_point(struct series *s, int nr_cpus, int cpu, uint64_t ts, bool pulled)
@@ -94,6 +110,8 @@ static void add_point(struct series *s, int nr_cpus, int cpu, uint64_t ts, bool 
 	if (!s->width || !fits(s, nr_cpus, ts))
 		return;
 	b = (ts - s->origin) / s->width;
+	if (b >= (uint64_t)s->n)
+		return;
 	s->newidle[(size_t)cpu * (size_t)s->n + b]++;
 	s->pulls[(size_t)cpu * (size_t)s->n + b] += pulled;
 	if (ts > s->end)
@@ -120,6 +138,8 @@ struct ir_timeline *ir_timeline_new(int nr_cpus, uint64_t detail_off, uint64_t d
 
 static void start_detail(struct ir_timeline *t, uint64_t start, uint64_t len)
 {
+	if (len > UINT64_MAX - start)	/* a window past 2^64 ends there */
+		len = UINT64_MAX - start;
 	t->detail.origin = start;
 	t->detail.width = len / IR_TL_DETAIL_BUCKETS ? len / IR_TL_DETAIL_BUCKETS : 1;
 	t->detail_set = true;
@@ -134,11 +154,13 @@ void ir_timeline_start(struct ir_timeline *t, uint64_t ts)
 	t->all.origin = ts;
 	t->all.width = 1000;	/* 1 us buckets to begin with */
 	if (t->detail_len)
-		start_detail(t, ts + t->detail_off, t->detail_len);
+		start_detail(t, t->detail_off > UINT64_MAX - ts ? UINT64_MAX : ts + t->detail_off, t->detail_len);
 }
 
 void ir_timeline_busy(struct ir_timeline *t, int cpu, uint64_t start, uint64_t end)
 {
+	if (cpu < 0 || cpu >= t->nr_cpus)	/* CPUs without data have no timeline */
+		return;
 	add_busy(&t->all, t->nr_cpus, cpu, start, end);
 	if (t->detail_set)
 		add_busy(&t->detail, t->nr_cpus, cpu, start, end);
@@ -146,6 +168,8 @@ void ir_timeline_busy(struct ir_timeline *t, int cpu, uint64_t start, uint64_t e
 
 void ir_timeline_point(struct ir_timeline *t, int cpu, uint64_t ts, bool pulled)
 {
+	if (cpu < 0 || cpu >= t->nr_cpus)
+		return;
 	/* by default the detail window is the 20 ms from the first newidle point */
 	if (!t->detail_set)
 		start_detail(t, ts, 20000000);
@@ -160,7 +184,7 @@ static int used(const struct series *s, uint64_t end)
 
 	if (!s->width || end <= s->origin)
 		return 1;
-	n = (end - s->origin + s->width - 1) / s->width;
+	n = (end - s->origin) / s->width + ((end - s->origin) % s->width != 0);
 	return n > (uint64_t)s->n ? s->n : n < 1 ? 1 : (int)n;
 }
 
@@ -174,7 +198,9 @@ int ir_timeline_get(const struct ir_timeline *t, bool detail, uint64_t end, stru
 	v->start = s->origin;
 	v->bucket = s->width;
 	v->n = s->fixed ? s->n : used(s, end);
-	v->end = s->origin + (uint64_t)v->n * s->width;
+	/* saturating: a series that reaches 2^64 ends there */
+	v->end = s->width > (UINT64_MAX - s->origin) / (uint64_t)v->n ? UINT64_MAX :
+		s->origin + (uint64_t)v->n * s->width;
 	v->stride = s->n;
 	v->busy = s->busy;
 	v->newidle = s->newidle;

@@ -45,6 +45,7 @@ enum {
 struct evkind {
 	enum ir_ev_type type;
 	struct fld f[F__PROBE];
+	int min_size;		/* a record shorter than its fields' end is damage */
 };
 
 struct ir_trace {
@@ -80,6 +81,7 @@ struct ir_trace {
 	struct name_count *names;	/* event counts sent by the child */
 	int nr_names;
 	char *names_blob;
+	char bad_fld[160];	/* the first event field no record can hold */
 };
 
 /* decode.c, for the child: open libtracecmd on the trace (head_only: the

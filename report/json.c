@@ -52,7 +52,11 @@ static json_object *trace_obj(const struct ir_report_input *in)
 		json_object_object_add(o, "first_ts", u64(l->first_ts));
 		json_object_object_add(o, "last_ts", u64(l->last_ts));
 		json_object_array_add(lost, o);
-		total_lost += l->overrun + l->dropped + l->missed;
+		for (int k = 0; k < 3; k++) {	/* saturating: the counts come from the file */
+			uint64_t a = k == 0 ? l->overrun : k == 1 ? l->dropped : l->missed;
+
+			total_lost = a > UINT64_MAX - total_lost ? UINT64_MAX : total_lost + a;
+		}
 	}
 	json_object_object_add(t, "lost_events", u64(total_lost));
 	json_object_object_add(t, "lost_by_cpu", lost);

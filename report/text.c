@@ -128,7 +128,7 @@ static void print_warnings(json_object *doc, FILE *out)
 			fprintf(out, " between %s and %s into the trace",
 				ir_fmt_dns(b1, sizeof(b1), (double)jint(l, "first_ts") - (double)jint(t, "first_ts")),
 				ir_fmt_dns(b2, sizeof(b2), (double)jint(l, "last_ts") - (double)jint(t, "first_ts")));
-		fprintf(out, ": figures for it are incomplete\n");
+		fprintf(out, ": its newidle points, migrations, idle and busy time and every policy's counts on it are undercounted\n");
 	}
 	if (an && json_object_is_type(an, json_type_object)) {
 		int any = 0;

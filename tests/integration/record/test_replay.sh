@@ -34,10 +34,18 @@ sys.exit(1 if bad else 0)
 PY
 # A recording that lost events replays with a warning naming the CPUs.
 "$IR" record -o "$WORK/small.dat" --buffer-kb 8 -- hackbench -g 2 -l 500 >/dev/null 2>&1 || fail "small buffer record"
-"$IR" replay "$WORK/small.dat" --json "$WORK/s.json" --quiet 2>"$WORK/serr" || fail "replay of lossy trace: $(cat "$WORK/serr")"
+# Over --max-lost (1 % by default) the report is written and the exit is 3.
+rc=0
+"$IR" replay "$WORK/small.dat" --json "$WORK/s.json" --quiet 2>"$WORK/serr" || rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 3 ] || fail "replay of lossy trace: exit $rc: $(cat "$WORK/serr")"
 lost=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['trace']['lost_events'])" "$WORK/s.json")
 if [ "$lost" -gt 0 ]; then
 	grep -q "warning: CPU [0-9]* lost events" "$WORK/serr" || fail "lost $lost events but no warning: $(cat "$WORK/serr")"
+	if [ "$rc" = 3 ]; then
+		grep -q "more than --max-lost" "$WORK/serr" || fail "exit 3 without saying why: $(cat "$WORK/serr")"
+		"$IR" replay "$WORK/small.dat" --json "$WORK/s2.json" --quiet --allow-lost 2>/dev/null ||
+			fail "--allow-lost: exit $?"
+	fi
 else
 	echo "note: the 8 KB buffer lost nothing this time"
 fi

@@ -183,6 +183,29 @@ static void test_cpu_out_of_range(void **state)
 	ir_state_free(s);
 }
 
+/* A million short-lived tasks: the table keeps live ones and a bounded
+ * number of recently dead (the task table is never freed otherwise: 10 M
+ * pids took 1 GB); a dead pid woken soon after is still pid reuse. */
+static void test_dead_tasks_dropped(void **state)
+{
+	struct ir_state *s = mk(1, NULL, NULL, NULL);
+	uint64_t t = T0;
+
+	(void)state;
+	for (int i = 0; i < 1000000; i++, t += 10 * US) {
+		int pid = 1000 + i;
+
+		wake_new(s, t, 0, 0, pid, 0);
+		sw(s, t + 1 * US, 0, 0, S_RUN, pid);
+		sw(s, t + 2 * US, 0, pid, S_DEAD, 0);
+	}
+	assert_true(ir_state_nr_tasks(s) <= 4096 + 2);
+	wake(s, t, 0, 0, 1000 + 999999, 0);	/* the last one to die: remembered */
+	ir_state_finish(s, t + 10 * US);
+	assert_int_equal(ir_state_observed(s)->anomalies[PR], 1);
+	ir_state_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +219,7 @@ int main(void)
 		cmocka_unit_test(test_idle_task_event_on_busy_cpu),
 		cmocka_unit_test(test_lost_events),
 		cmocka_unit_test(test_cpu_out_of_range),
+		cmocka_unit_test(test_dead_tasks_dropped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
