@@ -14,7 +14,10 @@
 # commit, with the binary before and after compared by hand.  So far: the
 # four calibrate outputs (issue 11: its suggested replay options name the
 # levels from the topology and carry --topology and every policy); every
-# replay, report, compare and merge output is still the pre-refactor one.
+# replay, report, compare and merge output was still the pre-refactor one.
+# Then regenerated on purpose: safety-out (hostile strings escaped, outputs),
+# safety-trace (lost-events wording), fid-replay (SPEC 9 reconstruction:
+# no late points, ttwu_pending, re-entry points, missing_idle_entry).
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi
