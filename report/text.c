@@ -323,6 +323,27 @@ static void print_fidelity(json_object *doc, FILE *out)
 	}
 }
 
+/* What the replay assumed where the trace is silent, and whether newidle
+ * probes stood in for it (README "Outcomes", issue 11). */
+static void print_assumptions(json_object *doc, FILE *out)
+{
+	json_object *a = jget(doc, "assumptions"), *g = jget(doc, "ground_truth");
+	const char *mode = jstr(g, "mode", "assumed");
+	char b1[32], b2[32], b3[32], b4[32];
+
+	if (!a)
+		return;
+	fprintf(out, "assumed   mode %s%s: sched_migration_cost %s, max_idle_balance_cost %s, "
+		"avg_idle starts at %s, rd->overload rewritten %s after the last rq with 2 runnable, "
+		"avg_idle update %s\n", ir_tsafe(mode),
+		strcmp(mode, "probed") ? " (no newidle probes)" : " (costs and avg_idle from newidle probes)",
+		ir_fmt_ns(b1, sizeof(b1), jint(a, "sched_migration_cost_ns")),
+		ir_fmt_ns(b2, sizeof(b2), jint(a, "max_idle_balance_cost_ns")),
+		ir_fmt_ns(b3, sizeof(b3), jint(a, "avg_idle_init_ns")),
+		ir_fmt_ns(b4, sizeof(b4), jint(a, "overload_tick_ns")),
+		json_object_get_boolean(jget(a, "avg_idle_shift")) ? "diff >> 3 (4.15)" : "diff / 8");
+}
+
 int ir_report_text(json_object *doc, FILE *out)
 {
 	json_object *t = jget(doc, "trace");
@@ -330,6 +351,7 @@ int ir_report_text(json_object *doc, FILE *out)
 
 	print_trace(t, out);
 	print_domains(jget(doc, "domains"), out);
+	print_assumptions(doc, out);
 	print_warnings(doc, out);
 	if (ol)
 		fprintf(out, "NOTE: %s\n", ir_tsafe(ol));

@@ -36,7 +36,11 @@ extra=$(nm -D --defined-only "$so" | awk '$2 == "T" && $3 !~ /^idlereplay_/' | h
 [ -z "$extra" ] || fail "exports beyond idlereplay_*: $extra"
 export PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$WORK/root
 flags=$(pkg-config --cflags --libs idlereplay) || fail "pkg-config idlereplay"
-cc -std=c11 -Wall -Wextra -Werror -o "$WORK/pulls" "$SRC/examples/pulls.c" $flags || fail "compile against the installed tree"
+# a sanitizer build installs an instrumented library: its runtime must come
+# first in the program that links it
+san=
+case $(nm -D "$so") in *' U __asan_init'*) san="-fsanitize=address,undefined" ;; esac
+cc -std=c11 -Wall -Wextra -Werror $san -o "$WORK/pulls" "$SRC/examples/pulls.c" $flags || fail "compile against the installed tree"
 got=$(LD_LIBRARY_PATH=$(dirname "$so") "$WORK/pulls" "$T" baseline) || fail "installed example exited $?"
 "$IR" replay "$T" --quiet --policy baseline --json "$WORK/r.json"
 want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["policies"][0]["pulls"]["total"])' "$WORK/r.json")

@@ -19,6 +19,14 @@ for f in "$WORK/sample.json" "$FIX/host-a.json" "$FIX/minimal.json"; do
 	grep -q '</html>' "$WORK/r.html" || fail "$f: html incomplete"
 	[ ! -s "$WORK/out" ] || fail "$f: -o still wrote to stdout"
 done
+# The text states what was assumed and whether probes stood in (issue 11):
+# the sample has no probes; host-a.json says it was probed.
+expect 0 "$IR" report "$WORK/sample.json"
+grep -q '^assumed   mode assumed (no newidle probes): sched_migration_cost 500' "$WORK/out" ||
+	fail "sample: text does not state the assumptions and the mode"
+expect 0 "$IR" report "$FIX/host-a.json"
+grep -q '^assumed   mode probed (costs and avg_idle from newidle probes): sched_migration_cost 500' "$WORK/out" ||
+	fail "host-a: text does not state the probed mode"
 expect 0 "$IR" report "$FIX/host-a.json" --format csv
 [ "$(wc -l < "$WORK/out")" = 7 ] || fail "csv: want header + 6 policies"
 
