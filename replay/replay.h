@@ -245,6 +245,7 @@ struct ir_observed {
 	uint64_t newidle_points, newidle_pulls;
 	uint64_t anomalies[IR_ANOM__COUNT];
 	uint64_t probe_calls, probe_matched;	/* newidle probes; those matched to a point */
+	uint64_t probe_pulls;		/* newidle calls that returned > 0 (kretprobe), matched or not */
 	uint64_t probe_only_points;	/* points only a probe shows (idle task re-entry, SPEC 9) */
 	uint64_t ttwu_pending_points;	/* points entered with rq->ttwu_pending set */
 };

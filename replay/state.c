@@ -1276,6 +1276,8 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 		break;
 	}
 	case IR_EV_PROBE_EXIT:
+		if (ev->probe_exit.ret > 0)
+			s->obs.probe_pulls++;
 		if (cp->probe_valid) {
 			cp->probe_ret = ev->probe_exit.ret;
 			probe_exit(s, c);

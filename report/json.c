@@ -309,7 +309,9 @@ static json_object *truth_obj(const struct ir_truth *t, const struct ir_observed
 	json_object_object_add(o, "early_bail_agreement", ratio(t->bail_agree, t->bail_n));
 	json_object_object_add(o, "pull_precision", ratio(t->pull_tp, t->pull_pred));
 	json_object_object_add(o, "pull_recall", ratio(t->pull_tp, t->pull_obs));
-	json_object_object_add(o, "kernel_pulls", u64(t->pull_obs));
+	/* every call that pulled, as the kretprobe says; pull recall above is
+	 * over the calls matched to a point */
+	json_object_object_add(o, "kernel_pulls", u64(ob->probe_pulls));
 	json_object_object_add(o, "predicted_pulls", u64(t->pull_pred));
 	for (int l = 0; l < IR_LVL__COUNT; l++) {
 		if (t->expected[l] > 0 || t->actual[l]) {

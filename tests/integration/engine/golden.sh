@@ -18,7 +18,8 @@
 # Then regenerated on purpose: safety-out (hostile strings escaped, outputs),
 # safety-trace (lost-events wording), fid-replay (SPEC 9 reconstruction:
 # no late points, ttwu_pending, re-entry points, missing_idle_entry), and
-# the text report's "assumed" line (issue 11: assumptions and mode).
+# the text report's "assumed" line (issue 11: assumptions and mode), and
+# ground_truth.kernel_pulls counting every probed call that pulled.
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi
