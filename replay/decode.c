@@ -270,6 +270,8 @@ static void find_probes(struct ir_trace *t)
 		if (tep_find_field(ev, "avg_idle") && tep_find_field(ev, "max_idle_balance_cost")) {
 			if (!add_kind(t, ev, IR_EV_PROBE_ENTRY)) {
 				t->info.has_probes = 1;
+				if (tep_find_field(ev, "sd0_newidle_ratio"))
+					t->info.probes_have_ratio = 1;
 				sys = ev->system;
 			}
 		}
@@ -1083,7 +1085,7 @@ static int child_run(struct ir_trace *t, struct wbuf *w)
 	}
 	{
 		unsigned char h[2] = { MSG_OPEN, 0 };
-		uint8_t probes = (uint8_t)t->info.has_probes, waking = (uint8_t)t->info.has_waking;
+		uint8_t probes = (uint8_t)(t->info.has_probes | t->info.probes_have_ratio << 1), waking = (uint8_t)t->info.has_waking;
 
 		if (wput(w, h, 2) || wput(w, &probes, 1) || wput(w, &waking, 1) || wflush(w))
 			return 1;
@@ -1262,7 +1264,8 @@ static int read_open_msg(struct ir_trace *t, char *err, size_t errlen)
 	if ((r = need(t, 4, err, errlen)))
 		return r > 0 ? child_broke(t, 1, err, errlen) : -1;
 	p = t->rbuf + t->rhead;
-	t->info.has_probes = p[2] == 1;
+	t->info.has_probes = p[2] & 1;
+	t->info.probes_have_ratio = (p[2] >> 1) & 1;
 	t->info.has_waking = p[3] == 1;
 	t->rhead += 4;
 	return 0;

@@ -58,6 +58,7 @@ struct task {
 struct open_point {
 	bool active;
 	struct ir_point pt;
+	struct ir_rq_snap *snap;	/* nr_cpus entries, or NULL (IR_SNAP_MAX_CPUS) */
 	uint64_t ran[IR_MAX_LEVELS];	/* when ring candidate first ran after ts, 0 not yet */
 };
 
@@ -80,7 +81,7 @@ struct cpu {
 	uint32_t pulled_watchers;	/* open PULLED points waiting on our next switch */
 	/* probe of a newidle call on this CPU, until its point */
 	bool probe_valid;
-	uint64_t probe_ts;
+	uint64_t probe_ts, probe_exit_ts;
 	struct ir_probe_entry probe;
 	int64_t probe_ret;
 };
@@ -657,6 +658,57 @@ static void missing_idle_exit(struct ir_state *s, const struct ir_event *ev)
 
 /* ----------------------------------------------------------- switch */
 
+static void snap_task(struct ir_snap_task *st, const struct task *t, int32_t prio)
+{
+	st->pid = t->pid;
+	st->prio = prio;
+	st->exec_start = t->last_ran;
+	st->pinned = t->pinned;
+}
+
+/* The runqueues at c's newidle entry (struct ir_rq_snap). */
+static void snapshot(struct ir_state *s, int c, struct open_point *op)
+{
+	struct cpu *cp = &s->cpu[c];
+
+	if (!op->snap)
+		return;
+	for (int o = 0; o < s->nr_cpus; o++) {
+		struct ir_rq_snap *r = &op->snap[o];
+		const struct task *t;
+
+		r->nr_running = (uint16_t)(nr_running(s, o) > 0xffff ? 0xffff : nr_running(s, o));
+		r->curr_idle = s->cpu[o].curr == 0;
+		r->nr_tasks = 0;
+		for (t = s->cpu[o].qtail; t && r->nr_tasks < IR_SNAP_TASKS; t = t->qprev)
+			if (!t->rt)
+				snap_task(&r->task[r->nr_tasks++], t, -1);
+	}
+	/* this CPU: prev is dequeued, nothing queued yet */
+	op->snap[c].nr_running = 0;
+	op->snap[c].nr_tasks = 0;
+	op->snap[c].curr_idle = true;
+	/* what this call pulled was still on its source rq, at the tail */
+	for (int i = 0; i < cp->nr_pend; i++) {
+		int o = cp->pend[i].orig;
+		struct ir_rq_snap *r = &op->snap[o];
+		const struct task *t = task_find(s, cp->pend[i].pid);
+
+		if (!t)
+			continue;
+		if (r->nr_running < 0xffff)
+			r->nr_running++;
+		r->curr_idle = false;
+		memmove(&r->task[1], &r->task[0], sizeof(r->task[0]) *
+			(size_t)(r->nr_tasks < IR_SNAP_TASKS ? r->nr_tasks : IR_SNAP_TASKS - 1));
+		snap_task(&r->task[0], t, -1);
+		if (r->nr_tasks < IR_SNAP_TASKS)
+			r->nr_tasks++;
+	}
+	op->pt.rq = op->snap;
+	op->pt.nr_rq = s->nr_cpus;
+}
+
 static void open_point(struct ir_state *s, int c, const struct ir_event *ev, enum ir_point_kind kind)
 {
 	struct cpu *cp = &s->cpu[c];
@@ -676,6 +728,7 @@ static void open_point(struct ir_state *s, int c, const struct ir_event *ev, enu
 	pt->pulled_pid = pt->pulled_from = -1;
 	pt->probe_ret = -1;
 	find_candidates(s, c, pt, ev->ts);
+	snapshot(s, c, op);
 	if (kind == IR_PT_PULLED) {
 		int l = ring_of(s, c, cp->pend[0].orig);
 
@@ -694,6 +747,9 @@ static void open_point(struct ir_state *s, int c, const struct ir_event *ev, enu
 		pt->has_probe = true;
 		pt->probe = cp->probe;
 		pt->probe_ret = cp->probe_ret;
+		pt->ttwu_pending = cp->probe.ttwu_pending > 0;
+		if (cp->probe_ret >= 0 && cp->probe_exit_ts > probe_ts)
+			pt->probe_dur = cp->probe_exit_ts - probe_ts;
 		cp->probe_valid = false;
 		s->obs.probe_matched++;
 	}
@@ -1010,8 +1066,10 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 		break;
 	}
 	case IR_EV_PROBE_EXIT:
-		if (cp->probe_valid)
+		if (cp->probe_valid) {
 			cp->probe_ret = ev->probe_exit.ret;
+			cp->probe_exit_ts = ev->ts;
+		}
 		break;
 	default:
 		break;
@@ -1094,6 +1152,13 @@ struct ir_state *ir_state_new(int nr_cpus, const struct ir_state_params *p,
 		ir_state_free(s);
 		return NULL;
 	}
+	for (int c = 0; c < nr_cpus && nr_cpus <= IR_SNAP_MAX_CPUS; c++) {
+		s->cpu[c].op.snap = calloc((size_t)nr_cpus, sizeof(struct ir_rq_snap));
+		if (!s->cpu[c].op.snap) {
+			ir_state_free(s);
+			return NULL;
+		}
+	}
 	for (int c = 0; c < nr_cpus; c++) {
 		s->cpu[c].avg_idle = p->avg_idle_init;
 		s->cpu[c].max_idle_balance_cost = p->max_idle_balance_cost;
@@ -1134,6 +1199,8 @@ void ir_state_free(struct ir_state *s)
 		free(s->slabs[i]);
 	free(s->slabs);
 	free(s->hash);
+	for (int c = 0; s->cpu && c < s->nr_cpus; c++)
+		free(s->cpu[c].op.snap);
 	free(s->cpu);
 	free(s->obs.cpu);
 	free(s);
