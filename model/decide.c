@@ -25,6 +25,7 @@ void ir_decision_ctx_init(struct ir_decision_ctx *ctx, const struct ir_point *pt
 	ctx->avg_idle = pt->avg_idle;
 	ctx->overload = pt->overload;
 	ctx->ttwu_pending = pt->ttwu_pending;
+	ctx->arrival_ns = pt->arrival_ns;
 	ctx->dom = d;
 	ctx->pt = pt;
 	ctx->nr_levels = d ? ir_domains_nr_levels(d, pt->cpu) : pt->nr_levels;
@@ -194,5 +195,12 @@ void ir_decide(const struct ir_decision_ctx *ctx, const struct ir_policy_params 
 		d->cost[d->nr_tried] = cost;
 		curr_cost += d->cost[d->nr_tried];
 		d->nr_tried++;
+		/* v4.15 idle_balance(), v6.1 newidle_balance(): "Stop searching for
+		 * tasks to pull if there are now runnable tasks on this rq": a
+		 * wakeup that landed while this level was balanced */
+		if (ctx->arrival_ns && curr_cost >= ctx->arrival_ns) {
+			d->stop_level = l + 1 < nr_levels ? l + 1 : -1;
+			break;
+		}
 	}
 }

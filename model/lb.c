@@ -42,8 +42,9 @@
  *
  * Not in a trace, so ASSUMED (printed by the report): every task has nice 0
  * (load weight 1024, as prio 120 maps in sched_prio_to_weight[]); every CPU
- * has capacity 1024 and a CPU running a task is fully utilised (cpu_util =
- * capacity when nr_running > 0, a task's util_est = capacity / nr_running);
+ * has capacity 1024; utilisation is PELT's util_avg rebuilt by replay/ from
+ * the trace's run times (CPU: busy or idle; task: running or not), with
+ * util_est taken as equal to it;
  * no asymmetric capacity, no misfit, no group_imbalanced history; affinity
  * only as the pinned per-CPU kthreads show it.
  */
@@ -89,9 +90,21 @@ static unsigned long cpu_load(const struct ir_rq_snap *r)
 	return (unsigned long)r->nr_running * NICE_0_LOAD;
 }
 
+/* cpu_util(): the CPU's PELT util_avg as replay/ rebuilt it from its busy
+ * and idle times, capped at its capacity (cpu_util() min()s with
+ * capacity_orig). */
 static unsigned long cpu_util(const struct ir_rq_snap *r)
 {
-	return r->nr_running ? SCHED_CAPACITY_SCALE : 0;
+	unsigned long u = r->util > 0 ? (unsigned long)r->util : 0;
+
+	return u < SCHED_CAPACITY_SCALE ? u : SCHED_CAPACITY_SCALE;
+}
+
+/* task_util_est(): its PELT util_avg rebuilt from its run times (util_est's
+ * EWMA of dequeue values follows it for steady tasks). */
+static unsigned long task_util(const struct ir_snap_task *p)
+{
+	return p->util > 0 ? (unsigned long)p->util : 0;
 }
 
 /* update_sg_lb_stats() for the group whose lowest CPU is g */
@@ -348,7 +361,7 @@ static bool task_hot(const struct ir_lb_env *env, const struct ir_sched_domain *
 		return false;
 	if (!p->exec_start)
 		return false;	/* never seen run: its exec_start is old */
-	return env->now - p->exec_start < env->sysctl_sched_migration_cost;
+	return env->now > p->exec_start && env->now - p->exec_start < env->sysctl_sched_migration_cost;
 }
 
 void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res)
@@ -412,7 +425,7 @@ void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res)
 				imbalance -= NICE_0_LOAD;
 				break;
 			case migrate_util:
-				util = SCHED_CAPACITY_SCALE / (src->nr_running ? src->nr_running : 1);
+				util = task_util(p);
 				if (util > (unsigned long)imbalance)
 					continue;
 				imbalance -= (long)util;

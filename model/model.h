@@ -154,6 +154,7 @@ struct ir_decision_ctx {
 	uint64_t avg_idle;
 	bool overload;
 	bool ttwu_pending;
+	uint64_t arrival_ns;		/* a task arrived this long after entry; 0 none */
 	int nr_levels;
 	enum ir_level_kind kind[IR_MAX_LEVELS];
 	/* probed mode (ir_decision_ctx_probe()): the kernel's own per-level

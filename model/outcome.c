@@ -89,7 +89,7 @@ void ir_outcome_lb(const struct ir_decision_ctx *ctx, const struct ir_policy_par
 	o->pid = -1;
 	o->from_cpu = -1;
 	env = (struct ir_lb_env){
-		.dom = ctx->dom, .pt = pt, .rules = ir_lb_rules_of(p), .now = pt->ts,
+		.dom = ctx->dom, .pt = pt, .rules = ir_lb_rules_of(p), .now = pt->rq_ts ? pt->rq_ts : pt->ts,
 		.sysctl_sched_migration_cost = p->sysctl_sched_migration_cost,
 		.nr_balance_failed = (unsigned)p->nr_balance_failed,
 		.preemption = p->preemption != 0, .smt_never_hot = p->smt_never_hot != 0,

@@ -273,11 +273,14 @@ struct ir_snap_task {
 	int32_t prio;			/* -1 unknown (nice 0 assumed) */
 	uint64_t exec_start;		/* when it last ran (switched out); 0 never seen run */
 	bool pinned;			/* per-CPU kthread: cpus_ptr excludes other CPUs */
+	float util;			/* PELT util_avg rebuilt from its run times */
 };
 struct ir_rq_snap {
 	uint16_t nr_running;		/* rq->nr_running: queued CFS and RT tasks, plus curr */
 	uint16_t nr_tasks;		/* task[] entries kept: queued CFS tasks, tail first */
 	bool curr_idle;			/* the idle task runs (idle_cpu()) */
+	uint64_t idle_since;		/* curr_idle: when that idle period began */
+	float util;			/* PELT util_avg of the CPU rebuilt from busy/idle times */
 	struct ir_snap_task task[IR_SNAP_TASKS];
 };
 
@@ -300,6 +303,8 @@ struct ir_point {
 	bool ttwu_pending;		/* this_rq->ttwu_pending at entry: from the probe when
 					 * present, else false (SPEC 9; v5.13 e5e678e4fea2) */
 	const struct ir_rq_snap *rq;	/* nr_cpus entries, valid during the callback; NULL: none */
+	uint64_t rq_ts;			/* when rq was taken (newidle entry) */
+	uint64_t arrival_ns;		/* first task enqueued on cpu, from rq_ts; 0 none */
 	int nr_rq;
 };
 

@@ -142,7 +142,9 @@ def main():
 
     rows, kernel_rate = [], {}
     for name, f, meta, setting in TRACES:
-        doc = replay(a.idlereplay, os.path.join(a.data, f))
+        # the model of the recording kernel: picked from the probes (NI_RANDOM
+        # code: proportional) for the default setting, the setting's policy else
+        doc = replay(a.idlereplay, os.path.join(a.data, f), None if setting == "ni" else SETTING_POLICY[setting])
         gt = doc["ground_truth"]
         p = kernel_policy(doc)
         fig = figures(p)
