@@ -428,6 +428,15 @@ int cmd_replay(int argc, char **argv)
 	run.dom = dom;
 	run.fidelity = tallies.fidelity;
 	run.probed = sp.probe_seed && ti->has_probes;
+	if (tallies.fidelity >= 0) {
+		const struct ir_policy_params *kp = &run.runs[tallies.fidelity].p;
+		struct ir_policy_params def;
+
+		ir_policy_defaults(kp->kind, &def);
+		tallies.costs = run.probed ? "probed" : kp->cost_scale != 1000 ? "calibrated" :
+			memcmp(kp->max_newidle_lb_cost, def.max_newidle_lb_cost, sizeof(def.max_newidle_lb_cost)) ?
+			"set" : "assumed";
+	}
 	if (ti->has_probes && tallies.fidelity >= 0) {
 		run.truth = calloc(1, sizeof(*run.truth));
 		if (!run.truth) {

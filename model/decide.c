@@ -186,7 +186,7 @@ void ir_decide(const struct ir_decision_ctx *ctx, const struct ir_policy_params 
 		 * level's cost (assumed, or probed), not the (bumped) max; in
 		 * probed mode the walk never costs more than the call measured */
 		cost = ctx->probed && ctx->probe_cost[l] >= 0 ? (uint64_t)ctx->probe_cost[l] :
-			p->max_newidle_lb_cost[kind];
+			p->max_newidle_lb_cost[kind] * p->cost_scale / 1000;
 		if (ctx->probed && ctx->probe_dur)
 			cost = curr_cost >= ctx->probe_dur ? 0 :
 				cost < ctx->probe_dur - curr_cost ? cost : ctx->probe_dur - curr_cost;

@@ -122,6 +122,8 @@ struct ir_policy_params {
 	uint64_t ni_random;		/* proportional: sched_feat(NI_RANDOM) (default 1) */
 	uint64_t seeds;			/* proportional: seeds replayed in the same pass for
 					 * the expected value and its spread (default 32) */
+	uint64_t cost_scale;		/* assumed per-level costs x cost_scale / 1000
+					 * (default 1000; `idlereplay calibrate` fits it) */
 };
 
 /* A duration: "500us", "0.5ms", "2s" or plain nanoseconds; 0, or -1 if bad. */
@@ -293,6 +295,20 @@ enum ir_policy_kind ir_policy_for_kernel(int major, int minor, const char *sched
  * recorded under NI_RANDOM code (33cf66d88306 or a backport): proportional. */
 enum ir_policy_kind ir_policy_for_trace(int major, int minor, const char *sched_features,
 					bool probes_have_newidle_ratio);
+
+/* ------------------------------------------- cost calibration (costfit.c) */
+
+/* Fit of cost_scale to a trace's observed newidle pulls: the model's pulls
+ * at n increasing scales (pred[], non-increasing in expectation). */
+struct ir_cost_fit {
+	int status;		/* 0 fitted; 1 lower bound only (nothing observed);
+				 * 2 the model pulls too few even at the lowest scale;
+				 * 3 nothing observed and nothing predicted: no information;
+				 * 4 the model pulls too many even at the highest scale */
+	double scale, lo, hi;	/* estimate and 1-sigma (Poisson) range, permille; hi < 0: unbounded */
+};
+void ir_cost_fit(const uint64_t *scale, const double *pred, int n, double observed,
+		 struct ir_cost_fit *out);
 
 /* ---------------------------------------------------- ground truth (truth.c) */
 

@@ -182,7 +182,8 @@ void ir_policy_update(const struct ir_decision_ctx *ctx, const struct ir_policy_
 			if (*max == IR_COST_UNSET) {
 				/* the kernel's own value where probed, else assumed */
 				*max = ctx->probed && l < IR_MAX_LEVELS && ctx->probe_cost[l] >= 0 ?
-					(uint64_t)ctx->probe_cost[l] : p->max_newidle_lb_cost[ctx->kind[l]];
+					(uint64_t)ctx->probe_cost[l] :
+					p->max_newidle_lb_cost[ctx->kind[l]] * p->cost_scale / 1000;
 				st->last_decay_max_lb_cost[i] = ctx->now;
 			}
 			if (l < walked && was_tried(d, l, &idx))

@@ -93,6 +93,7 @@ void ir_policy_defaults(enum ir_policy_kind kind, struct ir_policy_params *p)
 	p->nr_balance_failed = 0;
 	p->ni_random = 1;
 	p->seeds = kind == IR_POL_PROPORTIONAL ? 32 : 1;
+	p->cost_scale = 1000;
 }
 
 enum ir_lb_rules ir_lb_rules_of(const struct ir_policy_params *p)
@@ -115,6 +116,7 @@ static uint64_t *param_slot(struct ir_policy_params *p, const char *key)
 		{ "smt_never_hot", offsetof(struct ir_policy_params, smt_never_hot) },
 		{ "nr_balance_failed", offsetof(struct ir_policy_params, nr_balance_failed) },
 		{ "ni_random", offsetof(struct ir_policy_params, ni_random) },
+		{ "cost_scale", offsetof(struct ir_policy_params, cost_scale) },
 	};
 
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
@@ -274,6 +276,8 @@ int ir_policy_params_format(const struct ir_policy_params *p, char *buf, size_t 
 	if (p->kind == IR_POL_DOMAIN_COST)
 		for (int l = 0; l < IR_LVL__COUNT; l++)
 			PUT(",%s.migration_cost=%llu", level_key[l], (unsigned long long)p->sd_migration_cost[l]);
+	if (p->cost_scale != 1000)
+		PUT(",cost_scale=%llu", (unsigned long long)p->cost_scale);
 	PUT(",lb_release=%llu,preemption=%llu,smt_never_hot=%llu,nr_balance_failed=%llu",
 	    (unsigned long long)p->lb_release, (unsigned long long)p->preemption,
 	    (unsigned long long)p->smt_never_hot, (unsigned long long)p->nr_balance_failed);

@@ -284,6 +284,13 @@ static void add_policies(json_object *doc, const struct ir_tallies *ts)
 		json_object_object_add(f, "true_positives", u64(t->true_pos));
 		json_object_object_add(f, "precision", ratio(t->true_pos, t->predicted));
 		json_object_object_add(f, "recall", ratio(t->true_pos, t->observed));
+		json_object_object_add(f, "costs", json_object_new_string(ts->costs ? ts->costs : "assumed"));
+		if (t->nr_seeds > 1)
+			json_object_object_add(f, "expected_pulls", spread_obj(&t->s_pulls));
+		json_object_object_add(f, "verdict", json_object_new_string(
+			!t->observed && !t->predicted ? "cannot judge: no newidle pull observed or predicted" :
+			!t->observed ? "cannot judge precision: the kernel made no newidle pull here" :
+			"judged"));
 		json_object_object_add(doc, "fidelity", f);
 	}
 }

@@ -74,6 +74,8 @@ struct ir_tallies {
 	struct ir_sweep *sweeps;
 	int reference;			/* index, -1 none */
 	int fidelity;			/* index of the recording kernel's policy, -1 none */
+	const char *costs;		/* its costs: "probed", "calibrated" (cost_scale set, as
+					 * `idlereplay calibrate` suggests), "set", "assumed" */
 };
 
 int ir_tally_init(struct ir_tally *t, const struct ir_policy_params *p, int nr_cpus);
