@@ -252,6 +252,11 @@ struct ir_lb_result {
 	int hot_skipped;
 };
 void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res);
+/* What load_balance() needs and a trace lacks, as the model assumes it. */
+#define IR_LB_ASSUMPTIONS "load weight: every task nice 0 (1024; prio is not kept); capacity 1024 per CPU; " \
+	"utilisation: PELT util_avg rebuilt from run times (util_est taken equal); affinity: only per-CPU " \
+	"kthreads pinned; nr_balance_failed 0 (periodic balance failures are not in a trace); no asym " \
+	"capacity, misfit or group_imbalanced"
 enum ir_lb_rules ir_lb_rules_of(const struct ir_policy_params *p);
 /* Let a learning policy see what its decision led to. */
 void ir_policy_update(const struct ir_decision_ctx *ctx, const struct ir_policy_params *p,

@@ -105,6 +105,7 @@ static json_object *assumptions_obj(const struct ir_state_params *p)
 	json_object_object_add(a, "late_window_ns", u64(p->late_window_ns));
 	json_object_object_add(a, "avg_idle_shift", json_object_new_boolean(p->avg_idle_shift));
 	json_object_object_add(a, "probe_seed", json_object_new_boolean(p->probe_seed));
+	json_object_object_add(a, "load_balance_inputs", json_object_new_string(IR_LB_ASSUMPTIONS));
 	return a;
 }
 

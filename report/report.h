@@ -17,7 +17,7 @@
 #include "replay/replay.h"
 
 #define IR_REPORT_SCHEMA "idlereplay.report/1"
-#define IR_REPORT_SCHEMA_MINOR 1
+#define IR_REPORT_SCHEMA_MINOR 2
 
 struct ir_event_count {
 	const char *name;	/* without the system prefix */

@@ -353,6 +353,9 @@ int ir_report_text(json_object *doc, FILE *out)
 		fprintf(out, "NOTE: %s\n", ol);
 	print_observed(jget(doc, "observed"), jint(t, "window_ns"), out);
 	print_policies(doc, out);
+	if (jget(jget(doc, "assumptions"), "load_balance_inputs"))
+		fprintf(out, "\n  ASSUMED load_balance() inputs: %s\n",
+			jstr(jget(doc, "assumptions"), "load_balance_inputs", ""));
 	print_sweeps(doc, out);
 	print_fidelity(doc, out);
 	return ferror(out) ? -1 : 0;
