@@ -183,35 +183,91 @@ def main():
     return 0
 
 
-# Targets the test suite enforces (all others are reported in the table).
-CHECKED = set()
+# Targets the test suite enforces: those the model meets today, so that a
+# regression fails (all others are reported in the table, docs/fidelity.md).
+CHECKED = {
+    "vm-ab/mc0_1 -> mc0 cross",
+    "vm-ab/mc0_1 -> mc5ms cross",
+    "vm-ab/mc0_1 MC lb_count",
+    "vm-ab/mc0_1 NUMA lb_count",
+    "vm-ab/mc0_1 NUMA lb_gained",
+    "vm-ab/mc0_1 SMT lb_count",
+    "vm-ab/mc0_1 SMT lb_gained",
+    "vm-ab/mc0_3 -> ni cross",
+    "vm-ab/mc0_3 MC lb_count",
+    "vm-ab/mc0_3 MC lb_gained",
+    "vm-ab/mc0_3 NUMA lb_count",
+    "vm-ab/mc0_3 SMT lb_count",
+    "vm-ab/mc5ms_1 -> mc0 cross",
+    "vm-ab/mc5ms_1 -> mc5ms cross",
+    "vm-ab/mc5ms_1 -> noni cross",
+    "vm-ab/mc5ms_1 MC lb_count",
+    "vm-ab/mc5ms_1 NUMA lb_count",
+    "vm-ab/mc5ms_1 NUMA lb_gained",
+    "vm-ab/mc5ms_1 SMT lb_gained",
+    "vm-ab/mc5ms_3 -> mc5ms cross",
+    "vm-ab/mc5ms_3 -> ni cross",
+    "vm-ab/mc5ms_3 SMT lb_count",
+    "vm-ab/mc5ms_3 SMT lb_gained",
+    "vm-ab/ni_1 -> ni cross",
+    "vm-ab/ni_1 MC lb_count",
+    "vm-ab/ni_1 MC lb_gained",
+    "vm-ab/ni_1 NUMA lb_count",
+    "vm-ab/ni_1 SMT lb_count",
+    "vm-ab/ni_1 SMT lb_gained",
+    "vm-ab/ni_1 pulls",
+    "vm-ab/ni_3 -> ni cross",
+    "vm-ab/ni_3 -> noni cross",
+    "vm-ab/ni_3 SMT lb_count",
+    "vm-ab/ni_3 SMT lb_gained",
+    "vm-ab/ni_3 pulls",
+    "vm-ab/noni_1 -> ni cross",
+    "vm-ab/noni_1 -> noni cross",
+    "vm-ab/noni_1 MC lb_count",
+    "vm-ab/noni_1 SMT lb_count",
+    "vm-ab/noni_1 pulls",
+    "vm-ab/noni_3 -> ni cross",
+    "vm-ab/noni_3 -> noni cross",
+    "vm-ab/noni_3 MC lb_count",
+    "vm-ab/noni_3 MC lb_gained",
+    "vm-ab/noni_3 SMT lb_count",
+    "vm-ab/noni_3 SMT lb_gained",
+    "vm-ab/noni_3 pulls",
+    "vm-numa/a MC lb_gained",
+    "vm-numa/a NUMA lb_count",
+    "vm-numa/a SMT lb_count",
+    "vm-numa/a SMT lb_gained",
+    "vm-numa/d MC lb_gained",
+    "vm-numa/d NUMA lb_gained",
+    "vm-numa/d SMT lb_count",
+    "vm-numa/d SMT lb_gained",
+    "vm-numa/d pulls",
+}
 
 
 def report(rows, cross, md_path):
-    misses, out = [], []
+    misses, out, held = [], [], []
     out.append("| trace | policy | calls | kernel pulls | model pulls (5-95 %) | | " +
                " | ".join("%s lb_gained / model" % l for l in LEVELS) + " | " +
                " | ".join("%s lb_count / model" % l for l in LEVELS) + " |")
     out.append("|" + "---|" * (6 + 2 * len(LEVELS)))
     for r in rows:
         ok = within(r["model_pulls"], r["kernel_pulls"], PULL_TOL)
-        if not ok:
-            misses.append("%s pulls" % r["trace"])
+        (held if ok else misses).append("%s pulls" % r["trace"])
         sp = " (%.0f-%.0f)" % r["spread"] if r["spread"] else ""
         cells = ["%s" % r["trace"], r["policy"], str(r["calls"]), str(r["kernel_pulls"]),
                  "%.1f%s" % (r["model_pulls"], sp), fmt_rel(r["model_pulls"], r["kernel_pulls"]) + ("" if ok else " **miss**")]
         for l in LEVELS:
             v = r["levels"][l]
             ok = within(v["moved"], v["lb_gained"], LEVEL_TOL)
-            if not ok:
-                misses.append("%s %s lb_gained" % (r["trace"], l))
+            (held if ok else misses).append("%s %s lb_gained" % (r["trace"], l))
             cells.append("%d / %.1f%s" % (v["lb_gained"], v["moved"], "" if ok else " **miss**"))
         for l in LEVELS:
             v = r["levels"][l]
             judged = v["lb_count"] >= MIN_LB_COUNT
             ok = not judged or within(v["attempts"], v["lb_count"], ATTEMPT_TOL)
-            if not ok:
-                misses.append("%s %s lb_count" % (r["trace"], l))
+            if judged:
+                (held if ok else misses).append("%s %s lb_count" % (r["trace"], l))
             cells.append("%d / %.1f%s" % (v["lb_count"], v["attempts"], "" if ok else " **miss**"))
         out.append("| " + " | ".join(cells) + " |")
     out.append("")
@@ -229,21 +285,22 @@ def report(rows, cross, md_path):
         for y in ys:
             c = cs[y]
             ok = within(c["model"], c["kernel"], CROSS_TOL)
-            if not ok:
-                misses.append("%s -> %s cross" % (t, y))
+            (held if ok else misses).append("%s -> %s cross" % (t, y))
             cells.append("%.3f / %.3f %s%s" % (c["model"], c["kernel"], fmt_rel(c["model"], c["kernel"]),
                                                "" if ok else " **miss**"))
         out.append("| " + " | ".join(cells) + " |")
     text = "\n".join(out) + "\n"
     print(text)
-    print("%d targets missed" % len(misses))
+    print("%d of %d targets held; missed: %s" % (len(held), len(held) + len(misses), ", ".join(misses)))
+    if os.environ.get("FIDELITY_PRINT_HELD"):
+        print(json.dumps(sorted(held), indent=1))
     if md_path:
         with open(md_path) as f:
             doc = f.read()
         begin, end = "<!-- fidelity-table begin -->", "<!-- fidelity-table end -->"
         if begin in doc and end in doc:
-            doc = doc[:doc.index(begin) + len(begin)] + "\n" + text + "\nTargets missed: %d (%s).\n" % (
-                len(misses), ", ".join(misses) or "none") + doc[doc.index(end):]
+            doc = doc[:doc.index(begin) + len(begin)] + "\n" + text + "\nTargets held: %d of %d. Missed: %s.\n" % (
+                len(held), len(held) + len(misses), ", ".join(misses) or "none") + doc[doc.index(end):]
         with open(md_path, "w") as f:
             f.write(doc)
     return misses

@@ -24,7 +24,7 @@ static void test_defaults(void **state)
 		"mc.max_newidle_lb_cost=20000,pkg.max_newidle_lb_cost=30000,node.max_newidle_lb_cost=50000,"
 		"numa.max_newidle_lb_cost=100000,smt.migration_cost=0,cls.migration_cost=500000,"
 		"mc.migration_cost=500000,pkg.migration_cost=500000,node.migration_cost=500000,"
-		"numa.migration_cost=500000");
+		"numa.migration_cost=500000,lb_release=415,preemption=1,smt_never_hot=0,nr_balance_failed=0");
 	for (int k = 0; k < IR_POL__COUNT; k++) {
 		assert_int_equal(ir_policy_parse(ir_policy_name((enum ir_policy_kind)k), &p, NULL, 0), 0);
 		assert_int_equal(p.kind, k);
