@@ -128,9 +128,14 @@ static int calibrate_unprobed(const char *path, const char *topo_arg, const char
 		if (fit.scale >= 0) {
 			snprintf(a, sizeof(a), "%.3gx", fit.lo / 1000);
 			snprintf(b, sizeof(b), "%.3gx", fit.hi / 1000);
-			printf(": cost_scale %.3gx the assumed defaults (1-sigma range %s to %s)\n"
-			       "Suggested (costs calibrated, not measured):\n  idlereplay replay TRACE %s\n",
-			       fit.scale / 1000, fit.lo < 0 ? "?" : a, fit.hi < 0 ? "unbounded" : b, opt_line);
+			if (fit.status == 0)
+				printf(": cost_scale %.3gx the assumed defaults (1-sigma range %s to %s)\n",
+				       fit.scale / 1000, fit.lo < 0 ? "?" : a, fit.hi < 0 ? "unbounded" : b);
+			else
+				printf(": cost_scale %s %.3gx the assumed defaults\n",
+				       fit.status == 2 ? "at most" : "at least", fit.scale / 1000);
+			printf("Suggested (costs calibrated on these pulls, not measured):\n  idlereplay replay TRACE %s\n",
+			       opt_line);
 		} else {
 			printf("\n");
 		}

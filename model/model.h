@@ -319,11 +319,5 @@ void ir_cost_fit(const uint64_t *scale, const double *pred, int n, double observ
 
 /* Did the kernel bail out before any domain at this probed call? */
 bool ir_probe_early_bail(const struct ir_probe_entry *v);
-/* Per-level max_newidle_lb_cost as the probe saw them (levels 0..2). */
-void ir_params_from_probe(const struct ir_point *pt, const struct ir_decision_ctx *ctx,
-			  struct ir_policy_params *p);
-/* Add this point's expected pulls per level kind under NI_RANDOM. */
-void ir_expected_pulls(const struct ir_point *pt, const struct ir_decision_ctx *ctx,
-		       double expected[IR_LVL__COUNT]);
 
 #endif
