@@ -13,8 +13,10 @@
 # A change that means to alter a report regenerates the list in the same
 # commit, with the binary before and after compared by hand.  So far: the
 # four calibrate outputs (issue 11: its suggested replay options name the
-# levels from the topology and carry --topology and every policy); every
-# replay, report, compare and merge output is still the pre-refactor one.
+# levels from the topology and carry --topology and every policy); then
+# every output (branch fid-model: load_balance() per level on a runqueue
+# snapshot, report schema_minor 2 with moved tasks, seeds and the fidelity
+# costs/verdict, probed costs for every policy).
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi
