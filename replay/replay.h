@@ -65,7 +65,7 @@ static inline bool ir_state_runnable(uint32_t prev_state)
 	return prev_state == 0 || (prev_state & IR_TASK_PREEMPTED);
 }
 
-/* Probe fields (SPEC 6; ../shared/traces/README.md).  Absent ones are -1. */
+/* Probe fields (SPEC 6; tests/data/README.md).  Absent ones are -1. */
 struct ir_probe_entry {
 	int64_t nr_running;
 	int64_t avg_idle;
