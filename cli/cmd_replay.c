@@ -38,6 +38,7 @@ static const char usage[] =
 	"  --kernel-policy NAME     the policy that models the recording kernel, for fidelity\n"
 	"                           (default: from the trace's kernel release and sched features)\n"
 	"  --html FILE|-            write the HTML report (one self-contained file, with timelines)\n"
+	"  --perfetto FILE|-        write the replay as a Trace Event JSON trace (ui.perfetto.dev)\n"
 	"  --timeline               keep per-CPU timelines in the JSON (busy share, newidle points, pulls)\n"
 	"  --detail OFFSET:LENGTH   the timeline's detailed window, from the trace start\n"
 	"                           (default: 20ms from the first newidle point)\n"
@@ -60,6 +61,7 @@ struct run {
 	FILE *decisions;		/* --decisions, or NULL */
 	int decisions_err;
 	int fidelity;			/* run index of the recording kernel's policy */
+	struct ir_perfetto *pf;		/* --perfetto, or NULL */
 };
 
 static int feed(void *arg, const struct ir_event *ev)
@@ -67,6 +69,8 @@ static int feed(void *arg, const struct ir_event *ev)
 	struct run *r = arg;
 
 	ir_state_feed(r->st, ev);
+	if (r->pf)
+		ir_perfetto_event(r->pf, ev, r->st);
 	if (!(++r->events & 0xffff) && r->progress.enabled) {
 		/* ETA from the share of the file's event data read so far */
 		uint64_t bytes = ir_trace_bytes_read(r->tr);
@@ -116,6 +120,12 @@ static void on_point(void *arg, const struct ir_point *pt)
 		ir_tally_add(&r->tallies[i], pt, &r->d[i], &r->o[i]);
 	if (truth)
 		check_truth(r, pt, false);
+	if (r->pf) {
+		struct ir_decision_ctx ctx;
+
+		ir_decision_ctx_init(&ctx, pt, r->dom);
+		ir_perfetto_point(r->pf, pt, &ctx, r->d, r->o);
+	}
 	if (r->decisions && !r->decisions_err) {
 		struct ir_decision_ctx ctx;
 
@@ -221,6 +231,7 @@ int cmd_replay(int argc, char **argv)
 		{ "newidle-lead", required_argument, NULL, 'N' },
 		{ "decisions", required_argument, NULL, 'D' },
 		{ "html", required_argument, NULL, 'H' },
+		{ "perfetto", required_argument, NULL, 'F' },
 		{ "timeline", no_argument, NULL, 'l' },
 		{ "detail", required_argument, NULL, 'd' },
 		{ "topology", required_argument, NULL, 'T' },
@@ -233,6 +244,7 @@ int cmd_replay(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *json_path = NULL, *decisions_path = NULL, *html_path = NULL, *path;
+	struct ir_out pf_out = { 0 };
 	struct ir_state_params sp;
 	bool mc_set = false, quiet = false, want_timeline = false;
 	uint64_t detail_off = 0, detail_len = 0;
@@ -290,6 +302,9 @@ int cmd_replay(int argc, char **argv)
 		case 'H':
 			html_path = optarg;
 			want_timeline = true;
+			break;
+		case 'F':
+			pf_out.path = optarg;
 			break;
 		case 'l':
 			want_timeline = true;
@@ -469,6 +484,18 @@ int cmd_replay(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (pf_out.path) {
+		if (ir_out_open(&pf_out, pf_out.path)) {
+			ret = cli_fail(IR_ERR_INPUT, "%s: cannot write: %s", pf_out.path, strerror(errno));
+			pf_out.f = NULL;
+			goto out;
+		}
+		run.pf = ir_perfetto_new(pf_out.f, ti, tallies.t, nr_runs);
+		if (!run.pf) {
+			ret = cli_fail(IR_ERR_INPUT, "out of memory");
+			goto out;
+		}
+	}
 	run.st = ir_state_new(ti->nr_cpus, &sp, &rings, on_point, &run);
 	if (want_timeline)
 		tl = ir_timeline_new(ti->nr_cpus, detail_off, detail_len);
@@ -504,6 +531,18 @@ int cmd_replay(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (run.pf) {
+		int bad = ir_perfetto_finish(run.pf, ti->last_ts, NULL);
+
+		ir_perfetto_free(run.pf);
+		run.pf = NULL;
+		bad = ir_out_close(&pf_out, !bad);
+		pf_out.f = NULL;
+		if (bad) {
+			ret = cli_fail(IR_ERR_INPUT, "%s: cannot write: %s", pf_out.path, strerror(errno));
+			goto out;
+		}
+	}
 	ir_trace_event_counts(tr, add_count, &counts);
 	{
 		struct ir_report_input in = {
@@ -535,12 +574,16 @@ int cmd_replay(int argc, char **argv)
 		ret = cli_fail(IR_ERR_INPUT, "%s: cannot write HTML report: %s", html_path, strerror(errno));
 		goto out;
 	}
-	if (!quiet && !(json_path && !strcmp(json_path, "-")) && !(html_path && !strcmp(html_path, "-")))
+	if (!quiet && !(json_path && !strcmp(json_path, "-")) && !(html_path && !strcmp(html_path, "-")) &&
+	    !(pf_out.path && !strcmp(pf_out.path, "-")))
 		ir_report_text(doc, stdout);
 	ret = IR_OK;
 out:
 	if (run.decisions)
 		fclose(run.decisions);
+	ir_perfetto_free(run.pf);
+	if (pf_out.f)
+		ir_out_close(&pf_out, 0);	/* failed: no partial trace left behind */
 	json_object_put(doc);
 	free(counts.v);
 	ir_state_free(run.st);

@@ -158,6 +158,26 @@ enum ir_merge_format { IR_MERGE_TEXT, IR_MERGE_CSV };
 int ir_report_merge(json_object *const *docs, const char *const *names, int n,
 		    enum ir_merge_format fmt, FILE *out);
 
+/*
+ * Perfetto export (report/perfetto.c): the replay as a Trace Event JSON
+ * trace for ui.perfetto.dev / chrome://tracing, streamed to out while the
+ * trace is replayed.  Feed every event after ir_state_feed(), and every
+ * point with the decisions and outcomes of tallies' policy instances
+ * (sweep points are left out).  The trace info and tallies must outlive it.
+ */
+struct ir_perfetto;
+struct ir_perfetto_counts {
+	uint64_t task_slices, idle_slices, points, flows, counters;
+};
+struct ir_perfetto *ir_perfetto_new(FILE *out, const struct ir_trace_info *ti,
+				    const struct ir_tally *tallies, int n);
+void ir_perfetto_event(struct ir_perfetto *p, const struct ir_event *ev, const struct ir_state *st);
+void ir_perfetto_point(struct ir_perfetto *p, const struct ir_point *pt, const struct ir_decision_ctx *ctx,
+		       const struct ir_decision *d, const struct ir_outcome *o);
+/* Close open slices at end_ts and the document; 0, or -1 if writing failed. */
+int ir_perfetto_finish(struct ir_perfetto *p, uint64_t end_ts, struct ir_perfetto_counts *counts);
+void ir_perfetto_free(struct ir_perfetto *p);
+
 /* Durations a person can read ("-" for negative): ns, us, ms, s. */
 const char *ir_fmt_ns(char *buf, size_t len, int64_t ns);
 
