@@ -13,13 +13,16 @@
 #include "report/report.h"
 
 static const char usage_text[] =
-	"usage: idlereplay report REPORT.json [--format text|html|csv] [-o FILE]\n"
+	"usage: idlereplay report REPORT.json [--format text|html|csv-wide] [-o FILE]\n"
+	"       idlereplay report REPORT.json... --format jsonl|csv [-o FILE]\n"
 	"       idlereplay report compare A.json B.json [-o FILE]\n"
 	"       idlereplay report merge REPORT.json... [--format text|csv] [-o FILE]\n"
 	"  REPORT.json is what 'idlereplay replay --json' wrote (schema " IR_REPORT_SCHEMA ").\n"
 	"  compare: the same policies on two traces, with per-policy deltas (B - A).\n"
 	"  merge:   a fleet summary, one row per report plus totals, median and p90.\n"
-	"  -f, --format FMT   text (default), html (one self-contained page) or csv\n"
+	"  -f, --format FMT   text (default), html (one self-contained page), csv-wide (one row\n"
+	"                     per policy), or long-format rows, one per trace x policy x level:\n"
+	"                     jsonl or csv (columns: docs/report.md)\n"
 	"  -o, --output FILE  write there instead of stdout (replaced atomically)\n";
 
 static void free_docs(json_object **docs, int n)
@@ -41,7 +44,8 @@ int cmd_report(int argc, char **argv)
 	const char *format = "text";
 	struct ir_out out = { 0 };
 	json_object **docs;
-	int o, n, ret = IR_OK, rc;
+	int o, n, ret = IR_OK, rc = 0;
+	bool rows;
 	char err[256];
 
 	/* "compare" and "merge" are subcommands unless a file by that name is meant. */
@@ -71,13 +75,17 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	n = argc - optind;
-	if ((mode == RENDER && n != 1) || (mode == COMPARE && n != 2) || (mode == MERGE && n < 1)) {
+	rows = mode == RENDER && (!strcmp(format, "jsonl") || !strcmp(format, "csv"));
+	if ((mode == RENDER && !rows && n != 1) || (mode == RENDER && n < 1) || (mode == COMPARE && n != 2) ||
+	    (mode == MERGE && n < 1)) {
 		fputs(usage_text, stderr);
 		return IR_ERR_USAGE;
 	}
-	if (strcmp(format, "text") && strcmp(format, "html") && strcmp(format, "csv"))
-		return cli_fail(IR_ERR_USAGE, "unknown format '%s' (text, html or csv)", format);
-	if ((mode == COMPARE && strcmp(format, "text")) || (mode == MERGE && !strcmp(format, "html")))
+	if (strcmp(format, "text") && strcmp(format, "html") && strcmp(format, "csv") &&
+	    strcmp(format, "csv-wide") && strcmp(format, "jsonl"))
+		return cli_fail(IR_ERR_USAGE, "unknown format '%s' (text, html, csv, jsonl or csv-wide)", format);
+	if ((mode == COMPARE && strcmp(format, "text")) ||
+	    (mode == MERGE && strcmp(format, "text") && strcmp(format, "csv")))
 		return cli_fail(IR_ERR_USAGE, "%s writes %s only", mode == COMPARE ? "compare" : "merge",
 				mode == COMPARE ? "text" : "text or csv");
 
@@ -105,8 +113,16 @@ int cmd_report(int argc, char **argv)
 				     strcmp(format, "csv") ? IR_MERGE_TEXT : IR_MERGE_CSV, out.f);
 		break;
 	default:
+		if (rows) {
+			enum ir_rows_format rf = !strcmp(format, "csv") ? IR_ROWS_CSV : IR_ROWS_JSONL;
+
+			rc = ir_rows_header(rf, out.f);
+			for (int i = 0; i < n && !rc; i++)
+				rc = ir_report_rows(docs[i], NULL, rf, out.f);
+			break;
+		}
 		rc = !strcmp(format, "html") ? ir_report_html(docs[0], out.f) :
-		     !strcmp(format, "csv") ? ir_report_csv(docs[0], out.f) : ir_report_text(docs[0], out.f);
+		     !strcmp(format, "csv-wide") ? ir_report_csv(docs[0], out.f) : ir_report_text(docs[0], out.f);
 	}
 	if (ir_out_close(&out, rc == 0))
 		ret = cli_fail(IR_ERR_INPUT, "%s: cannot write: %s", out.path ? out.path : "stdout", strerror(errno));

@@ -145,6 +145,15 @@ int ir_report_write_html(json_object *doc, const char *path);
 int ir_report_csv(json_object *doc, FILE *out);
 
 /*
+ * Long-format rows (report/rows.c): one per trace x policy x level, the
+ * columns of docs/report.md.  host NULL: the trace's hostname, if the
+ * document has one.  The CSV header is written once, by ir_rows_header().
+ */
+enum ir_rows_format { IR_ROWS_JSONL, IR_ROWS_CSV };
+int ir_rows_header(enum ir_rows_format fmt, FILE *out);
+int ir_report_rows(json_object *doc, const char *host, enum ir_rows_format fmt, FILE *out);
+
+/*
  * Read a saved report.  Returns the document, or NULL with a one-line reason
  * in err (without the path): unreadable, not JSON, or not this schema.
  */

@@ -13,14 +13,14 @@ expect 0 "$IR" replay "$SAMPLE" --quiet --json "$WORK/sample.json"
 for f in "$WORK/sample.json" "$FIX/host-a.json" "$FIX/minimal.json"; do
 	expect 0 "$IR" report "$f"
 	grep -q '^Observed (straight from the trace)' "$WORK/out" || fail "$f: text has no observed section"
-	expect 0 "$IR" report "$f" --format csv
-	head -1 "$WORK/out" | grep -q '^trace,kernel,cpus,window_ns,policy,' || fail "$f: csv header"
+	expect 0 "$IR" report "$f" --format csv-wide
+	head -1 "$WORK/out" | grep -q '^trace,kernel,cpus,window_ns,policy,' || fail "$f: csv-wide header"
 	expect 0 "$IR" report "$f" --format html -o "$WORK/r.html"
 	grep -q '</html>' "$WORK/r.html" || fail "$f: html incomplete"
 	[ ! -s "$WORK/out" ] || fail "$f: -o still wrote to stdout"
 done
-expect 0 "$IR" report "$FIX/host-a.json" --format csv
-[ "$(wc -l < "$WORK/out")" = 7 ] || fail "csv: want header + 6 policies"
+expect 0 "$IR" report "$FIX/host-a.json" --format csv-wide
+[ "$(wc -l < "$WORK/out")" = 7 ] || fail "csv-wide: want header + 6 policies"
 
 expect 0 "$IR" report compare "$FIX/host-a.json" "$FIX/host-b.json"
 grep -q '^Policy domain-cost:preset=cover' "$WORK/out" || fail "compare: no per-policy section"
