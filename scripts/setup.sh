@@ -7,7 +7,8 @@ pkgs=(build-essential meson ninja-build pkg-config
       libtracecmd-dev libtraceevent-dev libtracefs-dev libjson-c-dev libzstd-dev zlib1g-dev
       libcmocka-dev trace-cmd rt-tests valgrind python3 clang
       python3-jsonschema python3-pil chromium    # report tests: schema, screenshot check, HTML render
-      groff-base)                                # man page check
+      groff-base                                 # man page check
+      python3-pandas)                            # python/ module: its optional pandas path
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
