@@ -16,10 +16,14 @@ static const char usage_text[] =
 	"usage: idlereplay report REPORT.json [--format text|html|csv-wide] [-o FILE]\n"
 	"       idlereplay report REPORT.json... --format jsonl|csv [-o FILE]\n"
 	"       idlereplay report compare A.json B.json [-o FILE]\n"
-	"       idlereplay report merge REPORT.json... [--format text|csv] [-o FILE]\n"
+	"       idlereplay report merge REPORT.json... [--format text|csv|html] [--name NAME]... [-o FILE]\n"
 	"  REPORT.json is what 'idlereplay replay --json' wrote (schema " IR_REPORT_SCHEMA ").\n"
 	"  compare: the same policies on two traces, with per-policy deltas (B - A).\n"
-	"  merge:   a fleet summary, one row per report plus totals, median and p90.\n"
+	"  merge:   a fleet summary: per policy a headline, the distribution over hosts (median, p10,\n"
+	"           p90 of migrations avoided, idle traded, net effect), outliers, one row per host.\n"
+	"           Reports are read one at a time (10,000 fit in a few MB); the same trace twice is refused.\n"
+	"  -n, --name NAME    merge: name the next report's host (repeatable, in order; default:\n"
+	"                     the trace's hostname, else the report's file name)\n"
 	"  -f, --format FMT   text (default), html (one self-contained page), csv-wide (one row\n"
 	"                     per policy), or long-format rows, one per trace x policy x level:\n"
 	"                     jsonl or csv (columns: docs/report.md)\n"
@@ -32,11 +36,49 @@ static void free_docs(json_object **docs, int n)
 	free(docs);
 }
 
+/* report merge: one report in memory at a time. */
+static int merge(char **files, int n, const char **names, int nnames, const char *format, const char *path)
+{
+	struct ir_merge *m = ir_merge_new();
+	struct ir_out out = { 0 };
+	char err[512];
+	int ret = IR_OK;
+
+	if (!m)
+		return cli_fail(IR_ERR_INPUT, "out of memory");
+	for (int i = 0; i < n; i++) {
+		json_object *doc = ir_report_load(files[i], err, sizeof(err));
+		int bad;
+
+		if (!doc) {
+			ret = cli_fail(IR_ERR_INPUT, "%s: %s", files[i], err);
+			goto out;
+		}
+		bad = ir_merge_add(m, doc, files[i], i < nnames ? names[i] : NULL, err, sizeof(err));
+		json_object_put(doc);
+		if (bad) {
+			ret = cli_fail(IR_ERR_INPUT, "%s: %s", files[i], err);
+			goto out;
+		}
+	}
+	if (ir_out_open(&out, path)) {
+		ret = cli_fail(IR_ERR_INPUT, "%s: cannot write: %s", path, strerror(errno));
+		goto out;
+	}
+	if (ir_out_close(&out, ir_merge_write(m, !strcmp(format, "csv") ? IR_MERGE_CSV :
+					      !strcmp(format, "html") ? IR_MERGE_HTML : IR_MERGE_TEXT, out.f) == 0))
+		ret = cli_fail(IR_ERR_INPUT, "%s: cannot write: %s", path ? path : "stdout", strerror(errno));
+out:
+	ir_merge_free(m);
+	return ret;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "name", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -44,7 +86,8 @@ int cmd_report(int argc, char **argv)
 	const char *format = "text";
 	struct ir_out out = { 0 };
 	json_object **docs;
-	int o, n, ret = IR_OK, rc = 0;
+	int o, n, ret = IR_OK, rc = 0, nnames = 0;
+	static const char *names[4096];
 	bool rows;
 	char err[256];
 
@@ -58,13 +101,18 @@ int cmd_report(int argc, char **argv)
 		argc--;
 		argv++;
 	}
-	while ((o = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "f:o:n:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'f':
 			format = optarg;
 			break;
 		case 'o':
 			out.path = optarg;
+			break;
+		case 'n':
+			if (nnames == (int)(sizeof(names) / sizeof(names[0])))
+				return cli_fail(IR_ERR_USAGE, "report: too many --name options");
+			names[nnames++] = optarg;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -85,9 +133,15 @@ int cmd_report(int argc, char **argv)
 	    strcmp(format, "csv-wide") && strcmp(format, "jsonl"))
 		return cli_fail(IR_ERR_USAGE, "unknown format '%s' (text, html, csv, jsonl or csv-wide)", format);
 	if ((mode == COMPARE && strcmp(format, "text")) ||
-	    (mode == MERGE && strcmp(format, "text") && strcmp(format, "csv")))
+	    (mode == MERGE && strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "html")))
 		return cli_fail(IR_ERR_USAGE, "%s writes %s only", mode == COMPARE ? "compare" : "merge",
-				mode == COMPARE ? "text" : "text or csv");
+				mode == COMPARE ? "text" : "text, csv or html");
+	if (nnames && mode != MERGE)
+		return cli_fail(IR_ERR_USAGE, "--name is for 'report merge'");
+	if (nnames > n)
+		return cli_fail(IR_ERR_USAGE, "merge: %d --name options for %d reports", nnames, n);
+	if (mode == MERGE)
+		return merge(argv + optind, n, names, nnames, format, out.path);
 
 	docs = calloc((size_t)n, sizeof(*docs));
 	if (!docs)
@@ -107,10 +161,6 @@ int cmd_report(int argc, char **argv)
 	switch (mode) {
 	case COMPARE:
 		rc = ir_report_compare(docs[0], argv[optind], docs[1], argv[optind + 1], out.f);
-		break;
-	case MERGE:
-		rc = ir_report_merge(docs, (const char *const *)&argv[optind], n,
-				     strcmp(format, "csv") ? IR_MERGE_TEXT : IR_MERGE_CSV, out.f);
 		break;
 	default:
 		if (rows) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Reports across traces: compare (two traces, per-policy deltas B - A) and
- * merge (a fleet: one row per trace, totals, median and p90 across traces).
+ * Two reports side by side: compare (per-policy deltas B - A); the fleet
+ * merge is report/merge.c.
  * Policies are matched by label (name plus parameters), else by name.
  */
 #include <inttypes.h>
@@ -29,24 +29,6 @@ static json_object *find_policy(json_object *doc, json_object *p)
 		if (!strcmp(jstr(jidx(pol, i), "name", ""), jstr(p, "name", "?")))
 			return jidx(pol, i);
 	return NULL;
-}
-
-static const char *host_of(json_object *doc, const char *name)
-{
-	const char *p = jstr(jget(doc, "trace"), "path", name);
-	const char *s = strrchr(p, '/');
-
-	return s ? s + 1 : p;
-}
-
-static int64_t idle_total(json_object *doc)
-{
-	json_object *c = jget(jget(doc, "observed"), "cpus");
-	int64_t s = 0;
-
-	for (size_t i = 0; i < jlen(c); i++)
-		s += jint(jidx(c, i), "idle_ns");
-	return s;
 }
 
 enum kind { K_COUNT, K_NS };
@@ -89,7 +71,7 @@ int ir_report_compare(json_object *a, const char *name_a, json_object *b, const 
 		fprintf(out, "NOTE: %s\n", jstr(a, "open_loop", jstr(b, "open_loop", "")));
 	fprintf(out, "\nObserved%*s %14s %14s %14s %9s\n", 21, "", "A", "B", "B - A", "");
 	cmp_row(out, "window", jint(ta, "window_ns"), jint(tb, "window_ns"), K_NS);
-	cmp_row(out, "idle (CPU-time)", idle_total(a), idle_total(b), K_NS);
+	cmp_row(out, "idle (CPU-time)", ir_idle_total(a), ir_idle_total(b), K_NS);
 	cmp_row(out, "idle while work waited", jint(oa, "idle_while_waiting_ns"), jint(ob, "idle_while_waiting_ns"), K_NS);
 	cmp_row(out, "newidle points", jint(oa, "newidle_points"), jint(ob, "newidle_points"), K_COUNT);
 	cmp_row(out, "observed newidle pulls", jint(oa, "newidle_pulls"), jint(ob, "newidle_pulls"), K_COUNT);
@@ -143,192 +125,5 @@ int ir_report_compare(json_object *a, const char *name_a, json_object *b, const 
 	for (size_t i = 0; i < jlen(pb); i++)
 		if (!find_policy(a, jidx(pb, i)))
 			fprintf(out, "\nPolicy %s: only in B\n", plabel(jidx(pb, i)));
-	return ferror(out) ? -1 : 0;
-}
-
-/* ---- merge ---- */
-
-enum { C_CPUS, C_WINDOW, C_IDLE, C_IDLE_WAIT, C_POINTS, C_OPULLS, C_MIG, C_LOST, NCOL };
-static const char *const col_name[NCOL] = { "cpus", "window", "idle", "idle_waited", "newidle_points",
-					    "newidle_pulls", "migrations", "lost_events" };
-static const enum kind col_kind[NCOL] = { K_COUNT, K_NS, K_NS, K_NS, K_COUNT, K_COUNT, K_COUNT, K_COUNT };
-
-static int64_t col_val(json_object *doc, int c)
-{
-	json_object *t = jget(doc, "trace"), *o = jget(doc, "observed");
-
-	switch (c) {
-	case C_CPUS: return jint(t, "cpus");
-	case C_WINDOW: return jint(t, "window_ns");
-	case C_IDLE: return idle_total(doc);
-	case C_IDLE_WAIT: return jint(o, "idle_while_waiting_ns");
-	case C_POINTS: return jint(o, "newidle_points");
-	case C_OPULLS: return jint(o, "newidle_pulls");
-	case C_MIG: return jint(jget(o, "migrations"), "total");
-	default: return jint(t, "lost_events");
-	}
-}
-
-static const char *cell(char *buf, size_t len, double v, enum kind k, enum ir_merge_format fmt)
-{
-	if (isnan(v))
-		snprintf(buf, len, fmt == IR_MERGE_CSV ? "" : "-");
-	else if (fmt == IR_MERGE_CSV || k == K_COUNT)
-		snprintf(buf, len, "%.0f", v);
-	else
-		ir_fmt_ns(buf, len, (int64_t)v);
-	return buf;
-}
-
-static void row(FILE *out, enum ir_merge_format fmt, const char *host, const char *kernel, const double *v,
-		const enum kind *kinds, int n)
-{
-	char b[32];
-
-	if (fmt == IR_MERGE_CSV) {
-		ir_csv_field(out, host);
-		fputc(',', out);
-		ir_csv_field(out, kernel);
-		for (int c = 0; c < n; c++)
-			fprintf(out, ",%s", cell(b, sizeof(b), v[c], kinds[c], fmt));
-	} else {
-		fprintf(out, "  %-24.24s %-16.16s", host, kernel);
-		for (int c = 0; c < n; c++)
-			fprintf(out, " %13s", cell(b, sizeof(b), v[c], kinds[c], fmt));
-	}
-	fputc('\n', out);
-}
-
-/* Totals, median and p90 rows for columns [c0, c0 + ncol) of vals[n][stride]. */
-static void summary_rows(FILE *out, enum ir_merge_format fmt, const double *vals, int n, int stride, int c0,
-			 int ncol, const enum kind *kinds)
-{
-	double *tmp = malloc(sizeof(double) * (size_t)(n ? n : 1));
-	double *sum = malloc(sizeof(double) * 3 * (size_t)(ncol ? ncol : 1));
-
-	if (!tmp || !sum) {
-		free(tmp);
-		free(sum);
-		return;
-	}
-	for (int c = 0; c < ncol; c++) {
-		int m = 0;
-		double t = 0;
-
-		for (int r = 0; r < n; r++) {
-			double v = vals[r * stride + c0 + c];
-
-			if (!isnan(v)) {
-				t += v;
-				tmp[m++] = v;
-			}
-		}
-		sum[c] = m ? t : NAN;
-		sum[ncol + c] = ir_percentile(tmp, m, 50);
-		sum[2 * ncol + c] = ir_percentile(tmp, m, 90);
-	}
-	if (fmt == IR_MERGE_TEXT)
-		fprintf(out, "  %s\n", "--------");
-	row(out, fmt, "total", "", sum, kinds, ncol);
-	row(out, fmt, "median", "", sum + ncol, kinds, ncol);
-	row(out, fmt, "p90", "", sum + 2 * ncol, kinds, ncol);
-	free(tmp);
-	free(sum);
-}
-
-#define PCOLS 5
-static const char *const pcol_name[PCOLS] = { "attempts", "pulls", "idle_lost", "idle_recovered", "balance_cost" };
-static const enum kind pcol_kind[PCOLS] = { K_COUNT, K_COUNT, K_NS, K_NS, K_NS };
-
-int ir_report_merge(json_object *const *docs, const char *const *names, int n, enum ir_merge_format fmt,
-		    FILE *out)
-{
-	const char *seen[64];
-	int nseen = 0, stride;
-	double *vals;
-	enum kind kinds[NCOL + PCOLS * 64];
-
-	for (int r = 0; r < n; r++) {
-		json_object *pol = jget(docs[r], "policies");
-
-		for (size_t i = 0; i < jlen(pol); i++) {
-			const char *l = plabel(jidx(pol, i));
-			int dup = 0;
-
-			for (int s = 0; s < nseen; s++)
-				dup |= !strcmp(seen[s], l);
-			if (!dup && nseen < 64)
-				seen[nseen++] = l;
-		}
-	}
-	stride = NCOL + PCOLS * nseen;
-	vals = calloc((size_t)(n ? n : 1) * (size_t)stride, sizeof(double));
-	if (!vals)
-		return -1;
-	for (int c = 0; c < stride; c++)
-		kinds[c] = c < NCOL ? col_kind[c] : pcol_kind[(c - NCOL) % PCOLS];
-	for (int r = 0; r < n; r++) {
-		json_object *pol = jget(docs[r], "policies");
-
-		for (int c = 0; c < NCOL; c++)
-			vals[r * stride + c] = (double)col_val(docs[r], c);
-		for (int s = 0; s < nseen; s++) {
-			json_object *p = NULL;
-			double *v = &vals[r * stride + NCOL + s * PCOLS];
-
-			for (size_t i = 0; i < jlen(pol) && !p; i++)
-				if (!strcmp(plabel(jidx(pol, i)), seen[s]))
-					p = jidx(pol, i);
-			v[0] = p ? (double)jint(jget(p, "attempts"), "total") : NAN;
-			v[1] = p ? (double)jint(jget(p, "pulls"), "total") : NAN;
-			v[2] = p ? (double)jint(p, "idle_lost_ns") : NAN;
-			v[3] = p ? (double)jint(p, "idle_recovered_ns") : NAN;
-			v[4] = p ? (double)jint(p, "balance_cost_ns") : NAN;
-		}
-	}
-
-	if (fmt == IR_MERGE_CSV) {
-		/* One rectangular table: a row per trace, then total, median, p90. */
-		fputs("host,kernel", out);
-		for (int c = 0; c < NCOL; c++)
-			fprintf(out, ",%s%s", col_name[c], col_kind[c] == K_NS ? "_ns" : "");
-		for (int s = 0; s < nseen; s++)
-			for (int k = 0; k < PCOLS; k++) {
-				char h[160];
-
-				snprintf(h, sizeof(h), "%s:%s%s", seen[s], pcol_name[k],
-					 pcol_kind[k] == K_NS ? "_ns" : "");
-				fputc(',', out);
-				ir_csv_field(out, h);
-			}
-		fputc('\n', out);
-		for (int r = 0; r < n; r++)
-			row(out, fmt, host_of(docs[r], names[r]), jstr(jget(docs[r], "trace"), "kernel", "unknown"),
-			    &vals[r * stride], kinds, stride);
-		summary_rows(out, fmt, vals, n, stride, 0, stride, kinds);
-		free(vals);
-		return ferror(out) ? -1 : 0;
-	}
-
-	fprintf(out, "Fleet: %d reports (total, median and p90 across them)\n\nObserved\n  %-24s %-16s", n,
-		"host", "kernel");
-	for (int c = 0; c < NCOL; c++)
-		fprintf(out, " %13s", col_name[c]);
-	fputc('\n', out);
-	for (int r = 0; r < n; r++)
-		row(out, fmt, host_of(docs[r], names[r]), jstr(jget(docs[r], "trace"), "kernel", "unknown"),
-		    &vals[r * stride], kinds, NCOL);
-	summary_rows(out, fmt, vals, n, stride, 0, NCOL, kinds);
-	for (int s = 0; s < nseen; s++) {
-		fprintf(out, "\nPolicy %s\n  %-24s %-16s", seen[s], "host", "kernel");
-		for (int k = 0; k < PCOLS; k++)
-			fprintf(out, " %13s", pcol_name[k]);
-		fputc('\n', out);
-		for (int r = 0; r < n; r++)
-			row(out, fmt, host_of(docs[r], names[r]), jstr(jget(docs[r], "trace"), "kernel", "unknown"),
-			    &vals[r * stride + NCOL + s * PCOLS], pcol_kind, PCOLS);
-		summary_rows(out, fmt, vals, n, stride, NCOL + s * PCOLS, PCOLS, pcol_kind);
-	}
-	free(vals);
 	return ferror(out) ? -1 : 0;
 }

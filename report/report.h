@@ -17,7 +17,7 @@
 #include "replay/replay.h"
 
 #define IR_REPORT_SCHEMA "idlereplay.report/1"
-#define IR_REPORT_SCHEMA_MINOR 1
+#define IR_REPORT_SCHEMA_MINOR 2
 
 struct ir_event_count {
 	const char *name;	/* without the system prefix */
@@ -162,10 +162,35 @@ json_object *ir_report_load(const char *path, char *err, size_t errlen);
 /* The same policies on two traces, with per-policy deltas (B - A), as text. */
 int ir_report_compare(json_object *a, const char *name_a, json_object *b, const char *name_b, FILE *out);
 
-/* Fleet summary: one row per report, totals, median and p90 of key figures. */
-enum ir_merge_format { IR_MERGE_TEXT, IR_MERGE_CSV };
-int ir_report_merge(json_object *const *docs, const char *const *names, int n,
-		    enum ir_merge_format fmt, FILE *out);
+/*
+ * Headlines (report/headline.c): per policy, migrations avoided and idle
+ * traded against the reference, and the net effect with the modelled
+ * balancing cost, net = (idle_recovered - balance_cost) - the reference's.
+ */
+struct ir_headline {
+	char label[128];
+	bool reference, has_ref;
+	int64_t pulls, avoided, idle_traded_ns, idle_recovered_ns, idle_lost_ns, cost_ns, net_ns;
+};
+int ir_headlines(json_object *doc, struct ir_headline *h, int max);
+/* "domain-cost: avoids 1 migration (+245.2 us idle) vs baseline; ..." */
+const char *ir_headline_text(const struct ir_headline *h, const char *ref, char *buf, size_t len);
+
+/*
+ * Fleet merge (report/merge.c), streamed: add reports one at a time (each
+ * may be freed right after), then write.  Memory grows with hosts x
+ * policies (a few numbers each), never with the documents.  A report of a
+ * trace already added is refused (same first and last timestamp, events,
+ * CPUs): ir_merge_add returns -1 with a reason in err.  name: the host's
+ * name (NULL: the trace's hostname, else the report's file name).
+ */
+enum ir_merge_format { IR_MERGE_TEXT, IR_MERGE_CSV, IR_MERGE_HTML };
+struct ir_merge;
+struct ir_merge *ir_merge_new(void);
+int ir_merge_add(struct ir_merge *m, json_object *doc, const char *file, const char *name,
+		 char *err, size_t errlen);
+int ir_merge_write(struct ir_merge *m, enum ir_merge_format fmt, FILE *out);
+void ir_merge_free(struct ir_merge *m);
 
 /*
  * Perfetto export (report/perfetto.c): the replay as a Trace Event JSON

@@ -218,3 +218,13 @@ int ir_report_write_html(json_object *doc, const char *path)
 		return -1;
 	return ir_out_close(&o, ir_report_html(doc, o.f) == 0);
 }
+
+int64_t ir_idle_total(json_object *doc)
+{
+	json_object *c = jget(jget(doc, "observed"), "cpus");
+	int64_t s = 0;
+
+	for (size_t i = 0; i < jlen(c); i++)
+		s += jint(jidx(c, i), "idle_ns");
+	return s;
+}

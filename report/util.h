@@ -59,6 +59,9 @@ void ir_csv_field(FILE *out, const char *s);
 /* "+1.20 ms" / "-300 ns": signed durations. */
 const char *ir_fmt_sns(char *buf, size_t len, int64_t ns);
 
+/* Idle time summed over the observed CPUs. */
+int64_t ir_idle_total(json_object *doc);
+
 /* Percentile (0..100) of n values by nearest rank; sorts v in place. */
 double ir_percentile(double *v, int n, double pct);
 

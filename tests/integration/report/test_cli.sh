@@ -32,7 +32,22 @@ expect 0 "$IR" report merge "$FIX/host-a.json" "$FIX/host-b.json" "$WORK/sample.
 grep -Eq '^  total ' "$WORK/out" && grep -Eq '^  median ' "$WORK/out" && grep -Eq '^  p90 ' "$WORK/out" ||
 	fail "merge: totals and distributions"
 expect 0 "$IR" report merge --format csv "$FIX/host-a.json" "$FIX/host-b.json" "$WORK/sample.json"
-[ "$(wc -l < "$WORK/out")" = 7 ] || fail "merge csv: header + 3 hosts + total, median, p90"
+[ "$(wc -l < "$WORK/out")" = 8 ] || fail "merge csv: header + 3 hosts + total, median, p10, p90"
+# hosts: --name, else the trace's hostname (the sample's uname says "vm"), else the file name
+expect 0 "$IR" report merge --format csv --name first "$FIX/host-a.json" "$FIX/host-b.json" "$WORK/sample.json"
+cut -d, -f1 "$WORK/out" | sed -n 2,4p | tr '\n' ' ' | grep -qx 'first host-b vm ' ||
+	fail "merge: host names $(cut -d, -f1 "$WORK/out" | sed -n 2,4p | tr '\n' ' ')"
+# the same trace twice (here under another file name) is refused: exit 2, naming both files
+cp "$FIX/host-a.json" "$WORK/again.json"
+expect 2 "$IR" report merge "$FIX/host-a.json" "$FIX/host-b.json" "$WORK/again.json"
+grep -q "again.json: the same trace as $FIX/host-a.json" "$WORK/err" || fail "merge: duplicate not refused: $(cat "$WORK/err")"
+# headline first, warnings near the top
+expect 0 "$IR" report merge "$FIX/host-a.json" "$FIX/host-b.json"
+sed -n 2p "$WORK/out" | grep -q '^WARNING: 1 of 2 hosts lost events' || fail "merge: lost-events warning not near the top"
+grep -q '^  domain-cost:preset=cover: avoids 2122 migrations' "$WORK/out" || fail "merge: headline"
+expect 0 "$IR" report merge --format html -o "$WORK/fleet.html" "$FIX/host-a.json" "$FIX/host-b.json"
+grep -q 'id="headline"' "$WORK/fleet.html" && grep -q '</html>' "$WORK/fleet.html" || fail "merge: html"
+expect 1 "$IR" report merge --name a --name b --name c "$FIX/host-a.json" "$FIX/host-b.json"
 
 # Bad input: one line naming the file, exit 2.
 echo 'not json {' > "$WORK/bad.json"

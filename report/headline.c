@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One headline per policy, the line a report starts with (docs/report.md,
+ * "Headline"): migrations avoided and idle traded against the reference,
+ * and the net effect once the modelled balancing cost is counted:
+ *   net = (idle_recovered - balance_cost) - the reference's same figure.
+ * Shared by the text, HTML and fleet renderers; reads only the document.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "report/util.h"
+
+int ir_headlines(json_object *doc, struct ir_headline *h, int max)
+{
+	json_object *pol = jget(doc, "policies");
+	const char *ref = jstr(doc, "reference", NULL);
+	int n = 0, r = -1;
+
+	for (size_t i = 0; i < jlen(pol) && n < max; i++, n++) {
+		json_object *p = jidx(pol, i);
+
+		memset(&h[n], 0, sizeof(h[n]));
+		snprintf(h[n].label, sizeof(h[n].label), "%s", jstr(p, "label", jstr(p, "name", "?")));
+		h[n].pulls = jint(jget(p, "pulls"), "total");
+		h[n].avoided = jint(jget(p, "migrations_avoided"), "total");
+		h[n].idle_traded_ns = jint(p, "idle_traded_ns");
+		h[n].idle_recovered_ns = jint(p, "idle_recovered_ns");
+		h[n].idle_lost_ns = jint(p, "idle_lost_ns");
+		h[n].cost_ns = jint(p, "balance_cost_ns");
+		h[n].reference = ref && !strcmp(ref, h[n].label);
+		if (h[n].reference)
+			r = n;
+	}
+	for (int i = 0; i < n; i++) {
+		h[i].has_ref = r >= 0;
+		if (r >= 0)
+			h[i].net_ns = (h[i].idle_recovered_ns - h[i].cost_ns) -
+				      (h[r].idle_recovered_ns - h[r].cost_ns);
+	}
+	return n;
+}
+
+const char *ir_headline_text(const struct ir_headline *h, const char *ref, char *buf, size_t len)
+{
+	char tr[32], rec[32], cost[32], net[32], mig[64];
+	int64_t a = h->avoided;
+
+	ir_fmt_sns(tr, sizeof(tr), h->idle_traded_ns);
+	ir_fmt_ns(rec, sizeof(rec), h->idle_recovered_ns);
+	ir_fmt_ns(cost, sizeof(cost), h->cost_ns);
+	ir_fmt_sns(net, sizeof(net), h->net_ns);
+	if (h->reference || !h->has_ref) {
+		snprintf(buf, len, "%s%s: %" PRId64 " migration%s; recovers %s of idle for %s of modelled balancing",
+			 h->label, h->reference ? " (reference)" : "", h->pulls, h->pulls == 1 ? "" : "s", rec, cost);
+		return buf;
+	}
+	if (a > 0)
+		snprintf(mig, sizeof(mig), "avoids %" PRId64 " migration%s", a, a == 1 ? "" : "s");
+	else if (a < 0)
+		snprintf(mig, sizeof(mig), "%" PRId64 " more migration%s", -a, a == -1 ? "" : "s");
+	else
+		snprintf(mig, sizeof(mig), "same migrations");
+	snprintf(buf, len, "%s: %s (%s idle) vs %s; recovers %s of idle for %s of modelled balancing: net %s vs %s",
+		 h->label, mig, tr, ref, rec, cost, net, ref);
+	return buf;
+}
