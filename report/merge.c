@@ -88,21 +88,6 @@ void ir_merge_free(struct ir_merge *m)
 	free(m);
 }
 
-/* FNV-1a over what identifies a recorded trace, whatever its file name. */
-static uint64_t fingerprint(json_object *t)
-{
-	int64_t v[4] = { jint(t, "first_ts"), jint(t, "last_ts"), jint(t, "events_total"), jint(t, "cpus") };
-	const unsigned char *b = (const unsigned char *)v;
-	uint64_t h = 1469598103934665603ULL;
-	const char *host = jstr(t, "hostname", "");
-
-	for (size_t i = 0; i < sizeof(v); i++)
-		h = (h ^ b[i]) * 1099511628211ULL;
-	for (; *host; host++)
-		h = (h ^ (unsigned char)*host) * 1099511628211ULL;
-	return h ? h : 1;
-}
-
 /* Index of the host with this key, or -1 (and a free slot in *slot). */
 static int key_find(struct ir_merge *m, uint64_t key, size_t *slot)
 {
@@ -178,7 +163,7 @@ int ir_merge_add(struct ir_merge *m, json_object *doc, const char *file, const c
 	json_object *t = jget(doc, "trace"), *o = jget(doc, "observed"), *pol = jget(doc, "policies");
 	struct ir_headline hl[MAX_POLICIES];
 	int nh = ir_headlines(doc, hl, MAX_POLICIES);
-	uint64_t key = fingerprint(t);
+	uint64_t key = ir_trace_fingerprint(t);
 	const char *ref = jstr(doc, "reference", NULL);
 	struct host *h;
 	size_t slot = 0;

@@ -19,13 +19,13 @@
 
 /* The columns, in order: never reorder or rename (docs/report.md). */
 enum col {
-	C_TRACE, C_HOST, C_KERNEL, C_CPUS, C_WINDOW, C_POLICY, C_LABEL, C_REFERENCE,
+	C_TRACE, C_TRACE_ID, C_HOST, C_KERNEL, C_CPUS, C_WINDOW, C_POLICY, C_LABEL, C_REFERENCE,
 	C_SWEEP_PARAM, C_SWEEP_VALUE, C_LEVEL, C_POINTS, C_ATTEMPTS, C_PULLS, C_COST,
 	C_AVOIDED, C_RECOVERED, C_LOST, C_TRADED, C_BAIL_NOT_OVERLOADED,
 	C_BAIL_MIGRATION_COST, C_BAIL_LOWEST_COST, C__COUNT
 };
 static const char *const col_name[C__COUNT] = {
-	"trace", "host", "kernel", "cpus", "window_ns", "policy", "label", "reference",
+	"trace", "trace_id", "host", "kernel", "cpus", "window_ns", "policy", "label", "reference",
 	"sweep_param", "sweep_value", "level", "newidle_points", "attempts", "pulls", "balance_cost_ns",
 	"migrations_avoided", "idle_recovered_ns", "idle_lost_ns", "idle_traded_ns",
 	"bails_not_overloaded", "bails_migration_cost", "bails_lowest_cost",
@@ -101,8 +101,11 @@ int ir_report_rows(json_object *doc, const char *host, enum ir_rows_format fmt, 
 	const char *lv[MAX_LEVELS];
 	int nl = ir_levels(doc, lv, MAX_LEVELS);
 	struct row base = { 0 };
+	char id[17];
 
+	snprintf(id, sizeof(id), "%016" PRIx64, ir_trace_fingerprint(t));
 	set_s(&base, C_TRACE, jstr(t, "path", ""));
+	set_s(&base, C_TRACE_ID, id);
 	set_s(&base, C_HOST, host ? host : jstr(t, "hostname", NULL));
 	set_s(&base, C_KERNEL, jstr(t, "kernel", NULL));
 	set_j(&base, C_CPUS, t, "cpus");

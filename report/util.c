@@ -228,3 +228,17 @@ int64_t ir_idle_total(json_object *doc)
 		s += jint(jidx(c, i), "idle_ns");
 	return s;
 }
+
+uint64_t ir_trace_fingerprint(json_object *t)
+{
+	int64_t v[4] = { jint(t, "first_ts"), jint(t, "last_ts"), jint(t, "events_total"), jint(t, "cpus") };
+	const unsigned char *b = (const unsigned char *)v;
+	uint64_t h = 1469598103934665603ULL;
+	const char *host = jstr(t, "hostname", "");
+
+	for (size_t i = 0; i < sizeof(v); i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	for (; *host; host++)
+		h = (h ^ (unsigned char)*host) * 1099511628211ULL;
+	return h ? h : 1;
+}

@@ -59,6 +59,10 @@ void ir_csv_field(FILE *out, const char *s);
 /* "+1.20 ms" / "-300 ns": signed durations. */
 const char *ir_fmt_sns(char *buf, size_t len, int64_t ns);
 
+/* What identifies a recorded trace whatever its report's file name: its
+ * first and last timestamps, events, CPUs and hostname (FNV-1a; never 0). */
+uint64_t ir_trace_fingerprint(json_object *trace);
+
 /* Idle time summed over the observed CPUs. */
 int64_t ir_idle_total(json_object *doc);
 

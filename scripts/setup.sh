@@ -8,7 +8,8 @@ pkgs=(build-essential meson ninja-build pkg-config
       libcmocka-dev trace-cmd rt-tests valgrind python3 clang
       python3-jsonschema python3-pil chromium    # report tests: schema, screenshot check, HTML render
       groff-base                                 # man page check
-      python3-pandas)                            # python/ module: its optional pandas path
+      python3-pandas                             # python/ module: its optional pandas path
+      sqlite3 parallel)                          # fleet paths: SQL over jsonl rows, GNU parallel
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

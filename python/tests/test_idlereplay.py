@@ -51,7 +51,7 @@ class Module(unittest.TestCase):
             subprocess.run([idlereplay.binary(), "report", path, "--format", "jsonl", "-o", jl], check=True)
             b = idlereplay.load_rows(jl)
             self.assertEqual(a.records, b.records)
-            self.assertEqual(a.columns[:3], ["trace", "host", "kernel"])
+            self.assertEqual(a.columns[:4], ["trace", "trace_id", "host", "kernel"])
             self.assertEqual(idlereplay.load_report(path)["policies"], self.report["policies"])
 
     def test_decisions_add_up(self):
@@ -82,7 +82,7 @@ class Module(unittest.TestCase):
             self.assertNotEqual(os.environ.get("CI"), "true", "pandas missing in CI")
             self.skipTest("pandas is not installed (scripts/setup.sh installs python3-pandas)")
         df = idlereplay.rows(self.report).where(level="all").to_pandas()
-        self.assertEqual(list(df.columns[:3]), ["trace", "host", "kernel"])
+        self.assertEqual(list(df.columns[:4]), ["trace", "trace_id", "host", "kernel"])
         self.assertEqual(int(df["pulls"].sum()), sum(p["pulls"]["total"] for p in self.report["policies"]))
         dd = self.dec.to_pandas()
         per = dd.groupby("policy")["idle_lost_ns"].sum()

@@ -46,7 +46,7 @@ def doc_table(heading, all_cells=False):
 
 
 columns = doc_table("## Long-format rows")
-check(columns[:3] == ["trace", "host", "kernel"], f"docs: column table not found: {columns[:5]}")
+check(columns[:4] == ["trace", "trace_id", "host", "kernel"], f"docs: column table not found: {columns[:5]}")
 
 with tempfile.TemporaryDirectory() as tmp:
     sample = os.path.join(tmp, "sample.json")
