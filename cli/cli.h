@@ -15,6 +15,7 @@ int cmd_record(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_fleet(int argc, char **argv);
 
 
 struct ir_trace_info;

@@ -16,6 +16,7 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
 	{ "calibrate", cmd_calibrate, "measure replay parameters from a trace's newidle probes" },
 	{ "export", cmd_export, "write a replay for Perfetto (Trace Event JSON)" },
+	{ "fleet", cmd_fleet, "replay many traces, N at a time, and merge their reports" },
 	{ "record", cmd_record, "record scheduler events into a trace.dat" },
 	{ "report", cmd_report, "render, compare or merge saved JSON reports (text, HTML, CSV)" },
 	{ "replay", cmd_replay, "replay a trace.dat through the newidle balance policies" },

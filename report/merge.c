@@ -58,6 +58,8 @@ struct ir_merge {
 	char *reference;		/* the first report's */
 	int ref_differs;		/* reports whose reference is another */
 	int dropped_pols;		/* policies beyond MAX_POLICIES */
+	int nfailed, failed_cap;
+	char **failed;			/* "name: error" of traces without a report */
 	/* fingerprints, open addressing: refuses a trace added twice */
 	uint64_t *keys;
 	int *key_host;
@@ -81,6 +83,9 @@ void ir_merge_free(struct ir_merge *m)
 	}
 	for (int i = 0; i < m->npols; i++)
 		free(m->pols[i]);
+	for (int i = 0; i < m->nfailed; i++)
+		free(m->failed[i]);
+	free(m->failed);
 	free(m->reference);
 	free(m->h);
 	free(m->keys);
@@ -238,6 +243,25 @@ oom:
 	return -1;
 }
 
+int ir_merge_failed(struct ir_merge *m, const char *name, const char *error)
+{
+	char *s;
+
+	if (m->nfailed == m->failed_cap) {
+		int cap = m->failed_cap ? m->failed_cap * 2 : 16;
+		char **f = realloc(m->failed, (size_t)cap * sizeof(*f));
+
+		if (!f)
+			return -1;
+		m->failed = f;
+		m->failed_cap = cap;
+	}
+	if (asprintf(&s, "%s: %s", name, error) < 0)
+		return -1;
+	m->failed[m->nfailed++] = s;
+	return 0;
+}
+
 /* ---------------------------------------------------------------- summary */
 
 struct dist {
@@ -289,17 +313,6 @@ static const char *fmt_v(char *buf, size_t len, double v, enum kind k, bool sign
 		ir_fmt_sns(buf, len, (int64_t)v);
 	else
 		ir_fmt_ns(buf, len, (int64_t)v);
-	return buf;
-}
-
-/* Printable text only: names come from trace files. */
-static const char *clean(char *buf, size_t len, const char *s)
-{
-	size_t i = 0;
-
-	for (; s && *s && i + 1 < len; s++)
-		buf[i++] = (unsigned char)*s >= 0x20 && (unsigned char)*s < 0x7f ? *s : '?';
-	buf[i] = 0;
 	return buf;
 }
 
@@ -369,6 +382,17 @@ static struct ir_headline fleet_headline(const struct ir_merge *m, int k, double
 	return h;
 }
 
+/* Printable text only: names come from trace files. */
+static const char *clean(char *buf, size_t len, const char *s)
+{
+	size_t i = 0;
+
+	for (; s && *s && i + 1 < len; s++)
+		buf[i++] = (unsigned char)*s >= 0x20 && (unsigned char)*s < 0x7f ? *s : '?';
+	buf[i] = 0;
+	return buf;
+}
+
 static int hosts_with(const struct ir_merge *m, int o)
 {
 	int n = 0;
@@ -378,10 +402,17 @@ static int hosts_with(const struct ir_merge *m, int o)
 	return n;
 }
 
-static void warnings(const struct ir_merge *m, FILE *out, const char *pre, const char *post)
+static void warnings(const struct ir_merge *m, FILE *out, const char *pre, const char *post, int max_failed)
 {
 	int lost = hosts_with(m, O_LOST);
+	char b[1024];
 
+	if (m->nfailed)
+		fprintf(out, "%sWARNING: %d traces gave no report and are left out:%s\n", pre, m->nfailed, post);
+	for (int i = 0; i < m->nfailed && i < max_failed; i++)
+		fprintf(out, "%s  %s%s\n", pre, clean(b, sizeof(b), m->failed[i]), post);
+	if (m->nfailed > max_failed)
+		fprintf(out, "%s  ... and %d more%s\n", pre, m->nfailed - max_failed, post);
 	if (lost)
 		fprintf(out, "%sWARNING: %d of %d hosts lost events: their figures are incomplete (lost_events column)%s\n",
 			pre, lost, m->n, post);
@@ -411,7 +442,7 @@ static void write_text(const struct ir_merge *m, FILE *out, double *tmp)
 
 	fprintf(out, "Fleet: %d hosts, %d policies; reference %s\n", m->n, m->npols,
 		m->reference ? m->reference : "none");
-	warnings(m, out, "", "");
+	warnings(m, out, "", "", 20);
 	fprintf(out, "\nHeadline (fleet totals)\n");
 	for (int k = 0; k < m->npols; k++) {
 		struct ir_headline h = fleet_headline(m, k, tmp);
@@ -654,7 +685,7 @@ static void write_html(const struct ir_merge *m, FILE *out, double *tmp)
 		FILE *mem = open_memstream(&buf, &len);
 
 		if (mem) {
-			warnings(m, mem, "", "");
+			warnings(m, mem, "", "", 1000);
 			fclose(mem);
 			for (char *s = buf, *e; s && *s; s = e + 1) {
 				e = strchr(s, '\n');

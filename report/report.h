@@ -189,6 +189,8 @@ struct ir_merge;
 struct ir_merge *ir_merge_new(void);
 int ir_merge_add(struct ir_merge *m, json_object *doc, const char *file, const char *name,
 		 char *err, size_t errlen);
+/* A trace that produced no report: listed, with its error, near the top. */
+int ir_merge_failed(struct ir_merge *m, const char *name, const char *error);
 int ir_merge_write(struct ir_merge *m, enum ir_merge_format fmt, FILE *out);
 void ir_merge_free(struct ir_merge *m);
 
