@@ -7,7 +7,8 @@
 # The reports are copies of one real replay (the sample trace, all six
 # policies) with distinct trace timestamps and hostnames and scaled
 # figures, written to bench/out/merge/ (gitignored) when missing.
-# Prints a markdown table; medians of RUNS runs.
+# Prints a markdown table (medians of RUNS runs) and writes it to
+# bench/results-merge.md.
 #
 # usage: bench/merge.sh [--runs N] [--counts "1000 10000"]
 set -euo pipefail
@@ -25,6 +26,7 @@ while [ $# -gt 0 ]; do
 done
 OUT=bench/out/merge
 mkdir -p "$OUT"
+exec > >(tee bench/results-merge.md)
 [ -f "$OUT/base.json" ] || "$IR" replay samples/host-hackbench.dat --quiet --json "$OUT/base.json"
 max=0
 for n in $COUNTS; do [ "$n" -gt "$max" ] && max=$n; done
@@ -68,7 +70,7 @@ echo
 echo "| command | wall s | peak RSS MB |"
 echo "|---|---:|---:|"
 for n in $COUNTS; do
-	files=$(find "$OUT/r" -name '*.json' | sort | head -n "$n")
+	files=$(find "$OUT/r" -name '*.json' | sort | sed -n "1,${n}p")
 	# shellcheck disable=SC2086
 	measure "report merge, $n reports, text" "$IR" report merge $files -o "$OUT/merge-$n.txt"
 	# shellcheck disable=SC2086
@@ -78,9 +80,9 @@ for n in $COUNTS; do
 	if command -v sqlite3 >/dev/null; then
 		# shellcheck disable=SC2086
 		"$IR" report --format jsonl $files -o "$OUT/rows-$n.jsonl"
-		rm -f "$OUT/fleet-$n.db"
-		measure "sqlite3 load + totals query, $n reports" sqlite3 "$OUT/fleet-$n.db" \
-			".read contrib/sql/load_sqlite.sql" ".read contrib/sql/fleet_totals.sql" \
-			-cmd ".parameter set :rows '$OUT/rows-$n.jsonl'"
+		measure "sqlite3: load $n reports' rows + fleet totals query" sh -c '
+			rm -f "$1" && sqlite3 "$1" < contrib/sql/sqlite_schema.sql &&
+			sqlite3 "$1" -cmd ".mode ascii" -cmd ".separator \"\\037\" \"\\n\"" ".import $2 idlereplay_raw" &&
+			sqlite3 "$1" < contrib/sql/fleet_totals.sql' _ "$OUT/fleet-$n.db" "$OUT/rows-$n.jsonl"
 	fi
 done
