@@ -15,10 +15,11 @@
 static const char usage_text[] =
 	"usage: idlereplay report REPORT.json [--format text|html|csv-wide] [-o FILE]\n"
 	"       idlereplay report REPORT.json... --format jsonl|csv [-o FILE]\n"
-	"       idlereplay report compare A.json B.json [-o FILE]\n"
+	"       idlereplay report compare A.json B.json [--format text|csv|json] [-o FILE]\n"
 	"       idlereplay report merge REPORT.json... [--format text|csv|html] [--name NAME]... [-o FILE]\n"
 	"  REPORT.json is what 'idlereplay replay --json' wrote (schema " IR_REPORT_SCHEMA ").\n"
-	"  compare: the same policies on two traces, with per-policy deltas (B - A).\n"
+	"  compare: the same policies on two traces, with per-policy deltas (B - A) and rates per\n"
+	"           second of trace; text, csv or json.\n"
 	"  merge:   a fleet summary: per policy a headline, the distribution over hosts (median, p10,\n"
 	"           p90 of migrations avoided, idle traded, net effect), outliers, one row per host.\n"
 	"           Reports are read one at a time (10,000 fit in a few MB); the same trace twice is refused.\n"
@@ -130,12 +131,13 @@ int cmd_report(int argc, char **argv)
 		return IR_ERR_USAGE;
 	}
 	if (strcmp(format, "text") && strcmp(format, "html") && strcmp(format, "csv") &&
-	    strcmp(format, "csv-wide") && strcmp(format, "jsonl"))
-		return cli_fail(IR_ERR_USAGE, "unknown format '%s' (text, html, csv, jsonl or csv-wide)", format);
-	if ((mode == COMPARE && strcmp(format, "text")) ||
+	    strcmp(format, "csv-wide") && strcmp(format, "jsonl") && strcmp(format, "json"))
+		return cli_fail(IR_ERR_USAGE, "unknown format '%s' (text, html, csv, jsonl, json or csv-wide)", format);
+	if ((mode == COMPARE && strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json")) ||
+	    (mode == RENDER && !strcmp(format, "json")) ||
 	    (mode == MERGE && strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "html")))
 		return cli_fail(IR_ERR_USAGE, "%s writes %s only", mode == COMPARE ? "compare" : "merge",
-				mode == COMPARE ? "text" : "text, csv or html");
+				mode == COMPARE ? "text, csv or json" : "text, csv or html");
 	if (nnames && mode != MERGE)
 		return cli_fail(IR_ERR_USAGE, "--name is for 'report merge'");
 	if (nnames > n)
@@ -160,7 +162,9 @@ int cmd_report(int argc, char **argv)
 	}
 	switch (mode) {
 	case COMPARE:
-		rc = ir_report_compare(docs[0], argv[optind], docs[1], argv[optind + 1], out.f);
+		rc = ir_report_compare(docs[0], argv[optind], docs[1], argv[optind + 1],
+				       !strcmp(format, "csv") ? IR_COMPARE_CSV :
+				       !strcmp(format, "json") ? IR_COMPARE_JSON : IR_COMPARE_TEXT, out.f);
 		break;
 	default:
 		if (rows) {

@@ -33,11 +33,61 @@ static json_object *find_policy(json_object *doc, json_object *p)
 
 enum kind { K_COUNT, K_NS };
 
-static void cmp_row(FILE *out, const char *what, int64_t a, int64_t b, enum kind k)
-{
-	char x[32], y[32], d[32];
-	double rel = a ? 100.0 * (double)(b - a) / (double)llabs(a) : NAN;
+/* Where compare's rows go: a text table, CSV rows, or a JSON array. */
+struct cmp {
+	enum ir_compare_format fmt;
+	FILE *out;
+	double sec_a, sec_b;		/* the windows, in seconds: rates are per second of trace */
+	const char *section;
+	json_object *rows;
+};
 
+/* A rate per second of trace: counts as "/s", durations as a share of time ("ms/s"). */
+static const char *fmt_rate(char *buf, size_t len, double v, enum kind k, bool sign)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (k == K_COUNT)
+		snprintf(buf, len, sign ? "%+.1f/s" : "%.1f/s", v);
+	else
+		snprintf(buf, len, sign ? "%+.2f ms/s" : "%.2f ms/s", v / 1e6);
+	return buf;
+}
+
+static void cmp_row(struct cmp *c, const char *what, int64_t a, int64_t b, enum kind k, bool rate)
+{
+	char x[32], y[32], d[32], ra[32], rb[32], rd[32];
+	double rel = a ? 100.0 * (double)(b - a) / (double)llabs(a) : NAN;
+	double pa = rate && c->sec_a > 0 ? (double)a / c->sec_a : NAN;
+	double pb = rate && c->sec_b > 0 ? (double)b / c->sec_b : NAN;
+
+	if (c->fmt == IR_COMPARE_JSON) {
+		json_object *r = json_object_new_object();
+
+		json_object_object_add(r, "section", json_object_new_string(c->section));
+		json_object_object_add(r, "metric", json_object_new_string(what));
+		json_object_object_add(r, "unit", json_object_new_string(k == K_NS ? "ns" : "count"));
+		json_object_object_add(r, "a", json_object_new_int64(a));
+		json_object_object_add(r, "b", json_object_new_int64(b));
+		json_object_object_add(r, "delta", json_object_new_int64(b - a));
+		json_object_object_add(r, "a_per_s", isnan(pa) ? NULL : json_object_new_double(pa));
+		json_object_object_add(r, "b_per_s", isnan(pb) ? NULL : json_object_new_double(pb));
+		json_object_object_add(r, "delta_per_s", isnan(pa) || isnan(pb) ? NULL : json_object_new_double(pb - pa));
+		json_object_array_add(c->rows, r);
+		return;
+	}
+	if (c->fmt == IR_COMPARE_CSV) {
+		ir_csv_field(c->out, c->section);
+		fputc(',', c->out);
+		ir_csv_field(c->out, what);
+		fprintf(c->out, ",%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",", k == K_NS ? "ns" : "count", a, b, b - a);
+		if (!isnan(pa) && !isnan(pb))
+			fprintf(c->out, "%.3f,%.3f,%.3f", pa, pb, pb - pa);
+		else
+			fputs(",,", c->out);
+		fputc('\n', c->out);
+		return;
+	}
 	if (k == K_NS) {
 		ir_fmt_ns(x, sizeof(x), a);
 		ir_fmt_ns(y, sizeof(y), b);
@@ -47,36 +97,67 @@ static void cmp_row(FILE *out, const char *what, int64_t a, int64_t b, enum kind
 		snprintf(y, sizeof(y), "%" PRId64, b);
 		snprintf(d, sizeof(d), "%+" PRId64, b - a);
 	}
-	fprintf(out, "  %-28s %14s %14s %14s", what, x, y, d);
-	if (!isnan(rel))
-		fprintf(out, " %+8.1f%%", rel);
-	fputc('\n', out);
+	fprintf(c->out, "  %-28s %14s %14s %14s", what, x, y, d);
+	fprintf(c->out, " %9s", isnan(rel) ? "" : (snprintf(ra, sizeof(ra), "%+.1f%%", rel), ra));
+	if (!isnan(pa) && !isnan(pb))
+		fprintf(c->out, " %13s %13s %14s", fmt_rate(ra, sizeof(ra), pa, k, false),
+			fmt_rate(rb, sizeof(rb), pb, k, false), fmt_rate(rd, sizeof(rd), pb - pa, k, true));
+	fputc('\n', c->out);
 }
 
-int ir_report_compare(json_object *a, const char *name_a, json_object *b, const char *name_b, FILE *out)
+static void cmp_head(struct cmp *c, const char *section, const char *title)
+{
+	c->section = section;
+	if (c->fmt == IR_COMPARE_TEXT)
+		fprintf(c->out, "\n%-30s %14s %14s %14s %9s %13s %13s %14s\n", title, "A", "B", "B - A", "",
+			"A per s", "B per s", "B - A per s");
+}
+
+static json_object *side(json_object *t, const char *name)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "report", json_object_new_string(name));
+	json_object_object_add(o, "trace", json_object_new_string(jstr(t, "path", "")));
+	json_object_object_add(o, "kernel", json_object_new_string(jstr(t, "kernel", "")));
+	json_object_object_add(o, "cpus", json_object_new_int64(jint(t, "cpus")));
+	json_object_object_add(o, "window_ns", json_object_new_int64(jint(t, "window_ns")));
+	return o;
+}
+
+int ir_report_compare(json_object *a, const char *name_a, json_object *b, const char *name_b,
+		      enum ir_compare_format fmt, FILE *out)
 {
 	json_object *ta = jget(a, "trace"), *tb = jget(b, "trace");
 	json_object *oa = jget(a, "observed"), *ob = jget(b, "observed");
 	json_object *pa = jget(a, "policies"), *pb = jget(b, "policies");
+	struct cmp c = { .fmt = fmt, .out = out, .sec_a = (double)jint(ta, "window_ns") / 1e9,
+			 .sec_b = (double)jint(tb, "window_ns") / 1e9 };
 	const char *lv[8];
-	int nl;
+	int nl, ret;
 
-	fprintf(out, "A  %s: %s, kernel %s, %" PRId64 " cpus\n", name_a, jstr(ta, "path", "?"),
-		jstr(ta, "kernel", "unknown"), jint(ta, "cpus"));
-	fprintf(out, "B  %s: %s, kernel %s, %" PRId64 " cpus\n", name_b, jstr(tb, "path", "?"),
-		jstr(tb, "kernel", "unknown"), jint(tb, "cpus"));
-	if (jint(ta, "window_ns") != jint(tb, "window_ns"))
-		fprintf(out, "NOTE: the traces cover different windows; compare rates, not only totals\n");
-	if (jget(a, "open_loop") || jget(b, "open_loop"))
-		fprintf(out, "NOTE: %s\n", jstr(a, "open_loop", jstr(b, "open_loop", "")));
-	fprintf(out, "\nObserved%*s %14s %14s %14s %9s\n", 21, "", "A", "B", "B - A", "");
-	cmp_row(out, "window", jint(ta, "window_ns"), jint(tb, "window_ns"), K_NS);
-	cmp_row(out, "idle (CPU-time)", ir_idle_total(a), ir_idle_total(b), K_NS);
-	cmp_row(out, "idle while work waited", jint(oa, "idle_while_waiting_ns"), jint(ob, "idle_while_waiting_ns"), K_NS);
-	cmp_row(out, "newidle points", jint(oa, "newidle_points"), jint(ob, "newidle_points"), K_COUNT);
-	cmp_row(out, "observed newidle pulls", jint(oa, "newidle_pulls"), jint(ob, "newidle_pulls"), K_COUNT);
-	cmp_row(out, "migrations", jint(jget(oa, "migrations"), "total"), jint(jget(ob, "migrations"), "total"), K_COUNT);
-	cmp_row(out, "lost events", jint(ta, "lost_events"), jint(tb, "lost_events"), K_COUNT);
+	if (fmt == IR_COMPARE_JSON) {
+		c.rows = json_object_new_array();
+	} else if (fmt == IR_COMPARE_CSV) {
+		fputs("section,metric,unit,a,b,delta,a_per_s,b_per_s,delta_per_s\n", out);
+	} else {
+		fprintf(out, "A  %s: %s, kernel %s, %" PRId64 " cpus\n", name_a, jstr(ta, "path", "?"),
+			jstr(ta, "kernel", "unknown"), jint(ta, "cpus"));
+		fprintf(out, "B  %s: %s, kernel %s, %" PRId64 " cpus\n", name_b, jstr(tb, "path", "?"),
+			jstr(tb, "kernel", "unknown"), jint(tb, "cpus"));
+		if (jint(ta, "window_ns") != jint(tb, "window_ns"))
+			fprintf(out, "NOTE: the traces cover different windows: the rates (per second of trace) compare them\n");
+		if (jget(a, "open_loop") || jget(b, "open_loop"))
+			fprintf(out, "NOTE: %s\n", jstr(a, "open_loop", jstr(b, "open_loop", "")));
+	}
+	cmp_head(&c, "observed", "Observed");
+	cmp_row(&c, "window", jint(ta, "window_ns"), jint(tb, "window_ns"), K_NS, false);
+	cmp_row(&c, "idle (CPU-time)", ir_idle_total(a), ir_idle_total(b), K_NS, true);
+	cmp_row(&c, "idle while work waited", jint(oa, "idle_while_waiting_ns"), jint(ob, "idle_while_waiting_ns"), K_NS, true);
+	cmp_row(&c, "newidle points", jint(oa, "newidle_points"), jint(ob, "newidle_points"), K_COUNT, true);
+	cmp_row(&c, "observed newidle pulls", jint(oa, "newidle_pulls"), jint(ob, "newidle_pulls"), K_COUNT, true);
+	cmp_row(&c, "migrations", jint(jget(oa, "migrations"), "total"), jint(jget(ob, "migrations"), "total"), K_COUNT, true);
+	cmp_row(&c, "lost events", jint(ta, "lost_events"), jint(tb, "lost_events"), K_COUNT, true);
 
 	{
 		/* levels from both documents */
@@ -96,34 +177,46 @@ int ir_report_compare(json_object *a, const char *name_a, json_object *b, const 
 	}
 	for (size_t i = 0; i < jlen(pa); i++) {
 		json_object *p = jidx(pa, i), *q = find_policy(b, p);
-		char what[64];
+		char what[64], title[160];
 
 		if (!q) {
-			fprintf(out, "\nPolicy %s: only in A\n", plabel(p));
+			if (fmt == IR_COMPARE_TEXT)
+				fprintf(out, "\nPolicy %s: only in A\n", plabel(p));
 			continue;
 		}
-		{
-			int pad = 22 - (int)strlen(plabel(p));
-
-			fprintf(out, "\nPolicy %s%*s %14s %14s %14s\n", plabel(p), pad > 0 ? pad : 0, "", "A", "B",
-				"B - A");
-		}
-		cmp_row(out, "newidle points", jint(p, "newidle_points"), jint(q, "newidle_points"), K_COUNT);
-		cmp_row(out, "attempts", jint(jget(p, "attempts"), "total"), jint(jget(q, "attempts"), "total"), K_COUNT);
-		cmp_row(out, "pulls", jint(jget(p, "pulls"), "total"), jint(jget(q, "pulls"), "total"), K_COUNT);
+		snprintf(title, sizeof(title), "Policy %s", plabel(p));
+		cmp_head(&c, plabel(p), title);
+		cmp_row(&c, "newidle points", jint(p, "newidle_points"), jint(q, "newidle_points"), K_COUNT, true);
+		cmp_row(&c, "attempts", jint(jget(p, "attempts"), "total"), jint(jget(q, "attempts"), "total"), K_COUNT, true);
+		cmp_row(&c, "pulls", jint(jget(p, "pulls"), "total"), jint(jget(q, "pulls"), "total"), K_COUNT, true);
 		for (int l = 0; l < nl; l++) {
 			snprintf(what, sizeof(what), "  pulls at %s", lv[l]);
-			cmp_row(out, what, jint(jget(jget(p, "pulls"), "by_level"), lv[l]),
-				jint(jget(jget(q, "pulls"), "by_level"), lv[l]), K_COUNT);
+			cmp_row(&c, what, jint(jget(jget(p, "pulls"), "by_level"), lv[l]),
+				jint(jget(jget(q, "pulls"), "by_level"), lv[l]), K_COUNT, true);
 		}
-		cmp_row(out, "idle lost", jint(p, "idle_lost_ns"), jint(q, "idle_lost_ns"), K_NS);
-		cmp_row(out, "idle recovered", jint(p, "idle_recovered_ns"), jint(q, "idle_recovered_ns"), K_NS);
-		cmp_row(out, "balance cost", jint(p, "balance_cost_ns"), jint(q, "balance_cost_ns"), K_NS);
-		cmp_row(out, "migrations avoided vs ref", jint(jget(p, "migrations_avoided"), "total"),
-			jint(jget(q, "migrations_avoided"), "total"), K_COUNT);
+		cmp_row(&c, "idle lost", jint(p, "idle_lost_ns"), jint(q, "idle_lost_ns"), K_NS, true);
+		cmp_row(&c, "idle recovered", jint(p, "idle_recovered_ns"), jint(q, "idle_recovered_ns"), K_NS, true);
+		cmp_row(&c, "balance cost", jint(p, "balance_cost_ns"), jint(q, "balance_cost_ns"), K_NS, true);
+		cmp_row(&c, "migrations avoided vs ref", jint(jget(p, "migrations_avoided"), "total"),
+			jint(jget(q, "migrations_avoided"), "total"), K_COUNT, true);
+		cmp_row(&c, "idle traded vs ref", jint(p, "idle_traded_ns"), jint(q, "idle_traded_ns"), K_NS, true);
 	}
-	for (size_t i = 0; i < jlen(pb); i++)
-		if (!find_policy(a, jidx(pb, i)))
-			fprintf(out, "\nPolicy %s: only in B\n", plabel(jidx(pb, i)));
+	if (fmt == IR_COMPARE_TEXT)
+		for (size_t i = 0; i < jlen(pb); i++)
+			if (!find_policy(a, jidx(pb, i)))
+				fprintf(out, "\nPolicy %s: only in B\n", plabel(jidx(pb, i)));
+	if (fmt == IR_COMPARE_JSON) {
+		json_object *doc = json_object_new_object();
+
+		json_object_object_add(doc, "schema", json_object_new_string("idlereplay.compare/1"));
+		json_object_object_add(doc, "a", side(ta, name_a));
+		json_object_object_add(doc, "b", side(tb, name_b));
+		json_object_object_add(doc, "rows", c.rows);
+		ret = fprintf(out, "%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+								       JSON_C_TO_STRING_NOSLASHESCAPE)) < 0;
+		json_object_put(doc);
+		if (ret)
+			return -1;
+	}
 	return ferror(out) ? -1 : 0;
 }

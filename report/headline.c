@@ -67,3 +67,27 @@ const char *ir_headline_text(const struct ir_headline *h, const char *ref, char 
 		 h->label, mig, tr, ref, rec, cost, net, ref);
 	return buf;
 }
+
+void ir_headlines_text(json_object *doc, FILE *out)
+{
+	struct ir_headline h[64];
+	int n = ir_headlines(doc, h, 64);
+	const char *ref = jstr(doc, "reference", "-");
+	json_object *f = jget(doc, "fidelity"), *g = jget(doc, "ground_truth");
+	char line[512];
+
+	if (n) {
+		fprintf(out, "\nHeadline (open-loop estimates)\n");
+		for (int i = 0; i < n; i++)
+			fprintf(out, "  %s\n", ir_headline_text(&h[i], ref, line, sizeof(line)));
+		fputc('\n', out);
+	}
+	if (f)
+		fprintf(out, "FIDELITY: %s (the recording kernel's model) predicted %" PRId64 " newidle pulls, the kernel "
+			"made %" PRId64 ", both %" PRId64 " (details at the end)\n", jstr(f, "policy", "?"),
+			jint(f, "predicted_pulls"), jint(f, "observed_pulls"), jint(f, "true_positives"));
+	if (g)
+		fprintf(out, "GROUND TRUTH: %" PRId64 " probed newidle calls, %" PRId64 " matched (%s parameters; "
+			"details at the end)\n", jint(g, "calls"), jint(g, "matched_points"),
+			jstr(g, "mode", "assumed"));
+}

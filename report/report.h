@@ -159,8 +159,12 @@ int ir_report_rows(json_object *doc, const char *host, enum ir_rows_format fmt, 
  */
 json_object *ir_report_load(const char *path, char *err, size_t errlen);
 
-/* The same policies on two traces, with per-policy deltas (B - A), as text. */
-int ir_report_compare(json_object *a, const char *name_a, json_object *b, const char *name_b, FILE *out);
+/* The same policies on two traces, with per-policy deltas (B - A) and rates
+ * per second of trace, as text, CSV (section,metric,unit,a,b,delta,a_per_s,
+ * b_per_s,delta_per_s) or JSON ("idlereplay.compare/1", the same rows). */
+enum ir_compare_format { IR_COMPARE_TEXT, IR_COMPARE_CSV, IR_COMPARE_JSON };
+int ir_report_compare(json_object *a, const char *name_a, json_object *b, const char *name_b,
+		      enum ir_compare_format fmt, FILE *out);
 
 /*
  * Headlines (report/headline.c): per policy, migrations avoided and idle
@@ -175,6 +179,9 @@ struct ir_headline {
 int ir_headlines(json_object *doc, struct ir_headline *h, int max);
 /* "domain-cost: avoids 1 migration (+245.2 us idle) vs baseline; ..." */
 const char *ir_headline_text(const struct ir_headline *h, const char *ref, char *buf, size_t len);
+/* The block a text report starts with: headlines, then a one-line summary
+ * of fidelity and ground truth (details further down). */
+void ir_headlines_text(json_object *doc, FILE *out);
 
 /*
  * Fleet merge (report/merge.c), streamed: add reports one at a time (each

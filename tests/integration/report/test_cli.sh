@@ -19,12 +19,46 @@ for f in "$WORK/sample.json" "$FIX/host-a.json" "$FIX/minimal.json"; do
 	grep -q '</html>' "$WORK/r.html" || fail "$f: html incomplete"
 	[ ! -s "$WORK/out" ] || fail "$f: -o still wrote to stdout"
 done
+# text: the headline first (2330 - 1281 = 1049 avoided; net (49.5 - 162.57) - (90 - 295.6) ms),
+# fidelity near the top, parameters once with units
+expect 0 "$IR" report "$FIX/host-a.json"
+head -20 "$WORK/out" | grep -q '^  domain-cost:preset=cover: avoids 1049 migrations (+122.73 ms idle) vs baseline; .*: net +92.5[0-9] ms vs baseline$' ||
+	fail "text: domain-cost headline not at the top"
+head -20 "$WORK/out" | grep -q '^FIDELITY: ' || fail "text: fidelity not near the top"
+grep -q '^  no-check  *sysctl_sched_migration_cost 0 ns;$' "$WORK/out" || fail "text: a policy's own parameter"
+expect 0 "$IR" report "$WORK/sample.json"	# six policies with the same parameters: printed once
+[ "$(grep -c 'sysctl_sched_migration_cost' "$WORK/out")" = 1 ] || fail "text: parameters printed more than once"
+grep -q 'sysctl_sched_migration_cost 500.0 us' "$WORK/out" || fail "text: parameters without units"
 expect 0 "$IR" report "$FIX/host-a.json" --format csv-wide
 [ "$(wc -l < "$WORK/out")" = 7 ] || fail "csv-wide: want header + 6 policies"
 
 expect 0 "$IR" report compare "$FIX/host-a.json" "$FIX/host-b.json"
 grep -q '^Policy domain-cost:preset=cover' "$WORK/out" || fail "compare: no per-policy section"
 grep -Eq '^  pulls +1281 +1311 +\+30' "$WORK/out" || fail "compare: domain-cost pulls delta"
+# compare as JSON and CSV: the same rows; rates are values per second of each trace's window
+expect 0 "$IR" report compare "$FIX/host-a.json" "$WORK/sample.json" --format json
+cp "$WORK/out" "$WORK/cmp.json"
+expect 0 "$IR" report compare "$FIX/host-a.json" "$WORK/sample.json" --format csv
+python3 - "$WORK/cmp.json" "$WORK/out" "$FIX/host-a.json" "$WORK/sample.json" <<'PY' || fail "compare json/csv"
+import csv, json, sys
+cmp, rows = json.load(open(sys.argv[1])), list(csv.DictReader(open(sys.argv[2])))
+a, b = json.load(open(sys.argv[3])), json.load(open(sys.argv[4]))
+assert cmp["schema"] == "idlereplay.compare/1", cmp["schema"]
+assert len(rows) == len(cmp["rows"]) > 10, (len(rows), len(cmp["rows"]))
+wa, wb = a["trace"]["window_ns"] / 1e9, b["trace"]["window_ns"] / 1e9
+for r, c in zip(cmp["rows"], rows):
+    assert (r["section"], r["metric"]) == (c["section"], c["metric"]), (r, c)
+    assert int(c["a"]) == r["a"] and int(c["b"]) == r["b"] and r["delta"] == r["b"] - r["a"]
+    if r["metric"] != "window":
+        assert abs(r["a_per_s"] - r["a"] / wa) < 1e-6 * max(1, abs(r["a_per_s"])), r
+        assert abs(r["b_per_s"] - r["b"] / wb) < 1e-6 * max(1, abs(r["b_per_s"])), r
+        assert abs(float(c["a_per_s"]) - r["a_per_s"]) < 1e-3
+pulls = [r for r in cmp["rows"] if r["section"] == "baseline" and r["metric"] == "pulls"][0]
+pa = [p for p in a["policies"] if p["label"] == "baseline"][0]["pulls"]["total"]
+pb = [p for p in b["policies"] if p["label"] == "baseline"][0]["pulls"]["total"]
+assert (pulls["a"], pulls["b"]) == (pa, pb), pulls
+PY
+grep -q 'A per s' "$WORK/cmp.json" && fail "compare json holds text"
 expect 0 "$IR" report compare "$FIX/minimal.json" "$FIX/host-a.json"
 grep -q 'only in B' "$WORK/out" || fail "compare: policies only in B not listed"
 
