@@ -81,8 +81,10 @@ for n in $COUNTS; do
 		# shellcheck disable=SC2086
 		"$IR" report --format jsonl $files -o "$OUT/rows-$n.jsonl"
 		measure "sqlite3: load $n reports' rows + fleet totals query" sh -c '
-			rm -f "$1" && sqlite3 "$1" < contrib/sql/sqlite_schema.sql &&
-			sqlite3 "$1" -cmd ".mode ascii" -cmd ".separator \"\\037\" \"\\n\"" ".import $2 idlereplay_raw" &&
-			sqlite3 "$1" < contrib/sql/fleet_totals.sql' _ "$OUT/fleet-$n.db" "$OUT/rows-$n.jsonl"
+			rm -f "$1" &&
+			sqlite3 "$1" -cmd "CREATE TABLE idlereplay_raw(line TEXT)" -cmd ".mode ascii" \
+				-cmd ".separator \"\\037\" \"\\n\"" ".import $2 idlereplay_raw" &&
+			sqlite3 "$1" < contrib/sql/sqlite_rows.sql && sqlite3 "$1" < contrib/sql/fleet_totals.sql' \
+			_ "$OUT/fleet-$n.db" "$OUT/rows-$n.jsonl"
 	fi
 done

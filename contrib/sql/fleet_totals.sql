@@ -2,7 +2,7 @@
 -- Fleet totals per policy from idlereplay's long-format rows: the figures of
 -- the "total" row of 'idlereplay report merge' (docs/fleet.md).  Plain SQL
 -- over a table or view idlereplay_rows with the documented columns: SQLite
--- (contrib/sql/sqlite_schema.sql), DuckDB (read_json_auto), Spark SQL and
+-- (contrib/sql/sqlite_rows.sql), DuckDB (read_json_auto), Spark SQL and
 -- Trino (the jsonl files as a table).  Rows of one trace must be loaded once
 -- (trace_id is the key; 'report merge' refuses a trace twice).
 -- net_ns: (idle recovered - balancing cost) - the reference's, per host.

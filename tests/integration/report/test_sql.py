@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The documented SQL path gives the same fleet totals as 'report merge':
 jsonl rows of several reports loaded into SQLite (Debian sqlite3, its JSON
-functions) with contrib/sql/sqlite_schema.sql, then contrib/sql/fleet_totals.sql,
+functions) with contrib/sql/sqlite_rows.sql, then contrib/sql/fleet_totals.sql,
 compared column by column with the total row of 'report merge --format csv'.
 
 usage: test_sql.py  (IDLEREPLAY names the binary, IR_SOURCE_ROOT the tree)"""
@@ -42,9 +42,10 @@ with tempfile.TemporaryDirectory() as tmp:
         for r in reports:
             f.write(run(IR, "report", r, "--format", "jsonl"))
     db = os.path.join(tmp, "fleet.db")
-    with open(os.path.join(SRC, "contrib/sql/sqlite_schema.sql")) as f:
+    run("sqlite3", db, "-cmd", "CREATE TABLE idlereplay_raw(line TEXT)", "-cmd", ".mode ascii",
+        "-cmd", '.separator "\\037" "\\n"', f".import {rows} idlereplay_raw")
+    with open(os.path.join(SRC, "contrib/sql/sqlite_rows.sql")) as f:
         run("sqlite3", db, input=f.read())
-    run("sqlite3", db, "-cmd", ".mode ascii", "-cmd", '.separator "\\037" "\\n"', f".import {rows} idlereplay_raw")
     with open(os.path.join(SRC, "contrib/sql/fleet_totals.sql")) as f:
         out = run("sqlite3", "-json", db, input=f.read())
     sql = {r["policy"]: r for r in json.loads(out)}

@@ -1,12 +1,15 @@
 -- SPDX-License-Identifier: GPL-2.0-only
 -- idlereplay's long-format rows (report --format jsonl) in SQLite, through
--- its JSON functions: one raw line per row, and a view with the documented
--- columns (docs/report.md, "Long-format rows").  Load with:
---   sqlite3 fleet.db < contrib/sql/sqlite_schema.sql
---   sqlite3 fleet.db -cmd '.mode ascii' -cmd '.separator "\037" "\n"' '.import rows.jsonl idlereplay_raw'
+-- its JSON functions: the raw lines, imported first, become a table with the
+-- documented columns (docs/report.md, "Long-format rows"), indexed for the
+-- join of contrib/sql/fleet_totals.sql:
+--   sqlite3 fleet.db -cmd 'CREATE TABLE idlereplay_raw(line TEXT)' \
+--       -cmd '.mode ascii' -cmd '.separator "\037" "\n"' '.import rows.jsonl idlereplay_raw'
+--   sqlite3 fleet.db < contrib/sql/sqlite_rows.sql
+--   sqlite3 -box fleet.db < contrib/sql/fleet_totals.sql
 -- (ASCII mode with a unit separator that JSON never holds: one line, one value.)
-CREATE TABLE IF NOT EXISTS idlereplay_raw(line TEXT NOT NULL);
-CREATE VIEW IF NOT EXISTS idlereplay_rows AS SELECT
+DROP TABLE IF EXISTS idlereplay_rows;
+CREATE TABLE idlereplay_rows AS SELECT
   json_extract(line, '$.trace') AS trace,
   json_extract(line, '$.trace_id') AS trace_id,
   json_extract(line, '$.host') AS host,
@@ -31,3 +34,4 @@ CREATE VIEW IF NOT EXISTS idlereplay_rows AS SELECT
   json_extract(line, '$.bails_migration_cost') AS bails_migration_cost,
   json_extract(line, '$.bails_lowest_cost') AS bails_lowest_cost
 FROM idlereplay_raw;
+CREATE INDEX idlereplay_rows_ref ON idlereplay_rows(trace_id, label, level);
