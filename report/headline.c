@@ -91,3 +91,40 @@ void ir_headlines_text(json_object *doc, FILE *out)
 			"details at the end)\n", jint(g, "calls"), jint(g, "matched_points"),
 			jstr(g, "mode", "assumed"));
 }
+
+void ir_headlines_html(json_object *doc, FILE *out)
+{
+	struct ir_headline h[64];
+	int n = ir_headlines(doc, h, 64);
+	const char *ref = jstr(doc, "reference", "-");
+	json_object *f = jget(doc, "fidelity"), *g = jget(doc, "ground_truth");
+	char line[512];
+
+	if (n) {
+		fputs("<section id=\"headline\"><h2>Headline <span class=\"muted\">(open-loop estimates)</span></h2>\n<ul>\n",
+		      out);
+		for (int i = 0; i < n; i++) {
+			fputs("<li data-policy=\"", out);
+			ir_html_text(out, h[i].label);
+			fprintf(out, "\" data-pulls=\"%" PRId64 "\"", h[i].pulls);
+			if (h[i].has_ref && !h[i].reference)
+				fprintf(out, " data-avoided=\"%" PRId64 "\" data-traded=\"%" PRId64 "\" data-net=\"%" PRId64 "\"",
+					h[i].avoided, h[i].idle_traded_ns, h[i].net_ns);
+			fputs(">", out);
+			ir_html_text(out, ir_headline_text(&h[i], ref, line, sizeof(line)));
+			fputs("</li>\n", out);
+		}
+		fputs("</ul></section>\n", out);
+	}
+	if (f) {
+		fputs("<p class=\"warn\" id=\"fidelity-summary\">Fidelity: ", out);
+		ir_html_text(out, jstr(f, "policy", "?"));
+		fprintf(out, " (the recording kernel's model) predicted %" PRId64 " newidle pulls, the kernel made %" PRId64
+			", both %" PRId64 " (details below).</p>\n", jint(f, "predicted_pulls"), jint(f, "observed_pulls"),
+			jint(f, "true_positives"));
+	}
+	if (g)
+		fprintf(out, "<p class=\"warn\" id=\"truth-summary\">Ground truth: %" PRId64 " probed newidle calls, %" PRId64
+			" matched (%s parameters; details below).</p>\n", jint(g, "calls"), jint(g, "matched_points"),
+			!strcmp(jstr(g, "mode", "assumed"), "probed") ? "probed" : "assumed");
+}

@@ -590,20 +590,6 @@ static void write_csv(const struct ir_merge *m, FILE *out, double *tmp)
 
 /* ------------------------------------------------------------------- HTML */
 
-static void html_text(FILE *out, const char *s)
-{
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '<' || c == '>' || c == '&' || c == '"' || c == '\'')
-			fprintf(out, "&#%d;", c);
-		else if (c < 0x20 || c == 0x7f)
-			fputc('?', out);
-		else
-			fputc(c, out);
-	}
-}
-
 /* One range chart: per policy a p10-p90 bar, the median as a dot, values as text. */
 static void html_chart(const struct ir_merge *m, FILE *out, int c, const char *title, const char *id, double *tmp)
 {
@@ -642,16 +628,16 @@ static void html_chart(const struct ir_merge *m, FILE *out, int c, const char *t
 		double xm = L + (d[k].median - lo) / (hi - lo) * (W - L - R);
 
 		fprintf(out, "<g class=\"range\" data-policy=\"");
-		html_text(out, m->pols[k]);
+		ir_html_text(out, m->pols[k]);
 		if (!d[k].n) {
 			fprintf(out, "\" data-n=\"0\"><text x=\"4\" y=\"%.1f\" font-size=\"12\">", y + 4);
-			html_text(out, m->pols[k]);
+			ir_html_text(out, m->pols[k]);
 			fprintf(out, ": no values</text></g>\n");
 			continue;
 		}
 		fprintf(out, "\" data-median=\"%.0f\" data-p10=\"%.0f\" data-p90=\"%.0f\">", d[k].median, d[k].p10, d[k].p90);
 		fprintf(out, "<text x=\"4\" y=\"%.1f\" font-size=\"12\">", y + 4);
-		html_text(out, m->pols[k]);
+		ir_html_text(out, m->pols[k]);
 		fprintf(out, "</text><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"10\" fill=\"#9ecae1\"/>"
 			"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#08519c\"/>"
 			"<text x=\"%d\" y=\"%.1f\" font-size=\"12\">%.3g%s [%.3g, %.3g]</text></g>\n",
@@ -676,7 +662,7 @@ static void write_html(const struct ir_merge *m, FILE *out, double *tmp)
 		".warn{background:#fff3cd;padding:4px 8px;margin:2px 0}.headline li{margin:3px 0}"
 		"</style></head><body>\n<h1>Fleet: %d hosts, %d policies</h1>\n", m->n, m->n, m->npols);
 	fprintf(out, "<p>Reference policy: <b>");
-	html_text(out, m->reference ? m->reference : "none");
+	ir_html_text(out, m->reference ? m->reference : "none");
 	fprintf(out, "</b>. Definitions: docs/report.md of idlereplay.</p>\n<div id=\"warnings\">\n");
 	{
 		/* the warnings of the text report, as paragraphs */
@@ -693,7 +679,7 @@ static void write_html(const struct ir_merge *m, FILE *out, double *tmp)
 					break;
 				*e = 0;
 				fprintf(out, "<p class=\"warn\">");
-				html_text(out, s);
+				ir_html_text(out, s);
 				fprintf(out, "</p>\n");
 			}
 			free(buf);
@@ -704,10 +690,10 @@ static void write_html(const struct ir_merge *m, FILE *out, double *tmp)
 		struct ir_headline h = fleet_headline(m, k, tmp);
 
 		fprintf(out, "<li data-policy=\"");
-		html_text(out, m->pols[k]);
+		ir_html_text(out, m->pols[k]);
 		fprintf(out, "\" data-avoided=\"%" PRId64 "\" data-traded=\"%" PRId64 "\" data-net=\"%" PRId64 "\">",
 			h.avoided, h.idle_traded_ns, h.net_ns);
-		html_text(out, ir_headline_text(&h, m->reference ? m->reference : "-", line, sizeof(line)));
+		ir_html_text(out, ir_headline_text(&h, m->reference ? m->reference : "-", line, sizeof(line)));
 		fprintf(out, "</li>\n");
 	}
 	fprintf(out, "</ul>\n<h2>Per host</h2>\n<div class=\"scroll\"><table id=\"dist\"><tr><th>policy</th><th>hosts</th>"
@@ -715,7 +701,7 @@ static void write_html(const struct ir_merge *m, FILE *out, double *tmp)
 		"<th>p90</th><th>net</th><th>median</th><th>p10</th><th>p90</th></tr>\n");
 	for (int k = 0; k < m->npols; k++) {
 		fprintf(out, "<tr><td>");
-		html_text(out, m->pols[k]);
+		ir_html_text(out, m->pols[k]);
 		fprintf(out, "</td>");
 		for (size_t c = 0; c < 3; c++) {
 			struct dist d = distribution(m, k, dcols[c], tmp);
@@ -743,9 +729,9 @@ static void write_html(const struct ir_merge *m, FILE *out, double *tmp)
 
 			for (int i = 0; i < n && i < MAX_OUTLIERS; i++) {
 				fprintf(out, "<li>");
-				html_text(out, m->pols[k]);
+				ir_html_text(out, m->pols[k]);
 				fprintf(out, " %s: ", c ? "idle traded" : "avoided");
-				html_text(out, m->h[o[i].host].name);
+				ir_html_text(out, m->h[o[i].host].name);
 				fprintf(out, " %s (median %s)</li>\n", fmt_v(b[0], 48, o[i].v, pol_kind[dcols[c]], true),
 					fmt_v(b[1], 48, d.median, pol_kind[dcols[c]], true));
 			}
@@ -756,15 +742,15 @@ static void write_html(const struct ir_merge *m, FILE *out, double *tmp)
 	fprintf(out, "<div class=\"scroll\"><table id=\"hosts\"><tr><th>host</th><th>kernel</th><th>lost events</th>");
 	for (int k = 0; k < m->npols; k++) {
 		fprintf(out, "<th>");
-		html_text(out, m->pols[k]);
+		ir_html_text(out, m->pols[k]);
 		fprintf(out, " avoided</th><th>traded</th>");
 	}
 	fprintf(out, "</tr>\n");
 	for (int i = 0; i < shown; i++) {
 		fprintf(out, "<tr><td>");
-		html_text(out, m->h[i].name);
+		ir_html_text(out, m->h[i].name);
 		fprintf(out, "</td><td>");
-		html_text(out, m->h[i].kernel);
+		ir_html_text(out, m->h[i].kernel);
 		fprintf(out, "</td><td>%.0f</td>", m->h[i].obs[O_LOST]);
 		for (int k = 0; k < m->npols; k++) {
 			const struct host_pol *hp = host_pol(&m->h[i], k);

@@ -182,6 +182,9 @@ const char *ir_headline_text(const struct ir_headline *h, const char *ref, char 
 /* The block a text report starts with: headlines, then a one-line summary
  * of fidelity and ground truth (details further down). */
 void ir_headlines_text(json_object *doc, FILE *out);
+/* The same for the HTML page: <section id="headline">, one <li> per policy
+ * with data-pulls, data-avoided, data-traded, data-net (ns). */
+void ir_headlines_html(json_object *doc, FILE *out);
 
 /*
  * Fleet merge (report/merge.c), streamed: add reports one at a time (each

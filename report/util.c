@@ -242,3 +242,17 @@ uint64_t ir_trace_fingerprint(json_object *t)
 		h = (h ^ (unsigned char)*host) * 1099511628211ULL;
 	return h ? h : 1;
 }
+
+void ir_html_text(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '<' || c == '>' || c == '&' || c == '"' || c == '\'')
+			fprintf(out, "&#%d;", c);
+		else if (c < 0x20 || c == 0x7f)
+			fputc('?', out);
+		else
+			fputc(c, out);
+	}
+}

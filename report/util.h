@@ -70,6 +70,10 @@ const char *ir_fmt_param(char *buf, size_t len, const char *key, json_object *v)
 bool ir_param_shared(json_object *pol, const char *key, json_object *v);
 void ir_params_text(json_object *pol, FILE *out, int label_width);
 
+/* Text for HTML content or a quoted attribute: markup characters as
+ * entities, control characters as '?'. */
+void ir_html_text(FILE *out, const char *s);
+
 /* Idle time summed over the observed CPUs. */
 int64_t ir_idle_total(json_object *doc);
 
