@@ -52,23 +52,24 @@ for i in range(n):
 PY
 fi
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-measure() {	# measure LABEL CMD...: "LABEL wall_s peak_MB" medians
+measure() {	# measure LABEL CMD...: "LABEL wall_s cpu_s peak_MB" medians
 	local label=$1; shift
-	local t=() m=()
+	local t=() c=() m=()
 	for _ in $(seq "$RUNS"); do
-		/usr/bin/time -f '%e %M' -o "$OUT/time" "$@" >/dev/null
-		read -r w k < "$OUT/time"
-		t+=("$w"); m+=("$k")
+		/usr/bin/time -f '%e %U %S %M' -o "$OUT/time" "$@" >/dev/null
+		read -r w u s k < "$OUT/time"
+		t+=("$w"); c+=("$(echo "$u + $s" | bc -l)"); m+=("$k")
 	done
-	printf '| %s | %s | %.1f |\n' "$label" "$(printf '%s\n' "${t[@]}" | median)" \
-		"$(echo "$(printf '%s\n' "${m[@]}" | median) / 1024" | bc -l)"
+	printf '| %s | %s | %s | %.1f |\n' "$label" "$(printf '%s\n' "${t[@]}" | median)" \
+		"$(printf '%s\n' "${c[@]}" | median)" "$(echo "$(printf '%s\n' "${m[@]}" | median) / 1024" | bc -l)"
 }
 echo "## report merge ($(date -u +%F), $(git rev-parse --short HEAD), $(nproc) CPUs)"
 echo
-echo "Reports: $(du -sh "$OUT/r" | cut -f1) for $max ($(stat -c %s "$OUT/base.json") bytes each). Medians of $RUNS runs."
+echo "Reports: $(du -sh "$OUT/r" | cut -f1) for $max ($(stat -c %s "$OUT/base.json") bytes each). Medians of $RUNS runs;"
+echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg) (CPU time is the steadier figure on a shared machine)."
 echo
-echo "| command | wall s | peak RSS MB |"
-echo "|---|---:|---:|"
+echo "| command | wall s | CPU s (user + sys) | peak RSS MB |"
+echo "|---|---:|---:|---:|"
 for n in $COUNTS; do
 	files=$(find "$OUT/r" -name '*.json' | sort | sed -n "1,${n}p")
 	# shellcheck disable=SC2086

@@ -176,6 +176,12 @@ static void bar_chart(FILE *out, const struct bars *b)
 				fprintf(out, ": %.4g %s</title></rect>", v, u.name);
 			else
 				fprintf(out, ": %.0f</title></rect>", v);
+			if (!b->stacked) {
+				/* every bar labelled: a value a hundred times smaller than the
+				 * largest is a sliver, but still readable */
+				tick_label(lab, sizeof(lab), b->ns ? round(v * 100) / 100 : v);
+				fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"val\">%s</text>", bx + bw + 3, by + bh - 1, lab);
+			}
 		}
 		if (b->stacked) {
 			int x = L + (int)lround(pw * acc / top);

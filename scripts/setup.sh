@@ -9,7 +9,7 @@ pkgs=(build-essential meson ninja-build pkg-config
       python3-jsonschema python3-pil chromium    # report tests: schema, screenshot check, HTML render
       groff-base                                 # man page check
       python3-pandas                             # python/ module: its optional pandas path
-      sqlite3 parallel)                          # fleet paths: SQL over jsonl rows, GNU parallel
+      sqlite3 parallel python3-yaml)             # fleet paths: SQL over jsonl rows, GNU parallel, k8s example
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -55,7 +55,7 @@ printf '%s\n' "$WORK/broken.dat" >> "$WORK/list.txt"
 sed -i '$d' "$WORK/list.txt"
 
 # Kubernetes Indexed Job: its container's command and args, with JOB_COMPLETION_INDEX
-python3 - "$SRC/contrib/kubernetes/indexed-job.yaml" > "$WORK/k8s.args" <<'PY' || fail "indexed-job.yaml"
+/usr/bin/python3 - "$SRC/contrib/kubernetes/indexed-job.yaml" > "$WORK/k8s.args" <<'PY' || fail "indexed-job.yaml"
 import sys, yaml
 job = yaml.safe_load(open(sys.argv[1]))
 assert job["kind"] == "Job" and job["spec"]["completionMode"] == "Indexed"
