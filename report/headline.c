@@ -68,63 +68,61 @@ const char *ir_headline_text(const struct ir_headline *h, const char *ref, char 
 	return buf;
 }
 
-void ir_headlines_text(json_object *doc, FILE *out)
+/* The headline block, as text lines or HTML (ids and data-* for tests). */
+static void headlines(json_object *doc, FILE *out, bool html)
 {
 	struct ir_headline h[64];
 	int n = ir_headlines(doc, h, 64);
 	const char *ref = jstr(doc, "reference", "-");
 	json_object *f = jget(doc, "fidelity"), *g = jget(doc, "ground_truth");
+	const char *mode = g && !strcmp(jstr(g, "mode", "assumed"), "probed") ? "probed" : "assumed";
 	char line[512];
 
-	if (n) {
-		fprintf(out, "\nHeadline (open-loop estimates)\n");
-		for (int i = 0; i < n; i++)
-			fprintf(out, "  %s\n", ir_headline_text(&h[i], ref, line, sizeof(line)));
-		fputc('\n', out);
+	if (n)
+		fputs(html ? "<section id=\"headline\"><h2>Headline <span class=\"muted\">(open-loop estimates)"
+			     "</span></h2>\n<ul>\n" : "\nHeadline (open-loop estimates)\n", out);
+	for (int i = 0; i < n; i++) {
+		ir_headline_text(&h[i], ref, line, sizeof(line));
+		if (!html) {
+			fprintf(out, "  %s\n", line);
+			continue;
+		}
+		fputs("<li data-policy=\"", out);
+		ir_html_text(out, h[i].label);
+		fprintf(out, "\" data-pulls=\"%" PRId64 "\"", h[i].pulls);
+		if (h[i].has_ref && !h[i].reference)
+			fprintf(out, " data-avoided=\"%" PRId64 "\" data-traded=\"%" PRId64 "\" data-net=\"%" PRId64 "\"",
+				h[i].avoided, h[i].idle_traded_ns, h[i].net_ns);
+		fputs(">", out);
+		ir_html_text(out, line);
+		fputs("</li>\n", out);
 	}
-	if (f)
-		fprintf(out, "FIDELITY: %s (the recording kernel's model) predicted %" PRId64 " newidle pulls, the kernel "
-			"made %" PRId64 ", both %" PRId64 " (details at the end)\n", jstr(f, "policy", "?"),
-			jint(f, "predicted_pulls"), jint(f, "observed_pulls"), jint(f, "true_positives"));
+	if (n)
+		fputs(html ? "</ul></section>\n" : "\n", out);
+	if (f) {
+		snprintf(line, sizeof(line), "%s (the recording kernel's model) predicted %" PRId64 " newidle pulls, the "
+			 "kernel made %" PRId64 ", both %" PRId64, jstr(f, "policy", "?"), jint(f, "predicted_pulls"),
+			 jint(f, "observed_pulls"), jint(f, "true_positives"));
+		fputs(html ? "<p class=\"warn\" id=\"fidelity-summary\">Fidelity: " : "FIDELITY: ", out);
+		if (html)
+			ir_html_text(out, line);
+		else
+			fputs(line, out);
+		fputs(html ? " (details below).</p>\n" : " (details at the end)\n", out);
+	}
 	if (g)
-		fprintf(out, "GROUND TRUTH: %" PRId64 " probed newidle calls, %" PRId64 " matched (%s parameters; "
-			"details at the end)\n", jint(g, "calls"), jint(g, "matched_points"),
-			jstr(g, "mode", "assumed"));
+		fprintf(out, "%s%" PRId64 " probed newidle calls, %" PRId64 " matched (%s parameters; details %s)%s\n",
+			html ? "<p class=\"warn\" id=\"truth-summary\">Ground truth: " : "GROUND TRUTH: ",
+			jint(g, "calls"), jint(g, "matched_points"), mode, html ? "below" : "at the end",
+			html ? ".</p>" : "");
+}
+
+void ir_headlines_text(json_object *doc, FILE *out)
+{
+	headlines(doc, out, false);
 }
 
 void ir_headlines_html(json_object *doc, FILE *out)
 {
-	struct ir_headline h[64];
-	int n = ir_headlines(doc, h, 64);
-	const char *ref = jstr(doc, "reference", "-");
-	json_object *f = jget(doc, "fidelity"), *g = jget(doc, "ground_truth");
-	char line[512];
-
-	if (n) {
-		fputs("<section id=\"headline\"><h2>Headline <span class=\"muted\">(open-loop estimates)</span></h2>\n<ul>\n",
-		      out);
-		for (int i = 0; i < n; i++) {
-			fputs("<li data-policy=\"", out);
-			ir_html_text(out, h[i].label);
-			fprintf(out, "\" data-pulls=\"%" PRId64 "\"", h[i].pulls);
-			if (h[i].has_ref && !h[i].reference)
-				fprintf(out, " data-avoided=\"%" PRId64 "\" data-traded=\"%" PRId64 "\" data-net=\"%" PRId64 "\"",
-					h[i].avoided, h[i].idle_traded_ns, h[i].net_ns);
-			fputs(">", out);
-			ir_html_text(out, ir_headline_text(&h[i], ref, line, sizeof(line)));
-			fputs("</li>\n", out);
-		}
-		fputs("</ul></section>\n", out);
-	}
-	if (f) {
-		fputs("<p class=\"warn\" id=\"fidelity-summary\">Fidelity: ", out);
-		ir_html_text(out, jstr(f, "policy", "?"));
-		fprintf(out, " (the recording kernel's model) predicted %" PRId64 " newidle pulls, the kernel made %" PRId64
-			", both %" PRId64 " (details below).</p>\n", jint(f, "predicted_pulls"), jint(f, "observed_pulls"),
-			jint(f, "true_positives"));
-	}
-	if (g)
-		fprintf(out, "<p class=\"warn\" id=\"truth-summary\">Ground truth: %" PRId64 " probed newidle calls, %" PRId64
-			" matched (%s parameters; details below).</p>\n", jint(g, "calls"), jint(g, "matched_points"),
-			!strcmp(jstr(g, "mode", "assumed"), "probed") ? "probed" : "assumed");
+	headlines(doc, out, true);
 }

@@ -206,11 +206,24 @@ void ir_perfetto_event(struct ir_perfetto *p, const struct ir_event *ev, const s
 
 static const char *const kind_name[] = { "idle", "pulled", "late" };
 
+/* The next policy instance's key ("label":), comma-separated; sweep points
+ * are left out: false for them. */
+static bool policy_key(struct ir_perfetto *p, int i, bool *first)
+{
+	if (p->tallies[i].sweep >= 0)
+		return false;
+	fputs(*first ? "" : ",", p->f);
+	*first = false;
+	put_str(p->f, p->tallies[i].label, sizeof(p->tallies[i].label));
+	fputc(':', p->f);
+	return true;
+}
+
 void ir_perfetto_point(struct ir_perfetto *p, const struct ir_point *pt, const struct ir_decision_ctx *ctx,
 		       const struct ir_decision *d, const struct ir_outcome *o)
 {
 	FILE *f = p->f;
-	bool lost = false;
+	bool lost = false, first = true;
 
 	if (pt->cpu < 0 || pt->cpu >= p->nr_cpus)
 		return;
@@ -218,13 +231,10 @@ void ir_perfetto_point(struct ir_perfetto *p, const struct ir_point *pt, const s
 	fprintf(f, ",\"s\":\"t\",\"name\":\"newidle\",\"cat\":\"newidle\",\"args\":{\"kind\":\"%s\","
 		"\"avg_idle\":%" PRIu64 ",\"overload\":%s,\"idle_ns\":%" PRIu64 ",\"policies\":{",
 		kind_name[pt->kind], pt->avg_idle, pt->overload ? "true" : "false", pt->idle_ns);
-	for (int i = 0, first = 1; i < p->n; i++) {
-		if (p->tallies[i].sweep >= 0)
+	for (int i = 0; i < p->n; i++) {
+		if (!policy_key(p, i, &first))
 			continue;
-		fputs(first ? "" : ",", f);
-		first = 0;
-		put_str(f, p->tallies[i].label, sizeof(p->tallies[i].label));
-		fprintf(f, ":{\"bail\":\"%s\",\"tried\":\"", ir_bail_name[d[i].bail]);
+		fprintf(f, "{\"bail\":\"%s\",\"tried\":\"", ir_bail_name[d[i].bail]);
 		for (int k = 0; k < d[i].nr_tried; k++)
 			fprintf(f, "%s%s", k ? "," : "", ir_level_name[d[i].kind[k]]);
 		fprintf(f, "\",\"stop_level\":\"%s\",\"pulled\":%s",
@@ -261,14 +271,10 @@ void ir_perfetto_point(struct ir_perfetto *p, const struct ir_point *pt, const s
 		return;
 	begin(p, "C", PID_POLICIES, 0, pt->ts);
 	fputs(",\"name\":\"idle lost (cumulative, ns)\",\"args\":{", f);
-	for (int i = 0, first = 1; i < p->n; i++) {
-		if (p->tallies[i].sweep >= 0)
-			continue;
-		fputs(first ? "" : ",", f);
-		first = 0;
-		put_str(f, p->tallies[i].label, sizeof(p->tallies[i].label));
-		fprintf(f, ":%" PRIu64, p->idle_lost[i]);
-	}
+	first = true;
+	for (int i = 0; i < p->n; i++)
+		if (policy_key(p, i, &first))
+			fprintf(f, "%" PRIu64, p->idle_lost[i]);
 	fputs("}}", f);
 	p->counts.counters++;
 }

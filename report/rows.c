@@ -95,6 +95,15 @@ static void emit(const struct row *r, enum ir_rows_format fmt, FILE *out)
 	json_object_put(o);
 }
 
+/* A sweep point's figures: the keys of report.sweeps[].points[]. */
+static const struct {
+	enum col c;
+	const char *key;
+} sweep_cols[] = {
+	{ C_ATTEMPTS, "attempts" }, { C_PULLS, "pulls" }, { C_COST, "balance_cost_ns" },
+	{ C_RECOVERED, "idle_recovered_ns" }, { C_LOST, "idle_lost_ns" },
+};
+
 int ir_report_rows(json_object *doc, const char *host, enum ir_rows_format fmt, FILE *out)
 {
 	json_object *t = jget(doc, "trace"), *pol = jget(doc, "policies"), *sw = jget(doc, "sweeps");
@@ -159,11 +168,8 @@ int ir_report_rows(json_object *doc, const char *host, enum ir_rows_format fmt, 
 			set_s(&r, C_SWEEP_PARAM, param);
 			set_j(&r, C_SWEEP_VALUE, p, "value");
 			set_s(&r, C_LEVEL, "all");
-			set_j(&r, C_ATTEMPTS, p, "attempts");
-			set_j(&r, C_PULLS, p, "pulls");
-			set_j(&r, C_COST, p, "balance_cost_ns");
-			set_j(&r, C_RECOVERED, p, "idle_recovered_ns");
-			set_j(&r, C_LOST, p, "idle_lost_ns");
+			for (size_t k = 0; k < sizeof(sweep_cols) / sizeof(sweep_cols[0]); k++)
+				set_j(&r, sweep_cols[k].c, p, sweep_cols[k].key);
 			emit(&r, fmt, out);
 		}
 	}
