@@ -173,7 +173,8 @@ int cmd_fleet(int argc, char **argv)
 			goto oom_av;
 		if (html && asprintf(&av[k++], "--html=%s/%s.html", dir, f.name[i]) < 0)
 			goto oom_av;
-		memcpy(av + k, extra, (size_t)nextra * sizeof(*av));
+		if (nextra)
+			memcpy(av + k, extra, (size_t)nextra * sizeof(*av));
 		if (asprintf((char **)&f.job[i].log, "%s/%s.log", dir, f.name[i]) < 0)
 			goto oom_av;
 		continue;
