@@ -31,6 +31,7 @@ static const char usage[] =
 	"  --kernel-policy NAME     the policy that models the recording kernel, for fidelity\n"
 	"                           (default: from the trace's kernel release and sched features)\n"
 	"  --html FILE|-            write the HTML report (one self-contained file, with timelines)\n"
+	"  --perfetto FILE|-        write the replay as a Trace Event JSON trace (ui.perfetto.dev)\n"
 	"  --timeline               keep per-CPU timelines in the JSON (busy share, newidle points, pulls)\n"
 	"  --detail OFFSET:LENGTH   the timeline's detailed window, from the trace start\n"
 	"                           (default: 20ms from the first newidle point)\n"
@@ -48,6 +49,7 @@ static const struct option opts[] = {
 	{ "newidle-lead", required_argument, NULL, 'N' },
 	{ "decisions", required_argument, NULL, 'D' },
 	{ "html", required_argument, NULL, 'H' },
+	{ "perfetto", required_argument, NULL, 'F' },
 	{ "timeline", no_argument, NULL, 'l' },
 	{ "detail", required_argument, NULL, 'd' },
 	{ "topology", required_argument, NULL, 'T' },
@@ -62,7 +64,7 @@ static const struct option opts[] = {
 
 int cmd_replay(int argc, char **argv)
 {
-	const char *json = NULL, *html = NULL;
+	const char *json = NULL, *html = NULL, *perfetto = NULL;
 	struct cli_progress progress;
 	bool quiet = false;
 	idlereplay *ir = idlereplay_new();
@@ -91,6 +93,7 @@ int cmd_replay(int argc, char **argv)
 		} else {
 			json = o == 'j' ? optarg : json;
 			html = o == 'H' ? optarg : html;
+			perfetto = o == 'F' ? optarg : perfetto;
 		}
 	}
 	if ((ret = cli_trace_arg("replay", argc, argv))) {
@@ -105,7 +108,8 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (ret)
 		cli_fail(ret, "%s", idlereplay_error(ir));
-	else if (!quiet && !(json && !strcmp(json, "-")) && !(html && !strcmp(html, "-")))
+	else if (!quiet && !(json && !strcmp(json, "-")) && !(html && !strcmp(html, "-")) &&
+		 !(perfetto && !strcmp(perfetto, "-")))
 		idlereplay_write(ir, "text", "-");
 	idlereplay_free(ir);
 	return ret;

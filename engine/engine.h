@@ -33,7 +33,7 @@ struct idlereplay {
 	struct ir_state_params sp;
 	bool mc_set, want_timeline;
 	uint64_t detail_off, detail_len;
-	char *json_path, *html_path, *decisions_path, *topo_arg, *reference, *kernel_policy;
+	char *json_path, *html_path, *decisions_path, *perfetto_path, *topo_arg, *reference, *kernel_policy;
 	struct ir_policy_run *runs;	/* IR_MAX_RUNS: --policy ones, then sweep points */
 	int nr_policy_args;
 	struct ir_sweep_arg sweep_args[IR_MAX_SWEEPS];

@@ -60,7 +60,7 @@ static inline bool ir_state_runnable(uint32_t prev_state)
 	return prev_state == 0 || (prev_state & IR_TASK_PREEMPTED);
 }
 
-/* Probe fields (SPEC 6; ../shared/traces/README.md).  Absent ones are -1. */
+/* Probe fields (SPEC 6; tests/data/README.md).  Absent ones are -1. */
 struct ir_probe_entry {
 	int64_t nr_running;
 	int64_t avg_idle;
@@ -139,6 +139,7 @@ struct ir_cpu_loss {
 struct ir_trace_info {
 	char path[4096];
 	char kernel[128];		/* release from the uname option; "" unknown */
+	char hostname[65];		/* nodename from the uname option; "" unknown or "(none)" */
 	int kernel_major, kernel_minor, kernel_patch;	/* -1 unknown */
 	char clock[32];
 	int nr_cpus;

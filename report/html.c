@@ -176,6 +176,12 @@ static void bar_chart(FILE *out, const struct bars *b)
 				fprintf(out, ": %.4g %s</title></rect>", v, u.name);
 			else
 				fprintf(out, ": %.0f</title></rect>", v);
+			if (!b->stacked) {
+				/* every bar labelled: a value a hundred times smaller than the
+				 * largest is a sliver, but still readable */
+				tick_label(lab, sizeof(lab), b->ns ? round(v * 100) / 100 : v);
+				fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"val\">%s</text>", bx + bw + 3, by + bh - 1, lab);
+			}
 		}
 		if (b->stacked) {
 			int x = L + (int)lround(pw * acc / top);
@@ -432,7 +438,8 @@ static const char css[] =
 	"table{border-collapse:collapse;margin:6px 0 12px;font-variant-numeric:tabular-nums}"
 	"th,td{padding:3px 10px;border-bottom:1px solid #e3e8ee;text-align:right;white-space:nowrap}"
 	"th{background:#f4f6f9;font-weight:600;white-space:normal;vertical-align:bottom}td:first-child,th:first-child{text-align:left}"
-	".muted{color:#6b7886}td.bails{white-space:normal;font-size:12px;text-align:left;min-width:160px}\n";
+	".muted{color:#6b7886}td.bails{white-space:normal;font-size:12px;text-align:left;min-width:160px}"
+	"svg{max-width:100%;height:auto}#headline li{margin:3px 0}\n";
 
 static void td_ns(FILE *out, int64_t ns)
 {
@@ -841,6 +848,7 @@ int ir_report_html(json_object *doc, FILE *out)
 	esc(out, jstr(jget(doc, "trace"), "path", "report"));
 	fprintf(out, "</title>\n<style>%s</style></head>\n<body><main>\n", css);
 	section_header(out, doc);
+	ir_headlines_html(doc, out);
 	section_policies(out, doc);
 	section_sweeps(out, doc);
 	section_timeline(out, doc);

@@ -210,3 +210,41 @@ int ir_out_close(struct ir_out *o, int ok)
 	}
 	return 0;
 }
+
+int64_t ir_idle_total(json_object *doc)
+{
+	json_object *c = jget(jget(doc, "observed"), "cpus");
+	int64_t s = 0;
+
+	for (size_t i = 0; i < jlen(c); i++)
+		s += jint(jidx(c, i), "idle_ns");
+	return s;
+}
+
+uint64_t ir_trace_fingerprint(json_object *t)
+{
+	int64_t v[4] = { jint(t, "first_ts"), jint(t, "last_ts"), jint(t, "events_total"), jint(t, "cpus") };
+	const unsigned char *b = (const unsigned char *)v;
+	uint64_t h = 1469598103934665603ULL;
+	const char *host = jstr(t, "hostname", "");
+
+	for (size_t i = 0; i < sizeof(v); i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	for (; *host; host++)
+		h = (h ^ (unsigned char)*host) * 1099511628211ULL;
+	return h ? h : 1;
+}
+
+void ir_html_text(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '<' || c == '>' || c == '&' || c == '"' || c == '\'')
+			fprintf(out, "&#%d;", c);
+		else if (c < 0x20 || c == 0x7f)
+			fputc('?', out);
+		else
+			fputc(c, out);
+	}
+}

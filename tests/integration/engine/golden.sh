@@ -13,8 +13,11 @@
 # A change that means to alter a report regenerates the list in the same
 # commit, with the binary before and after compared by hand.  So far: the
 # four calibrate outputs (issue 11: its suggested replay options name the
-# levels from the topology and carry --topology and every policy); every
-# replay, report, compare and merge output is still the pre-refactor one.
+# levels from the topology and carry --topology and every policy); then the
+# merge of branch eco, which changes outputs on purpose: JSON reports carry
+# trace.hostname (schema_minor 2), text and HTML reports start with a
+# headline per policy, compare shows rates per second, merge is the streamed
+# per-policy fleet summary; the list was regenerated with the merged binary.
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi
