@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "fleet/fleet.h"
 #include "replay/replay.h"
 #include "report/report.h"
 
@@ -30,51 +31,6 @@ static const char usage_text[] =
 	"                     jsonl or csv (columns: docs/report.md)\n"
 	"  -o, --output FILE  write there instead of stdout (replaced atomically)\n";
 
-static void free_docs(json_object **docs, int n)
-{
-	for (int i = 0; i < n; i++)
-		json_object_put(docs[i]);
-	free(docs);
-}
-
-/* report merge: one report in memory at a time. */
-static int merge(char **files, int n, const char **names, int nnames, const char *format, const char *path)
-{
-	struct ir_merge *m = ir_merge_new();
-	struct ir_out out = { 0 };
-	char err[512];
-	int ret = IR_OK;
-
-	if (!m)
-		return cli_fail(IR_ERR_INPUT, "out of memory");
-	ir_merge_warn(m, stderr);
-	for (int i = 0; i < n; i++) {
-		json_object *doc = ir_report_load(files[i], err, sizeof(err));
-		int bad;
-
-		if (!doc) {
-			ret = cli_fail(IR_ERR_INPUT, "%s: %s", files[i], err);
-			goto out;
-		}
-		bad = ir_merge_add(m, doc, files[i], i < nnames ? names[i] : NULL, err, sizeof(err));
-		json_object_put(doc);
-		if (bad) {
-			ret = cli_fail(IR_ERR_INPUT, "%s: %s", files[i], err);
-			goto out;
-		}
-	}
-	if (ir_out_open(&out, path)) {
-		ret = cli_fail(IR_ERR_INPUT, "%s: cannot write: %s", path, strerror(errno));
-		goto out;
-	}
-	if (ir_out_close(&out, ir_merge_write(m, !strcmp(format, "csv") ? IR_MERGE_CSV :
-					      !strcmp(format, "html") ? IR_MERGE_HTML : IR_MERGE_TEXT, out.f) == 0))
-		ret = cli_fail(IR_ERR_INPUT, "%s: cannot write: %s", path ? path : "stdout", strerror(errno));
-out:
-	ir_merge_free(m);
-	return ret;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -87,11 +43,11 @@ int cmd_report(int argc, char **argv)
 	enum { RENDER, COMPARE, MERGE } mode = RENDER;
 	const char *format = "text";
 	struct ir_out out = { 0 };
-	json_object **docs;
+	json_object *docs[2] = { NULL, NULL };	/* render: one, compare: two */
 	int o, n, ret = IR_OK, rc = 0, nnames = 0;
 	static const char *names[4096];
 	bool rows;
-	char err[256];
+	char err[1024];
 
 	/* "compare" and "merge" are subcommands unless a file by that name is meant. */
 	if (argc > 1 && !strcmp(argv[1], "compare") && access(argv[1], F_OK)) {
@@ -145,23 +101,24 @@ int cmd_report(int argc, char **argv)
 		return cli_fail(IR_ERR_USAGE, "--name is for 'report merge'");
 	if (nnames > n)
 		return cli_fail(IR_ERR_USAGE, "merge: %d --name options for %d reports", nnames, n);
-	if (mode == MERGE)
-		return merge(argv + optind, n, names, nnames, format, out.path);
-
-	docs = calloc((size_t)n, sizeof(*docs));
-	if (!docs)
-		return cli_fail(IR_ERR_INPUT, "out of memory");
-	for (int i = 0; i < n; i++) {
-		docs[i] = ir_report_load(argv[optind + i], err, sizeof(err));
-		if (!docs[i]) {
-			free_docs(docs, i);
-			return cli_fail(IR_ERR_INPUT, "%s: %s", argv[optind + i], err);
-		}
+	if (mode == MERGE || rows) {
+		ret = mode == MERGE ?
+			ir_fleet_merge_files(argv + optind, n, names, nnames, !strcmp(format, "csv") ? IR_MERGE_CSV :
+					     !strcmp(format, "html") ? IR_MERGE_HTML : IR_MERGE_TEXT, out.path, stderr,
+					     err, sizeof(err)) :
+			ir_fleet_rows_files(argv + optind, n, !strcmp(format, "csv") ? IR_ROWS_CSV : IR_ROWS_JSONL,
+					    out.path, err, sizeof(err));
+		return ret ? cli_fail(ret, "%s", err) : IR_OK;
 	}
+
+	for (int i = 0; i < n; i++)
+		if (!(docs[i] = ir_report_load(argv[optind + i], err, sizeof(err)))) {
+			ret = cli_fail(IR_ERR_INPUT, "%s: %s", argv[optind + i], err);
+			goto out;
+		}
 	if (ir_out_open(&out, out.path)) {
 		ret = cli_fail(IR_ERR_INPUT, "%s: cannot write: %s", out.path, strerror(errno));
-		free_docs(docs, n);
-		return ret;
+		goto out;
 	}
 	if (mode == COMPARE)
 		ir_report_fleet_check_pair(docs[0], argv[optind], docs[1], argv[optind + 1], stderr);
@@ -172,19 +129,13 @@ int cmd_report(int argc, char **argv)
 				       !strcmp(format, "json") ? IR_COMPARE_JSON : IR_COMPARE_TEXT, out.f);
 		break;
 	default:
-		if (rows) {
-			enum ir_rows_format rf = !strcmp(format, "csv") ? IR_ROWS_CSV : IR_ROWS_JSONL;
-
-			rc = ir_rows_header(rf, out.f);
-			for (int i = 0; i < n && !rc; i++)
-				rc = ir_report_rows(docs[i], NULL, rf, out.f);
-			break;
-		}
 		rc = !strcmp(format, "html") ? ir_report_html(docs[0], out.f) :
 		     !strcmp(format, "csv-wide") ? ir_report_csv(docs[0], out.f) : ir_report_text(docs[0], out.f);
 	}
 	if (ir_out_close(&out, rc == 0))
 		ret = cli_fail(IR_ERR_INPUT, "%s: cannot write: %s", out.path ? out.path : "stdout", strerror(errno));
-	free_docs(docs, n);
+out:
+	json_object_put(docs[0]);
+	json_object_put(docs[1]);
 	return ret;
 }
