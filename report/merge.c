@@ -30,10 +30,10 @@
 enum kind { K_COUNT, K_NS };
 
 /* observed, per host */
-enum { O_CPUS, O_WINDOW, O_IDLE, O_POINTS, O_OPULLS, O_MIG, O_LOST, NOBS };
-static const char *const obs_name[NOBS] = { "cpus", "window", "idle", "newidle_points", "newidle_pulls",
-					    "migrations", "lost_events" };
-static const enum kind obs_kind[NOBS] = { K_COUNT, K_NS, K_NS, K_COUNT, K_COUNT, K_COUNT, K_COUNT };
+enum { O_CPUS, O_WINDOW, O_IDLE, O_IDLE_WAIT, O_POINTS, O_OPULLS, O_MIG, O_LOST, NOBS };
+static const char *const obs_name[NOBS] = { "cpus", "window", "idle", "idle_waited", "newidle_points",
+					    "newidle_pulls", "migrations", "lost_events" };
+static const enum kind obs_kind[NOBS] = { K_COUNT, K_NS, K_NS, K_NS, K_COUNT, K_COUNT, K_COUNT, K_COUNT };
 
 /* per host and policy */
 enum { P_ATTEMPTS, P_PULLS, P_AVOIDED, P_LOST, P_TRADED, P_RECOVERED, P_COST, P_NET, NPOL };
@@ -278,6 +278,7 @@ int ir_merge_add(struct ir_merge *m, json_object *doc, const char *file, const c
 	h->obs[O_CPUS] = (double)jint(t, "cpus");
 	h->obs[O_WINDOW] = (double)jint(t, "window_ns");
 	h->obs[O_IDLE] = ir_idle_total(doc);
+	h->obs[O_IDLE_WAIT] = (double)jint(o, "idle_while_waiting_ns");
 	h->obs[O_POINTS] = (double)jint(o, "newidle_points");
 	h->obs[O_OPULLS] = (double)jint(o, "newidle_pulls");
 	h->obs[O_MIG] = (double)jint(jget(o, "migrations"), "total");
