@@ -33,7 +33,8 @@ static void test_wakeup_with_waking(void **state)
 	waking(s, T0 + 1 * US, 0, 100, 201, 0);
 	mig(s, T0 + 2 * US, 0, 100, 201, 1, 0);
 	wake(s, T0 + 3 * US, 0, 100, 201, 0);
-	sw(s, T0 + 4 * US, 0, 100, S_SLEEP, 0);
+	assert_int_equal(ir_state_nr_running(s, 0), 2);	/* 100 running, 201 queued */
+	sw(s, T0 + 4 * US, 0, 100, S_SLEEP, 201);
 	ir_state_finish(s, T0 + 10 * US);
 	expect_causes(s, ONE(W));
 	assert_int_equal(ir_state_nr_running(s, 0), 1);

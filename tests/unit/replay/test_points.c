@@ -347,6 +347,59 @@ static void test_pulled_point(void **state)
 	ir_state_free(s);
 }
 
+/* No probes: a task switched in that c did not pull was queued when
+ * pick_next_task() ran, its arrival unseen (a wake-list wakeup whose
+ * sched_wakeup this machine kind's CPU 1 loses): no point, of any kind.
+ * A task c did pull, with nothing else queued, is a PULLED point. */
+static void test_unseen_arrival_no_point(void **state)
+{
+	struct pts pts;
+	struct ir_state *s = mk(2, NULL, NULL, &pts);
+	uint64_t c = T0 + 1 * MS;
+
+	(void)state;
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 200);
+	waking(s, c - 20 * US, 1, 200, 101, 0);		/* its wakeup never shows */
+	sw(s, c, 0, 100, S_SLEEP, 101);
+	ir_state_finish(s, c + 1 * MS);
+	assert_int_equal(pts.n, 0);
+	assert_int_equal(ir_state_observed(s)->newidle_points, 0);
+	ir_state_free(s);
+}
+
+/* pick_next_task() takes the idle task only with nothing runnable: a task
+ * still queued in our state (its switch-in lost) is dropped and counted,
+ * and the block to idle is an IDLE point; the next block, with the queue
+ * now empty, is one too. */
+static void test_switch_to_idle_empties_queue(void **state)
+{
+	struct pts pts;
+	struct ir_state *s = mk(2, NULL, NULL, &pts);
+	uint64_t b = T0 + 100 * US;
+	uint64_t want[IR_ANOM__COUNT] = { 0 };
+
+	(void)state;
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 200);
+	wake(s, b, 1, 200, 101, 0);			/* 101 queued on CPU 0 ... */
+	wake(s, b + 10 * US, 1, 200, 102, 0);		/* ... and 102 */
+	sw(s, b + 50 * US, 0, 100, S_SLEEP, 0);		/* yet CPU 0 goes idle */
+	want[IR_ANOM_QUEUED_NOT_PICKED] = 2;
+	expect_anoms(s, want);
+	wake(s, b + 200 * US, 0, 0, 100, 0);
+	sw(s, b + 201 * US, 0, 0, S_RUN, 100);
+	sw(s, b + 300 * US, 0, 100, S_SLEEP, 0);
+	ir_state_finish(s, b + 1 * MS);
+	assert_int_equal(pts.n, 2);
+	assert_int_equal(pts.p[0].kind, IR_PT_IDLE);
+	assert_int_equal(pts.p[0].ts, b + 50 * US);
+	assert_int_equal(pts.p[1].kind, IR_PT_IDLE);
+	assert_int_equal(pts.p[1].ts, b + 300 * US);
+	expect_anoms(s, want);
+	ir_state_free(s);
+}
+
 /* The point carries avg_idle and overload as they were at entry. */
 static void test_point_state(void **state)
 {
@@ -382,6 +435,8 @@ int main(void)
 		cmocka_unit_test(test_not_candidates),
 		cmocka_unit_test(test_pulled_point),
 		cmocka_unit_test(test_point_state),
+		cmocka_unit_test(test_unseen_arrival_no_point),
+		cmocka_unit_test(test_switch_to_idle_empties_queue),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
