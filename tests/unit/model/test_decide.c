@@ -221,6 +221,46 @@ static void test_outcome(void **state)
 	ir_outcome(&pt, &d, &o);
 	assert_int_equal(o.attempts, 0);
 	assert_int_equal(o.idle_lost_ns, 1000);
+	/* a CPU with one level: rings beyond it are not its candidates */
+	pt.nr_levels = 1;
+	pt.ring[0].pid = -1;
+	pt.ring[1] = (struct ir_cand){ .pid = 10, .cpu = 2, .src_nr_running = 2, .gain_ns = 40000 };
+	ir_outcome(&pt, &d, &o);
+	assert_int_equal(o.idle_lost_ns, 0);
+}
+
+/* A walk stopped by the cost check before its first level reached no
+ * level: proportional throws no die and counts no call. */
+static void test_proportional_stop_at_first(void **state)
+{
+	struct ir_policy_params p;
+	struct ir_policy_state st;
+	struct ir_decision_ctx c = { .cpu = 0, .avg_idle = 1000 * US, .overload = true, .nr_levels = 2,
+				     .kind = { IR_LVL_SMT, IR_LVL_MC } };
+	struct ir_point pt = { .cpu = 0, .nr_levels = 2, .ring = { { .pid = -1 }, { .pid = -1 } } };
+	struct ir_decision d = { .bail = IR_BAIL_NONE, .nr_tried = 0, .stop_level = 0 };
+	struct ir_outcome o;
+	uint64_t rng;
+	uint32_t call0, call1;
+
+	(void)state;
+	assert_int_equal(ir_policy_parse("proportional:seed=3", &p, NULL, 0), 0);
+	assert_int_equal(ir_policy_state_init(&st, &p, 1), 0);
+	rng = st.rng;
+	call0 = st.newidle_call[0];
+	call1 = st.newidle_call[1];
+	ir_outcome(&pt, &d, &o);
+	ir_policy_update(&c, &p, &d, &o, &st);
+	assert_true(st.rng == rng);
+	assert_int_equal(st.newidle_call[0], call0);
+	assert_int_equal(st.newidle_call[1], call1);
+	/* stopped before the second level: one die, one call at the first */
+	d.stop_level = 1;
+	ir_policy_update(&c, &p, &d, &o, &st);
+	assert_true(st.rng != rng);
+	assert_int_equal(st.newidle_call[0], call0 + 1);
+	assert_int_equal(st.newidle_call[1], call1);
+	ir_policy_state_free(&st);
 }
 
 /* Along a sweep of one cost, pulls never increase. */
@@ -605,6 +645,7 @@ int main(void)
 		cmocka_unit_test(test_bails),
 		cmocka_unit_test(test_invariants),
 		cmocka_unit_test(test_outcome),
+		cmocka_unit_test(test_proportional_stop_at_first),
 		cmocka_unit_test(test_sweep_monotone),
 		cmocka_unit_test(test_proportional),
 		cmocka_unit_test(test_proportional_counters),

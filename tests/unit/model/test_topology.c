@@ -228,6 +228,57 @@ static void test_spec_strings(void **state)
 	ir_domains_free(d);
 }
 
+/* sched_init_numa() keeps at most a fixed number of distinct distances
+ * (our table: 16): 18 single-CPU nodes with 34 distinct ones are refused
+ * with a message naming no CPU. */
+static void test_too_many_distances(void **state)
+{
+	char text[8192], err[256];
+	size_t len;
+	struct ir_topology *t = NULL;
+
+	(void)state;
+	len = (size_t)snprintf(text, sizeof(text), "idlereplay-topology 1\nonline 0-17\n");
+	for (int c = 0; c < 18; c++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"cpu %d core_cpus=%d cluster_cpus=%d package_cpus=%d die_cpus=%d node=%d "
+					"cache=L1d:%d,L2:%d,L3:%d\n", c, c, c, c, c, c, c, c, c);
+	for (int n = 0; n < 18; n++) {
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "node %d cpus=%d distance=", n, n);
+		for (int m = 0; m < 18; m++)
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%d", m ? "," : "",
+						m == n ? 10 : 20 + n + m);
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "\n");
+	}
+	assert_true(len < sizeof(text));
+	assert_int_equal(ir_topology_parse(text, &t, err, sizeof(err)), IR_OK);
+	err[0] = '\0';
+	assert_null(ir_domains_build(t, err, sizeof(err)));
+	assert_string_equal(err, "domains: more than 16 distinct node distances");
+	ir_topology_free(t);
+}
+
+/* A spec makes exactly sockets x cores x threads CPUs, whatever the
+ * parser would do with a line past them. */
+static void test_spec_cpu_count(void **state)
+{
+	static const struct { const char *spec; int cpus; } cases[] = {
+		{ "sockets=2,cores=4,threads=2,nodes=4", 16 },
+		{ "sockets=1,cores=3", 3 },
+		{ "sockets=3,cores=1,threads=2,nodes=3", 6 },
+	};
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ir_topology *t = NULL;
+
+		assert_int_equal(ir_topology_from_arg(cases[i].spec, &t, err, sizeof(err)), 0);
+		assert_int_equal(ir_topology_nr_cpus(t), cases[i].cpus);
+		ir_topology_free(t);
+	}
+}
+
 static void test_flat(void **state)
 {
 	struct ir_topology *t = ir_topology_flat(3);
@@ -280,6 +331,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_two_cpus),
 		cmocka_unit_test(test_spec_strings),
 		cmocka_unit_test(test_flat),
+		cmocka_unit_test(test_spec_cpu_count),
+		cmocka_unit_test(test_too_many_distances),
 		cmocka_unit_test(test_print),
 	};
 

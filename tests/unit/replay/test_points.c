@@ -305,8 +305,11 @@ static void test_not_candidates(void **state)
 	/* cache hot: ran less than sched_migration_cost (500 us) before */
 	assert_int_equal(cand_case("task", 120, b - 100 * US), -1);
 	assert_int_equal(cand_case("task", 120, b - 500 * US), 201);
-	/* RT tasks are not CFS pulls */
+	/* RT tasks are not CFS pulls: prio 0-99 is RT/DL (MAX_RT_PRIO 100),
+	 * 100 is a CFS task at nice -20 */
 	assert_int_equal(cand_case("task", 50, 0), -1);
+	assert_int_equal(cand_case("task", 99, 0), -1);
+	assert_int_equal(cand_case("task", 100, 0), 201);
 }
 
 /* Observed pull: CPU 0 pulls 201 from CPU 1; the point lasts until CPU 1

@@ -191,6 +191,18 @@ static void test_model_truth(void **state)
 	assert_int_equal(p.max_newidle_lb_cost[IR_LVL_MC], 40 * US);
 	pt.probe.sd_max_newidle_lb_cost[0] = 7 * US;
 	pt.probe.sd_max_newidle_lb_cost[1] = 40 * US;
+	/* the probe carries three levels: a fourth keeps its parameter */
+	{
+		struct ir_decision_ctx c4 = { .nr_levels = 4,
+			.kind = { IR_LVL_SMT, IR_LVL_MC, IR_LVL_PKG, IR_LVL_NUMA } };
+		struct ir_point p4 = pt;
+
+		ir_policy_defaults(IR_POL_MAINLINE, &p);
+		p4.probe.sd_newidle_ratio[0] = 123;
+		ir_params_from_probe(&p4, &c4, &p);
+		assert_int_equal(p.max_newidle_lb_cost[IR_LVL_PKG], 90 * US);
+		assert_int_equal(p.max_newidle_lb_cost[IR_LVL_NUMA], 100 * US);
+	}
 
 	/* NI_RANDOM: ring 0 has no task; MC is balanced with (2 + 254) / 1024,
 	 * NUMA (ratio unknown) always: 0.25 at MC, 0.75 at NUMA */
@@ -347,7 +359,20 @@ static void test_json(void **state)
 	size_t len = 0;
 	FILE *mem;
 
+	/* CPU 1 lost events three ways, CPU 3 only by markers without a count;
+	 * CPUs 0 and 2 lost nothing and get no entry */
+	struct ir_cpu_loss loss[4] = {
+		{ .cpu = 0 },
+		{ .cpu = 1, .overrun = 11, .dropped = 13, .missed = 17, .missed_unknown = 2,
+		  .first_ts = 120, .last_ts = 150 },
+		{ .cpu = 2 },
+		{ .cpu = 3, .missed_unknown = 5, .first_ts = 130, .last_ts = 131 },
+	};
+	json_object *lost, *l1, *l3;
+
 	(void)state;
+	ti.loss = loss;
+	ti.nr_loss = 2;
 	ob.mig_by_cause[IR_MIG_WAKEUP] = 5;
 	ob.mig_by_cause[IR_MIG_ACTIVE] = 2;
 	ir_state_params_default(&sp);
@@ -414,6 +439,23 @@ static void test_json(void **state)
 	assert_int_equal(num(obj(obj(doc, "observed"), "migrations"), "total"), 7);
 	assert_int_equal(num(obj(obj(obj(doc, "observed"), "migrations"), "by_cause"), "active"), 2);
 	assert_int_equal(num(obj(doc, "trace"), "window_ns"), 100);
+	/* lost events: each CPU's counts under its own key, the total their sum */
+	assert_int_equal(num(obj(doc, "trace"), "lost_events"), 11 + 13 + 17);
+	lost = obj(obj(doc, "trace"), "lost_by_cpu");
+	assert_int_equal(json_object_array_length(lost), 2);
+	l1 = json_object_array_get_idx(lost, 0);
+	l3 = json_object_array_get_idx(lost, 1);
+	assert_int_equal(num(l1, "cpu"), 1);
+	assert_int_equal(num(l1, "overrun"), 11);
+	assert_int_equal(num(l1, "dropped"), 13);
+	assert_int_equal(num(l1, "missed"), 17);
+	assert_int_equal(num(l1, "missed_unknown_count"), 2);
+	assert_int_equal(num(l1, "first_ts"), 120);
+	assert_int_equal(num(l1, "last_ts"), 150);
+	assert_int_equal(num(l3, "cpu"), 3);
+	assert_int_equal(num(l3, "missed"), 0);
+	assert_int_equal(num(l3, "missed_unknown_count"), 5);
+	assert_int_equal(num(l3, "last_ts"), 131);
 
 	/* CSV: the idle_traded_ns column holds -2000 for no-check */
 	mem = open_memstream(&buf, &len);
