@@ -229,6 +229,34 @@ static void test_outcome(void **state)
 	assert_int_equal(o.idle_lost_ns, 0);
 }
 
+/* NI_RANDOM: a success at a level counts (1024 + w / 2) / w with
+ * w = 1 + sd->newidle_ratio (33cf66d88306): 1024/3 = 341.33 -> 341,
+ * 1024/23 = 44.52 -> 45, 1024/1 = 1024. */
+static void test_proportional_weight(void **state)
+{
+	static const struct { uint32_t ratio, weight; } want[] = { { 2, 341 }, { 22, 45 }, { 0, 1024 }, { 1023, 1 } };
+	struct ir_policy_params p;
+	struct ir_policy_state st;
+	struct ir_decision_ctx c = { .cpu = 0, .avg_idle = 1000 * US, .overload = true, .nr_levels = 1,
+				     .kind = { IR_LVL_MC } };
+	struct ir_decision d = { .bail = IR_BAIL_NONE, .nr_tried = 1, .tried = { 0 }, .kind = { IR_LVL_MC },
+				 .cost = { 1000 }, .stop_level = -1 };
+	struct ir_outcome o = { .pulled = true, .level = 0, .level_kind = IR_LVL_MC };
+
+	(void)state;
+	assert_int_equal(ir_policy_parse("proportional:seed=3", &p, NULL, 0), 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		uint32_t before;
+
+		assert_int_equal(ir_policy_state_init(&st, &p, 1), 0);
+		st.newidle_ratio[0] = want[i].ratio;
+		before = st.newidle_success[0];
+		ir_policy_update(&c, &p, &d, &o, &st);
+		assert_int_equal(st.newidle_success[0] - before, want[i].weight);
+		ir_policy_state_free(&st);
+	}
+}
+
 /* A walk stopped by the cost check before its first level reached no
  * level: proportional throws no die and counts no call. */
 static void test_proportional_stop_at_first(void **state)
@@ -435,6 +463,23 @@ static void test_bump(void **state)
 	assert_true(o.pulled);
 	ir_policy_update(&c, &p, &d, &o, &st);
 	assert_int_equal(st.max_newidle_lb_cost[0], 494338);
+	ir_policy_state_free(&st);
+	/* update_newidle_cost() raises only on cost > max: a success costing
+	 * exactly the max, more than a second after the last decay, decays it
+	 * (20000 * 253 / 256) */
+	assert_int_equal(ir_policy_state_init(&st, &p, 1), 0);
+	c.now = 5;
+	ir_decide(&c, &p, &st, &d);
+	assert_int_equal(d.cost[0], 20000);
+	ir_outcome(&pt, &d, &o);
+	assert_true(o.pulled);
+	ir_policy_update(&c, &p, &d, &o, &st);
+	assert_int_equal(st.max_newidle_lb_cost[0], 20000);
+	c.now += 1000000001ull;
+	ir_decide(&c, &p, &st, &d);
+	ir_outcome(&pt, &d, &o);
+	ir_policy_update(&c, &p, &d, &o, &st);
+	assert_int_equal(st.max_newidle_lb_cost[0], 19765);
 	ir_policy_state_free(&st);
 	/* mainline keeps no state: at 300 us the same point never bails, and
 	 * tries every level each time, however often it is asked */
@@ -646,6 +691,7 @@ int main(void)
 		cmocka_unit_test(test_invariants),
 		cmocka_unit_test(test_outcome),
 		cmocka_unit_test(test_proportional_stop_at_first),
+		cmocka_unit_test(test_proportional_weight),
 		cmocka_unit_test(test_sweep_monotone),
 		cmocka_unit_test(test_proportional),
 		cmocka_unit_test(test_proportional_counters),

@@ -101,6 +101,13 @@ static void test_parse_errors(void **state)
 			   "topology: line 3: bad distance '10,,20'");
 	expect_parse_error("idlereplay-topology 1\nonline 0-1\ncpu 0 junk\n",
 			   "topology: line 3: bad key=value 'junk'");
+	/* a cache item is L<level 1-9>[d|i|u]:<cpulist> */
+	expect_parse_error("idlereplay-topology 1\nonline 0-1\ncpu 0 cache=X2:0\n",
+			   "topology: line 3: bad cache 'X2:0'");
+	expect_parse_error("idlereplay-topology 1\nonline 0-1\ncpu 0 cache=L0:0\n",
+			   "topology: line 3: bad cache 'L0:0'");
+	expect_parse_error("idlereplay-topology 1\nonline 0-1\ncpu 0 cache=L3x0-1\n",
+			   "topology: line 3: bad cache 'L3x0-1'");
 }
 
 static void test_spec_errors(void **state)
