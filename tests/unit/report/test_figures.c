@@ -350,8 +350,11 @@ static void test_json(void **state)
 				  .probe_pulls = 7 };
 	struct ir_state_params sp;
 	struct ir_policy_params pb, pn;
-	struct ir_tally tt[2];
-	struct ir_tallies ts = { .n = 2, .t = tt, .reference = 0, .fidelity = 1 };
+	struct ir_tally tt[3];
+	/* tt[2]: the one point of a sweep of baseline's threshold (sweep 0):
+	 * under "sweeps", never under "policies" */
+	struct ir_sweep sws[1] = { { "baseline", "sysctl_sched_migration_cost", 2, 1 } };
+	struct ir_tallies ts = { .n = 3, .t = tt, .reference = 0, .fidelity = 1, .nr_sweeps = 1, .sweeps = sws };
 	struct ir_truth tr;
 	struct ir_report_input in = { .trace = &ti, .obs = &ob, .params = &sp, .tallies = &ts, .truth = &tr };
 	json_object *doc, *gt, *pols, *nc, *f;
@@ -380,6 +383,10 @@ static void test_json(void **state)
 	ir_policy_defaults(IR_POL_NO_CHECK, &pn);
 	assert_int_equal(ir_tally_init(&tt[0], &pb, 4), 0);
 	assert_int_equal(ir_tally_init(&tt[1], &pn, 4), 0);
+	assert_int_equal(ir_tally_init(&tt[2], &pb, 4), 0);
+	tt[2].sweep = 0;
+	tt[2].sweep_value = 300000;
+	tt[2].pulls = 9;
 	tt[0].idle_lost_ns = 7000;
 	tt[0].pulls = 1;
 	tt[0].level[IR_LVL_NUMA].pulls = 1;
@@ -412,6 +419,21 @@ static void test_json(void **state)
 
 	pols = obj(doc, "policies");
 	assert_int_equal(json_object_array_length(pols), 2);
+	/* a policy's parameters, as ir_policy_params_format() spells them */
+	assert_int_equal(num(obj(json_object_array_get_idx(pols, 0), "params"), "sysctl_sched_migration_cost"),
+			 500000);
+	assert_int_equal(num(obj(json_object_array_get_idx(pols, 0), "params"), "mc.max_newidle_lb_cost"),
+			 20000);
+	{
+		json_object *sw = json_object_array_get_idx(obj(doc, "sweeps"), 0), *pt0;
+
+		assert_int_equal(json_object_array_length(obj(doc, "sweeps")), 1);
+		assert_string_equal(json_object_get_string(obj(sw, "param")), "sysctl_sched_migration_cost");
+		assert_int_equal(json_object_array_length(obj(sw, "points")), 1);
+		pt0 = json_object_array_get_idx(obj(sw, "points"), 0);
+		assert_int_equal(num(pt0, "value"), 300000);
+		assert_int_equal(num(pt0, "pulls"), 9);
+	}
 	nc = json_object_array_get_idx(pols, 1);
 	assert_string_equal(json_object_get_string(obj(nc, "name")), "no-check");
 	assert_int_equal(num(nc, "newidle_points"), 4);
@@ -487,6 +509,7 @@ static void test_json(void **state)
 	json_object_put(doc);
 	ir_tally_free(&tt[0]);
 	ir_tally_free(&tt[1]);
+	ir_tally_free(&tt[2]);
 }
 
 int main(void)
