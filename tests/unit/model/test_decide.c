@@ -257,6 +257,42 @@ static void test_proportional_weight(void **state)
 	}
 }
 
+static uint32_t splitmix(uint64_t *x);
+
+/* Without a state, or for a CPU the state does not cover, a level's
+ * newidle_ratio is sd_init()'s initial 512 (33cf66d88306): a first die of
+ * exactly 1 + 512 = 513 still balances the level, 514 skips it. */
+static void test_proportional_initial_ratio(void **state)
+{
+	struct ir_policy_params p;
+	struct ir_policy_state st;
+	struct ir_decision_ctx c = ctx3(10000 * US, true);
+	char arg[64];
+
+	(void)state;
+	for (uint32_t die = 513; die <= 514; die++) {
+		uint64_t seed = 0, x;
+
+		do {	/* the first seed whose first die is `die` */
+			x = ++seed;
+		} while (splitmix(&x) % 1024 != die);
+		snprintf(arg, sizeof(arg), "proportional:seed=%llu", (unsigned long long)seed);
+		assert_int_equal(ir_policy_parse(arg, &p, NULL, 0), 0);
+		for (int with_state = 0; with_state < 2; with_state++) {
+			struct ir_decision d;
+
+			assert_int_equal(ir_policy_state_init(&st, &p, 1), 0);
+			c.cpu = with_state ? 7 : 0;	/* CPU 7: beyond the state's one CPU */
+			ir_decide(&c, &p, with_state ? &st : NULL, &d);
+			if (die == 513)
+				assert_true(d.nr_tried >= 1 && d.tried[0] == 0);
+			else
+				assert_true(d.nr_skipped >= 1 && d.skipped[0] == 0);
+			ir_policy_state_free(&st);
+		}
+	}
+}
+
 /* A walk stopped by the cost check before its first level reached no
  * level: proportional throws no die and counts no call. */
 static void test_proportional_stop_at_first(void **state)
@@ -692,6 +728,7 @@ int main(void)
 		cmocka_unit_test(test_outcome),
 		cmocka_unit_test(test_proportional_stop_at_first),
 		cmocka_unit_test(test_proportional_weight),
+		cmocka_unit_test(test_proportional_initial_ratio),
 		cmocka_unit_test(test_sweep_monotone),
 		cmocka_unit_test(test_proportional),
 		cmocka_unit_test(test_proportional_counters),
