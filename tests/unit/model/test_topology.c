@@ -298,6 +298,13 @@ static void test_flat(void **state)
 	d = ir_domains_build(t, NULL, 0);
 	levels_of(d, 2, buf, sizeof(buf));
 	assert_string_equal(buf, "MC{0-2}");
+	/* CPUs the domains do not have: no levels, no domain */
+	assert_int_equal(ir_domains_nr_levels(d, 2), 1);
+	assert_int_equal(ir_domains_nr_levels(d, 3), 0);
+	assert_int_equal(ir_domains_nr_levels(d, -1), 0);
+	assert_int_equal(ir_domains_nr_levels(NULL, 0), 0);
+	assert_null(ir_domains_level(d, 3, 0));
+	assert_null(ir_domains_level(d, 0, 1));
 	ir_domains_free(d);
 	ir_topology_free(t);
 	t = ir_topology_flat(1);
