@@ -172,6 +172,10 @@ static void test_policy_for_kernel(void **state)
 	/* the feature off: the release decides between bump and mainline */
 	assert_int_equal(ir_policy_for_kernel(6, 19, "WA_BIAS NO_NI_RANDOM"), IR_POL_BUMP);
 	assert_int_equal(ir_policy_for_kernel(6, 1, "NO_NI_RANDOM UTIL_EST"), IR_POL_MAINLINE);
+	/* the release boundaries with the feature off: bump from 6.17 (155213a2aed4) */
+	assert_int_equal(ir_policy_for_kernel(6, 16, "NO_NI_RANDOM"), IR_POL_MAINLINE);
+	assert_int_equal(ir_policy_for_kernel(6, 17, "NO_NI_RANDOM"), IR_POL_BUMP);
+	assert_int_equal(ir_policy_for_kernel(7, 0, "NO_NI_RANDOM"), IR_POL_BUMP);
 	/* only whole words count */
 	assert_int_equal(ir_policy_for_kernel(6, 1, "XNI_RANDOM NI_RANDOMX"), IR_POL_MAINLINE);
 	assert_int_equal(ir_policy_for_kernel(4, 15, "UTIL_EST"), IR_POL_BASELINE);
