@@ -286,6 +286,41 @@ static void test_spec_cpu_count(void **state)
 	}
 }
 
+/* sched_init_numa(): one level per distinct distance above the local one,
+ * sorted, whatever order the nodes list them in; a node's level spans the
+ * nodes within that distance.  Three single-CPU nodes, distances 0-1 20,
+ * 1-2 15, 0-2 30 (15 first seen after 20 and 30), worked out by hand:
+ * CPU 0: 15 {0} (degenerate), 20 {0,1}, 30 {0-2};
+ * CPU 1: 15 {1,2}, 20 {0-2}, 30 {0-2} (same span: degenerate);
+ * CPU 2: 15 {1,2}, 20 {1,2} (same: degenerate), 30 {0-2}. */
+static void test_numa_distance_order(void **state)
+{
+	static const char text[] =
+		"idlereplay-topology 1\nonline 0-2\n"
+		"cpu 0 core_cpus=0 cluster_cpus=0 package_cpus=0 die_cpus=0 node=0 cache=L3:0\n"
+		"cpu 1 core_cpus=1 cluster_cpus=1 package_cpus=1 die_cpus=1 node=1 cache=L3:1\n"
+		"cpu 2 core_cpus=2 cluster_cpus=2 package_cpus=2 die_cpus=2 node=2 cache=L3:2\n"
+		"node 0 cpus=0 distance=10,20,30\n"
+		"node 1 cpus=1 distance=20,10,15\n"
+		"node 2 cpus=2 distance=30,15,10\n";
+	struct ir_topology *t = NULL;
+	struct ir_domains *d;
+	char err[256], buf[256];
+
+	(void)state;
+	assert_int_equal(ir_topology_parse(text, &t, err, sizeof(err)), IR_OK);
+	d = ir_domains_build(t, err, sizeof(err));
+	assert_non_null(d);
+	levels_of(d, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "NUMA{0-1} NUMA{0-2}");
+	levels_of(d, 1, buf, sizeof(buf));
+	assert_string_equal(buf, "NUMA{1-2} NUMA{0-2}");
+	levels_of(d, 2, buf, sizeof(buf));
+	assert_string_equal(buf, "NUMA{1-2} NUMA{0-2}");
+	ir_domains_free(d);
+	ir_topology_free(t);
+}
+
 static void test_flat(void **state)
 {
 	struct ir_topology *t = ir_topology_flat(3);
@@ -345,6 +380,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_two_cpus),
 		cmocka_unit_test(test_spec_strings),
 		cmocka_unit_test(test_flat),
+		cmocka_unit_test(test_numa_distance_order),
 		cmocka_unit_test(test_spec_cpu_count),
 		cmocka_unit_test(test_too_many_distances),
 		cmocka_unit_test(test_print),
