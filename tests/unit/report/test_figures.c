@@ -236,6 +236,18 @@ static void test_model_truth(void **state)
 		assert_float_equal(e[IR_LVL_NUMA], 1.0, 1e-12);
 		assert_float_equal(e[IR_LVL_SMT] + e[IR_LVL_MC] + e[IR_LVL_PKG], 0.0, 1e-12);
 	}
+	/* a CPU with two levels: a task on a third ring is no candidate */
+	{
+		struct ir_decision_ctx c2 = { .nr_levels = 2, .kind = { IR_LVL_SMT, IR_LVL_MC, IR_LVL_NUMA } };
+		struct ir_point p2 = pt;
+
+		memset(e, 0, sizeof(e));
+		p2.nr_levels = 2;
+		p2.ring[0].pid = p2.ring[1].pid = -1;
+		p2.ring[2] = (struct ir_cand){ .pid = 30, .cpu = 7, .src_nr_running = 2 };
+		ir_expected_pulls(&p2, &c2, e);
+		assert_float_equal(e[IR_LVL_SMT] + e[IR_LVL_MC] + e[IR_LVL_NUMA], 0.0, 1e-12);
+	}
 	/* the kernel bailed: nothing expected */
 	memset(e, 0, sizeof(e));
 	pt.probe.rd_overload = 0;
