@@ -227,6 +227,11 @@ static void test_outcome(void **state)
 	pt.ring[1] = (struct ir_cand){ .pid = 10, .cpu = 2, .src_nr_running = 2, .gain_ns = 40000 };
 	ir_outcome(&pt, &d, &o);
 	assert_int_equal(o.idle_lost_ns, 0);
+	/* nor can a walk over more levels than the point has pull from them */
+	d = decide("no-check", &c);
+	assert_int_equal(d.nr_tried, 3);
+	ir_outcome(&pt, &d, &o);
+	assert_false(o.pulled);
 }
 
 /* NI_RANDOM: a success at a level counts (1024 + w / 2) / w with
@@ -318,6 +323,14 @@ static void test_proportional_stop_at_first(void **state)
 	assert_true(st.rng == rng);
 	assert_int_equal(st.newidle_call[0], call0);
 	assert_int_equal(st.newidle_call[1], call1);
+	/* a bail (here !overload) walks no level either, whatever stop_level says */
+	d.bail = IR_BAIL_NOT_OVERLOADED;
+	d.stop_level = -1;
+	ir_policy_update(&c, &p, &d, &o, &st);
+	assert_true(st.rng == rng);
+	assert_int_equal(st.newidle_call[0], call0);
+	d.bail = IR_BAIL_NONE;
+	d.stop_level = 0;
 	/* stopped before the second level: one die, one call at the first */
 	d.stop_level = 1;
 	ir_policy_update(&c, &p, &d, &o, &st);
