@@ -18,11 +18,16 @@
 # Then regenerated on purpose: safety-out (hostile strings escaped, outputs),
 # safety-trace (lost-events wording), fid-replay (SPEC 9 reconstruction:
 # no late points, ttwu_pending, re-entry points, missing_idle_entry), and
-# the text report's "assumed" line (issue 11: assumptions and mode),
-# ground_truth.kernel_pulls counting every probed call that pulled, and
-# schema_minor 3 (queued_not_picked: a switch to idle empties the CPU's
-# queue; without probes no point where the CPU switched to a task it did
-# not pull: host-hackbench 498 -> 474 points, host-pipe 30597 -> 39534;
+# the text report's "assumed" line (issue 11: assumptions and mode), and
+# ground_truth.kernel_pulls counting every probed call that pulled.
+# Then branch fid-model (via land-fm, issue 15): load_balance() per level
+# on a runqueue snapshot, probed costs for every policy, the ttwu_pending
+# bail, moved tasks, seeds and the fidelity costs/verdict (schema_minor 3),
+# --decisions lines with arrival_ns, ttwu_pending and moved; the probed and
+# calibrate outputs (refused --late-window, probed calibration) unchanged.
+# Then schema_minor 4 (queued_not_picked: a switch to idle empties the
+# CPU's queue; without probes no point where the CPU switched to a task it
+# did not pull: host-hackbench 498 -> 474 points, host-pipe 30597 -> 39534;
 # the vm traces' reports change only in schema_minor and the new key).
 set -uo pipefail
 update=0
