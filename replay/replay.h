@@ -210,6 +210,7 @@ enum ir_anomaly {
 	IR_ANOM_LOST_EVENTS,
 	IR_ANOM_CPU_OUT_OF_RANGE,
 	IR_ANOM_MISSING_IDLE_ENTRY,	/* a task's switch into idle was not recorded (SPEC 9) */
+	IR_ANOM_QUEUED_NOT_PICKED,	/* a task thought queued on a CPU that switched to idle */
 	IR_ANOM__COUNT
 };
 extern const char *const ir_anomaly_name[IR_ANOM__COUNT];

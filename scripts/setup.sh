@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 
 pkgs=(build-essential meson ninja-build pkg-config
       libtracecmd-dev libtraceevent-dev libtracefs-dev libjson-c-dev libzstd-dev zlib1g-dev
-      libcmocka-dev trace-cmd rt-tests valgrind python3 clang
+      libcmocka-dev trace-cmd rt-tests valgrind python3 clang bsdutils
       libbpf-dev bpftool       # record --probe-newidle reads the kernel's BTF; bpftool: its test's reference
       qemu-system-x86 linux-image-amd64 busybox-static cpio   # tests/vm: a kernel with kprobes, under qemu
       python3-jsonschema python3-pil chromium    # report tests: schema, screenshot check, HTML render

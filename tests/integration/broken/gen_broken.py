@@ -222,7 +222,8 @@ def page_damage(g, tag, b, regions, page, rnd):
 
 
 def rename(g, tag, b, old, new, what):
-    assert len(old) == len(new)
+    if len(old) != len(new):
+        raise ValueError(f"rename {old!r} -> {new!r}: lengths differ")
     if old not in b:
         return
     g.put(f"{tag}-{what}", b.replace(old, new), "bad", f"{old!r} renamed {new!r}")

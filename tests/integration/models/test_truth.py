@@ -4,16 +4,12 @@ replay in probed mode must find the kernel's newidle calls, rebuild avg_idle
 and overload, and agree with its early bails, within the stated targets."""
 import json, os, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from verdict import check, finish  # noqa: E402
+
 IR = os.environ["IDLEREPLAY"]
 TRACES = os.environ["IR_TRACES"]
 TOPO = "sockets=2,cores=2,threads=2,nodes=2"
-failed = []
-
-
-def check(name, ok, detail):
-    print(("ok   " if ok else "FAIL ") + name + ": " + detail)
-    if not ok:
-        failed.append(name)
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -93,5 +89,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check("first run says assumed, not precision 0", "assumed costs" in r.stdout and "precision 0.000" not in r.stdout
           and "calibrate" in r.stdout, r.stdout[-400:])
 
-print("%d failed" % len(failed))
-sys.exit(1 if failed else 0)
+finish()

@@ -74,6 +74,10 @@ check_trace() {
 	head -1 "$WORK/meta" | grep -qx "idlereplay-meta 1" || fail "bad meta header"
 	grep -qx "kernel_release $(uname -r)" "$WORK/meta" || fail "meta kernel_release"
 	check_meta_values "$WORK/meta"
+	# one "key value" line each, the topology text between its markers:
+	# no empty line anywhere (a doubled newline would end the section early
+	# for a line-based reader)
+	! grep -qx '' "$WORK/meta" || fail "empty line in meta: $(grep -n -x '' "$WORK/meta" | head -3)"
 	grep -qE "^trace_clock [a-z]" "$WORK/meta" || fail "meta trace_clock"
 	sed -n '/^topology-begin$/,/^topology-end$/p' "$WORK/meta" >"$WORK/topo"
 	grep -qx "idlereplay-topology 1" "$WORK/topo" || fail "no topology in meta"

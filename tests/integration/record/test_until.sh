@@ -4,7 +4,7 @@
 # and stops by itself at --max-size; the trace replays.  --duration takes
 # the one duration parser's units (500ms).
 . "$(dirname "$0")/lib.sh"
-command -v script >/dev/null || skip "needs script(1) (bsdutils) for a terminal"
+command -v script >/dev/null || missing_tool "needs script(1) (bsdutils) for a terminal"
 
 # load, so that 1 MB of sched events arrives within seconds
 ( while :; do sleep 0.001; done ) &

@@ -5,13 +5,17 @@ per-event counts, migrations (orig != dest), idle entries per CPU
 (sched_switch to pid 0 on it), window_ns, CPUs, lost events (none in the
 report), and, from a small state walk of our own (below):
   - per-CPU idle and busy time, exactly, with the repair rules of SPEC 9;
-  - newidle points of kind "idle" per CPU (SPEC 7): a sched_switch on c
-    whose prev blocked (state not R/R+) to pid 0: the CFS queue was empty,
-    so newidle balance ran and pulled nothing.  (Pulled points need the
-    runqueue rebuilt -- periodic pulls look the same in the report lines --
-    and are left to the unit tests.)  SPEC 9 allows no "late" points: the
-    replay's go once fid-replay lands; until then they are reported, and
-    checked as absent with IR_SPEC9=1;
+  - newidle points per CPU (SPEC 7, 9), exactly, of kind
+    "idle": a sched_switch on c whose prev blocked (state not R/R+) to pid
+    0: no class had a task, so newidle balance ran and pulled nothing;
+    "pulled": prev blocked and the task switched in is one c's own task
+    migrated to c right before the switch (nothing but probes between),
+    with no other task queued on c (the runqueue rebuilt below from
+    wakeups, preemptions, migrations and switches; a switch to idle
+    empties it: pick_next_task() found nothing);
+    and no "late" points: without probes, a task switched in that c did
+    not pull was queued before the switch (SPEC 9: the rq lock is held
+    from deactivate_task(prev) through pick_next_task());
   - the migrations whose cause is unambiguous (SPEC 5): a sched_waking of
     the same pid on the same CPU with no switch between -> wakeup; emitted
     by that CPU's stopper (migration/N, orig_cpu == N) -> active, exec or
@@ -24,9 +28,7 @@ missing switch out of idle is repaired at the first event of a task
 (common_pid > 0) on that CPU; a missing switch into idle at the first
 evidence that the CPU no longer runs its task: that task is switched in on
 another CPU, or the idle task (common_pid 0) emits an event on this CPU.
-The second repair is SPEC 9's new rule: the replay implements it from
-fid-replay's change on; until then, CPUs that need it are checked only with
-IR_SPEC9=1 (the others are checked always, exactly).
+Every CPU is checked, exactly, whatever repairs it needed.
 
 usage: compare.py TRACE   (IDLEREPLAY names the binary)
 Exit 0 if all agree, 1 with one line per disagreement (a missing trace or
@@ -40,7 +42,6 @@ if not os.path.exists(trace):
 if not shutil.which("trace-cmd"):
     print("FAIL: trace-cmd not installed (scripts/setup.sh installs it)")
     sys.exit(1)
-SPEC9 = os.environ.get("IR_SPEC9") == "1"
 
 with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "r.json")
@@ -86,11 +87,12 @@ class Cpu:
         self.enter_repairs = 0	# missing switches into idle repaired
         self.exit_repairs = 0	# missing switches out of idle repaired
         self.waking = {}	# pid -> sched_waking seen on this CPU since its last switch
-        self.pulled = set()	# pids this CPU pulled since its last other event
+        self.pulled = {}	# pid -> the task on this CPU that pulled it, since its last other event
 
 
 state = collections.defaultdict(Cpu)
 running_on = {}		# pid -> CPU it runs on
+queued_on = {}		# pid -> CPU whose runqueue holds it (runnable, not running)
 causes = collections.Counter()
 points = collections.Counter()	# (cpu, "idle" | "pulled")
 stopper_migrations = 0
@@ -132,8 +134,18 @@ def account(c, cs, ts):
     cs.since = ts
 
 
+def dequeue(pid):
+    queued_on.pop(pid, None)
+
+
+def enqueue(pid, c):
+    if pid and running_on.get(pid) is None:
+        queued_on[pid] = c
+
+
 def set_curr(c, cs, pid, ts):
     account(c, cs, ts)
+    dequeue(pid)
     if cs.curr and running_on.get(cs.curr) == c:
         del running_on[cs.curr]
     cs.curr = pid
@@ -177,16 +189,23 @@ for ts, cpu, common, comm, name, rest in rows:
         cs.enter_repairs += 1
     if sw:
         prev, nxt = int(sw.group(2)), int(sw.group(6))
+        if nxt == 0:	# pick_next_task() found no task: nothing was queued here
+            for pid in [p for p, q in queued_on.items() if q == cpu]:
+                dequeue(pid)
+        pulled = {p for p, by in cs.pulled.items() if by == prev}	# in prev's own __schedule()
+        others = [p for p, q in queued_on.items() if q == cpu and p not in pulled]
         if prev and sw.group(4) not in ("R", "R+"):	# prev blocked or exited
             if nxt == 0:
                 points[(cpu, "idle")] += 1
-            elif nxt in cs.pulled:
+            elif nxt in pulled and not others:
                 points[(cpu, "pulled")] += 1
         cs.pulled.clear()
         if prev == 0 and cs.curr:
             set_curr(cpu, cs, 0, ts)	# the idle task switches out: the CPU was idle
             cs.enter_repairs += 1
         set_curr(cpu, cs, nxt, ts)
+        if prev and sw.group(4) in ("R", "R+"):
+            enqueue(prev, cpu)	# preempted: still on this runqueue
         cs.waking.clear()
     if not sw and not PROBE.match(name) and not (name == "sched_migrate_task" and pulled_here(rest, cpu)
                                                  and common == cs.curr):
@@ -196,9 +215,12 @@ for ts, cpu, common, comm, name, rest in rows:
     elif name == "sched_waking":
         pm = pid_re.search(rest)
         cs.waking[int(pm.group(1))] = ts
-    elif name == "sched_wakeup":
+    elif name in ("sched_wakeup", "sched_wakeup_new"):
+        wm = re.search(r":(\d+) \[-?\d+\]", rest) or pid_re.search(rest)
+        tm = re.search(r"(?:CPU:|target_cpu=)(\d+)", rest)
+        if tm:
+            enqueue(int(wm.group(1)), int(tm.group(1)))
         # the placement is done: a later move of the task is not its wakeup's
-        wm = re.search(r":(\d+) \[-?\d+\]", rest)
         for x in state.values():
             x.waking.pop(int(wm.group(1)), None)
     elif name == "sched_migrate_task":
@@ -208,8 +230,10 @@ for ts, cpu, common, comm, name, rest in rows:
         prio = int(re.search(r"prio=(-?\d+)", rest).group(1))
         if o == d:
             continue
+        if pid in queued_on:
+            queued_on[pid] = d	# a queued task moves runqueues; a sleeping one waits for its wakeup
         if d == cpu and common == cs.curr:
-            cs.pulled.add(pid)	# pulled by c's current task, inside its __schedule()
+            cs.pulled[pid] = common	# pulled by c's current task, inside its __schedule()?
         if prio < 100:
             causes["rt"] += 1	# SPEC 5: RT/DL moves, prio < 100, are their own cause
         elif pid in cs.waking:
@@ -221,7 +245,6 @@ for c, cs in state.items():
         account(c, cs, last)
 
 bad = []
-pending = []
 def check(what, got, want):
     if got != want:
         bad.append(f"{what}: idlereplay {got}, trace-cmd {want}")
@@ -240,31 +263,14 @@ check("wakeup migrations (waking, then migrate, no switch between)", bc["wakeup"
 check("rt migrations (prio < 100)", bc["rt"], causes["rt"])
 check("stopper migrations (active + exec + numa)", bc["active"] + bc["exec"] + bc["numa"], stopper_migrations)
 for c in o["cpus"]:
-    check(f"idle_entries cpu {c['cpu']}", c["idle_entries"], idle_entries.get(c["cpu"], 0))
-    cs = state.get(c["cpu"])
-    want = (cs.idle, cs.busy) if cs else (0, 0)
-    if cs and cs.enter_repairs and not SPEC9:
-        pending.append(f"cpu {c['cpu']}: {cs.enter_repairs} missing switches into idle: "
-                       f"idle/busy idlereplay {c['idle_ns']}/{c['busy_ns']}, SPEC 9 {want[0]}/{want[1]}")
-        continue
-    check(f"idle_ns cpu {c['cpu']}", c["idle_ns"], want[0])
-    check(f"busy_ns cpu {c['cpu']}", c["busy_ns"], want[1])
-for c in o["cpus"]:
     n = c["cpu"]
+    check(f"idle_entries cpu {n}", c["idle_entries"], idle_entries.get(n, 0))
     cs = state.get(n)
-    if cs and (cs.enter_repairs or cs.exit_repairs) and not SPEC9:
-        # the queue a point depends on is rebuilt across repairs: SPEC 9
-        got = {k: kinds[(n, k)] for k in ("idle", "late")}
-        want = {"idle": points[(n, "idle")], "late": 0}
-        if got != want:
-            pending.append(f"cpu {n}: {cs.exit_repairs + cs.enter_repairs} repairs: newidle points "
-                           f"idlereplay {got}, SPEC 9 {want}")
-        continue
-    check(f"newidle points cpu {n} kind idle", kinds[(n, "idle")], points[(n, "idle")])
-    if kinds[(n, "late")] and not SPEC9:
-        pending.append(f"cpu {n}: {kinds[(n, 'late')]} 'late' points (SPEC 9: none)")
-    elif SPEC9:
-        check(f"late points cpu {n}", kinds[(n, "late")], 0)
+    want = (cs.idle, cs.busy) if cs else (0, 0)
+    check(f"idle_ns cpu {n}", c["idle_ns"], want[0])
+    check(f"busy_ns cpu {n}", c["busy_ns"], want[1])
+    for k in ("idle", "pulled", "late"):
+        check(f"newidle points cpu {n} kind {k}", kinds[(n, k)], points[(n, k)])
 check("idle_entries total", sum(c["idle_entries"] for c in o["cpus"]), sum(idle_entries.values()))
 check("has_waking", t["has_waking"], events.get("sched_waking", 0) > 0)
 # lost: the per-CPU stats (overrun, dropped events) and in-data markers
@@ -273,11 +279,10 @@ lost = sum(int(x) for x in re.findall(r"^(?:overrun|dropped events): (\d+)$", st
 lost += sum(int(x) for x in re.findall(r"\[LOST (\d+) EVENTS\]", rep.stdout))
 check("lost_events", t["lost_events"], lost)
 
-for p in pending:
-    print("pending (checked with IR_SPEC9=1, once the replay repairs both ways):", p)
 for b in bad:
     print("FAIL:", b)
 if not bad:
-    print(f"ok: {trace}: {sum(events.values())} events, {migrations} migrations, "
+    print(f"ok: {trace}: {sum(events.values())} events, {migrations} migrations, points "
+          f"{dict(sorted(collections.Counter(k for _, k in points.elements()).items()))}, "
           f"idle entries {dict(sorted(idle_entries.items()))}, window {last - first} ns")
 sys.exit(1 if bad else 0)

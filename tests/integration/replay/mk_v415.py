@@ -58,7 +58,8 @@ def page(t0, events):
     """One ring-buffer page: timestamp, commit, then 4-byte-aligned events."""
     data = b""
     for delta, payload in events:
-        assert len(payload) % 4 == 0 and len(payload) <= 112
+        if len(payload) % 4 or len(payload) > 112:
+            raise ValueError(f"event payload of {len(payload)} bytes: not 4-aligned or over 112")
         data += struct.pack("<I", (delta << 5) | (len(payload) // 4)) + payload
     return (struct.pack("<Qq", t0, len(data)) + data).ljust(4096, b"\0")
 

@@ -15,18 +15,14 @@ usage: test_fidelity.py TRACE [--no-idle] [--topology SPEC]  (--no-idle skips
 the parser, the slow part, on traces with no repair to check)"""
 import json, os, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from verdict import check, finish  # noqa: E402
+
 IR = os.environ["IDLEREPLAY"]
 HERE = os.path.dirname(os.path.abspath(__file__))
 trace = sys.argv[1]
 idle = "--no-idle" not in sys.argv
 extra = [a for a in sys.argv[2:] if a != "--no-idle"]
-failed = []
-
-
-def check(name, ok, detail):
-    print(("ok   " if ok else "FAIL ") + name + ": " + detail)
-    if not ok:
-        failed.append(name)
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -58,5 +54,4 @@ with tempfile.TemporaryDirectory() as tmp:
         check("early-bail agreement (floor 0.95, target 0.97)", g["early_bail_agreement"] >= 0.95,
               str(g["early_bail_agreement"]))
 
-print("%d failed" % len(failed))
-sys.exit(1 if failed else 0)
+finish()

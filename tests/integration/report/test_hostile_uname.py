@@ -25,9 +25,11 @@ def check(what, ok, why=""):
 
 
 def patch(src, old, new, dst):
-    assert len(old) == len(new)
     b = open(src, "rb").read()
-    assert b.count(old) == 1, f"{src}: {old!r} found {b.count(old)} times"
+    if len(old) != len(new) or b.count(old) != 1:
+        print(f"FAIL: patch {src}: {old!r} ({len(old)} bytes) found {b.count(old)} times, "
+              f"replacement {len(new)} bytes")
+        sys.exit(1)
     open(dst, "wb").write(b.replace(old, new))
 
 

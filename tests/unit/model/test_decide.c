@@ -221,6 +221,123 @@ static void test_outcome(void **state)
 	ir_outcome(&pt, &d, &o);
 	assert_int_equal(o.attempts, 0);
 	assert_int_equal(o.idle_lost_ns, 1000);
+	/* a CPU with one level: rings beyond it are not its candidates */
+	pt.nr_levels = 1;
+	pt.ring[0].pid = -1;
+	pt.ring[1] = (struct ir_cand){ .pid = 10, .cpu = 2, .src_nr_running = 2, .gain_ns = 40000 };
+	ir_outcome(&pt, &d, &o);
+	assert_int_equal(o.idle_lost_ns, 0);
+	/* nor can a walk over more levels than the point has pull from them */
+	d = decide("no-check", &c);
+	assert_int_equal(d.nr_tried, 3);
+	ir_outcome(&pt, &d, &o);
+	assert_false(o.pulled);
+}
+
+/* NI_RANDOM: a success at a level counts (1024 + w / 2) / w with
+ * w = 1 + sd->newidle_ratio (33cf66d88306): 1024/3 = 341.33 -> 341,
+ * 1024/23 = 44.52 -> 45, 1024/1 = 1024. */
+static void test_proportional_weight(void **state)
+{
+	static const struct { uint32_t ratio, weight; } want[] = { { 2, 341 }, { 22, 45 }, { 0, 1024 }, { 1023, 1 } };
+	struct ir_policy_params p;
+	struct ir_policy_state st;
+	struct ir_decision_ctx c = { .cpu = 0, .avg_idle = 1000 * US, .overload = true, .nr_levels = 1,
+				     .kind = { IR_LVL_MC } };
+	struct ir_decision d = { .bail = IR_BAIL_NONE, .nr_tried = 1, .tried = { 0 }, .kind = { IR_LVL_MC },
+				 .cost = { 1000 }, .stop_level = -1 };
+	struct ir_outcome o = { .pulled = true, .level = 0, .level_kind = IR_LVL_MC };
+
+	(void)state;
+	assert_int_equal(ir_policy_parse("proportional:seed=3", &p, NULL, 0), 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		uint32_t before;
+
+		assert_int_equal(ir_policy_state_init(&st, &p, 1), 0);
+		st.newidle_ratio[0] = want[i].ratio;
+		before = st.newidle_success[0];
+		ir_policy_update(&c, &p, &d, &o, &st);
+		assert_int_equal(st.newidle_success[0] - before, want[i].weight);
+		ir_policy_state_free(&st);
+	}
+}
+
+static uint32_t splitmix(uint64_t *x);
+
+/* Without a state, or for a CPU the state does not cover, a level's
+ * newidle_ratio is sd_init()'s initial 512 (33cf66d88306): a first die of
+ * exactly 1 + 512 = 513 still balances the level, 514 skips it. */
+static void test_proportional_initial_ratio(void **state)
+{
+	struct ir_policy_params p;
+	struct ir_policy_state st;
+	struct ir_decision_ctx c = ctx3(10000 * US, true);
+	char arg[64];
+
+	(void)state;
+	for (uint32_t die = 513; die <= 514; die++) {
+		uint64_t seed = 0, x;
+
+		do {	/* the first seed whose first die is `die` */
+			x = ++seed;
+		} while (splitmix(&x) % 1024 != die);
+		snprintf(arg, sizeof(arg), "proportional:seed=%llu", (unsigned long long)seed);
+		assert_int_equal(ir_policy_parse(arg, &p, NULL, 0), 0);
+		for (int with_state = 0; with_state < 2; with_state++) {
+			struct ir_decision d;
+
+			assert_int_equal(ir_policy_state_init(&st, &p, 1), 0);
+			c.cpu = with_state ? 7 : 0;	/* CPU 7: beyond the state's one CPU */
+			ir_decide(&c, &p, with_state ? &st : NULL, &d);
+			if (die == 513)
+				assert_true(d.nr_tried >= 1 && d.tried[0] == 0);
+			else
+				assert_true(d.nr_skipped >= 1 && d.skipped[0] == 0);
+			ir_policy_state_free(&st);
+		}
+	}
+}
+
+/* A walk stopped by the cost check before its first level reached no
+ * level: proportional throws no die and counts no call. */
+static void test_proportional_stop_at_first(void **state)
+{
+	struct ir_policy_params p;
+	struct ir_policy_state st;
+	struct ir_decision_ctx c = { .cpu = 0, .avg_idle = 1000 * US, .overload = true, .nr_levels = 2,
+				     .kind = { IR_LVL_SMT, IR_LVL_MC } };
+	struct ir_point pt = { .cpu = 0, .nr_levels = 2, .ring = { { .pid = -1 }, { .pid = -1 } } };
+	struct ir_decision d = { .bail = IR_BAIL_NONE, .nr_tried = 0, .stop_level = 0 };
+	struct ir_outcome o;
+	uint64_t rng;
+	uint32_t call0, call1;
+
+	(void)state;
+	assert_int_equal(ir_policy_parse("proportional:seed=3", &p, NULL, 0), 0);
+	assert_int_equal(ir_policy_state_init(&st, &p, 1), 0);
+	rng = st.rng;
+	call0 = st.newidle_call[0];
+	call1 = st.newidle_call[1];
+	ir_outcome(&pt, &d, &o);
+	ir_policy_update(&c, &p, &d, &o, &st);
+	assert_true(st.rng == rng);
+	assert_int_equal(st.newidle_call[0], call0);
+	assert_int_equal(st.newidle_call[1], call1);
+	/* a bail (here !overload) walks no level either, whatever stop_level says */
+	d.bail = IR_BAIL_NOT_OVERLOADED;
+	d.stop_level = -1;
+	ir_policy_update(&c, &p, &d, &o, &st);
+	assert_true(st.rng == rng);
+	assert_int_equal(st.newidle_call[0], call0);
+	d.bail = IR_BAIL_NONE;
+	d.stop_level = 0;
+	/* stopped before the second level: one die, one call at the first */
+	d.stop_level = 1;
+	ir_policy_update(&c, &p, &d, &o, &st);
+	assert_true(st.rng != rng);
+	assert_int_equal(st.newidle_call[0], call0 + 1);
+	assert_int_equal(st.newidle_call[1], call1);
+	ir_policy_state_free(&st);
 }
 
 /* Along a sweep of one cost, pulls never increase. */
@@ -395,6 +512,23 @@ static void test_bump(void **state)
 	assert_true(o.pulled);
 	ir_policy_update(&c, &p, &d, &o, &st);
 	assert_int_equal(st.max_newidle_lb_cost[0], 494338);
+	ir_policy_state_free(&st);
+	/* update_newidle_cost() raises only on cost > max: a success costing
+	 * exactly the max, more than a second after the last decay, decays it
+	 * (20000 * 253 / 256) */
+	assert_int_equal(ir_policy_state_init(&st, &p, 1), 0);
+	c.now = 5;
+	ir_decide(&c, &p, &st, &d);
+	assert_int_equal(d.cost[0], 20000);
+	ir_outcome(&pt, &d, &o);
+	assert_true(o.pulled);
+	ir_policy_update(&c, &p, &d, &o, &st);
+	assert_int_equal(st.max_newidle_lb_cost[0], 20000);
+	c.now += 1000000001ull;
+	ir_decide(&c, &p, &st, &d);
+	ir_outcome(&pt, &d, &o);
+	ir_policy_update(&c, &p, &d, &o, &st);
+	assert_int_equal(st.max_newidle_lb_cost[0], 19765);
 	ir_policy_state_free(&st);
 	/* mainline keeps no state: at 300 us the same point never bails, and
 	 * tries every level each time, however often it is asked */
@@ -605,6 +739,9 @@ int main(void)
 		cmocka_unit_test(test_bails),
 		cmocka_unit_test(test_invariants),
 		cmocka_unit_test(test_outcome),
+		cmocka_unit_test(test_proportional_stop_at_first),
+		cmocka_unit_test(test_proportional_weight),
+		cmocka_unit_test(test_proportional_initial_ratio),
 		cmocka_unit_test(test_sweep_monotone),
 		cmocka_unit_test(test_proportional),
 		cmocka_unit_test(test_proportional_counters),

@@ -53,6 +53,28 @@ static void test_parse(void **state)
 	assert_int_equal(p.sd_migration_cost[IR_LVL_MC], 500000);
 	assert_int_equal(p.sd_migration_cost[IR_LVL_NUMA], 2000000);
 	assert_int_equal(p.sd_migration_cost[IR_LVL_SMT], 0);
+	/* every preset, every level, as the RFC states them (SMT, CLS, MC,
+	 * PKG, NODE, NUMA; us): the re-test 0/500, the cover letter 0 within
+	 * a core, 50 across cores, 500 across sockets, patch 1/2 as coded
+	 * 0/500/5000, patch 2/2 0/500 and the sysctl (500 us by default) */
+	{
+		static const struct { const char *arg; uint64_t us[IR_LVL__COUNT]; } want[] = {
+			{ "domain-cost", { 0, 500, 500, 500, 500, 500 } },
+			{ "domain-cost:preset=retest", { 0, 500, 500, 500, 500, 500 } },
+			{ "domain-cost:preset=cover", { 0, 50, 50, 500, 500, 500 } },
+			{ "domain-cost:preset=rfc1", { 0, 500, 500, 5000, 5000, 5000 } },
+			{ "domain-cost:preset=sysctl", { 0, 500, 500, 500, 500, 500 } },
+		};
+
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			assert_int_equal(ir_policy_parse(want[i].arg, &p, err, sizeof(err)), 0);
+			for (int l = 0; l < IR_LVL__COUNT; l++)
+				if (p.sd_migration_cost[l] != want[i].us[l] * 1000)
+					fail_msg("%s: %s.migration_cost %llu, want %llu us", want[i].arg,
+						 ir_level_key(l), (unsigned long long)p.sd_migration_cost[l],
+						 (unsigned long long)want[i].us[l]);
+		}
+	}
 	assert_int_equal(ir_policy_parse("bump:numa.max_newidle_lb_cost=1s,smt.max_newidle_lb_cost=3ns", &p, err, sizeof(err)), 0);
 	assert_int_equal(p.max_newidle_lb_cost[IR_LVL_NUMA], 1000000000ull);
 	assert_int_equal(p.max_newidle_lb_cost[IR_LVL_SMT], 3);
@@ -152,6 +174,10 @@ static void test_policy_for_kernel(void **state)
 	/* the feature off: the release decides between bump and mainline */
 	assert_int_equal(ir_policy_for_kernel(6, 19, "WA_BIAS NO_NI_RANDOM"), IR_POL_BUMP);
 	assert_int_equal(ir_policy_for_kernel(6, 1, "NO_NI_RANDOM UTIL_EST"), IR_POL_MAINLINE);
+	/* the release boundaries with the feature off: bump from 6.17 (155213a2aed4) */
+	assert_int_equal(ir_policy_for_kernel(6, 16, "NO_NI_RANDOM"), IR_POL_MAINLINE);
+	assert_int_equal(ir_policy_for_kernel(6, 17, "NO_NI_RANDOM"), IR_POL_BUMP);
+	assert_int_equal(ir_policy_for_kernel(7, 0, "NO_NI_RANDOM"), IR_POL_BUMP);
 	/* only whole words count */
 	assert_int_equal(ir_policy_for_kernel(6, 1, "XNI_RANDOM NI_RANDOMX"), IR_POL_MAINLINE);
 	assert_int_equal(ir_policy_for_kernel(4, 15, "UTIL_EST"), IR_POL_BASELINE);

@@ -101,6 +101,13 @@ static void test_parse_errors(void **state)
 			   "topology: line 3: bad distance '10,,20'");
 	expect_parse_error("idlereplay-topology 1\nonline 0-1\ncpu 0 junk\n",
 			   "topology: line 3: bad key=value 'junk'");
+	/* a cache item is L<level 1-9>[d|i|u]:<cpulist> */
+	expect_parse_error("idlereplay-topology 1\nonline 0-1\ncpu 0 cache=X2:0\n",
+			   "topology: line 3: bad cache 'X2:0'");
+	expect_parse_error("idlereplay-topology 1\nonline 0-1\ncpu 0 cache=L0:0\n",
+			   "topology: line 3: bad cache 'L0:0'");
+	expect_parse_error("idlereplay-topology 1\nonline 0-1\ncpu 0 cache=L3x0-1\n",
+			   "topology: line 3: bad cache 'L3x0-1'");
 }
 
 static void test_spec_errors(void **state)
@@ -228,6 +235,92 @@ static void test_spec_strings(void **state)
 	ir_domains_free(d);
 }
 
+/* sched_init_numa() keeps at most a fixed number of distinct distances
+ * (our table: 16): 18 single-CPU nodes with 34 distinct ones are refused
+ * with a message naming no CPU. */
+static void test_too_many_distances(void **state)
+{
+	char text[8192], err[256];
+	size_t len;
+	struct ir_topology *t = NULL;
+
+	(void)state;
+	len = (size_t)snprintf(text, sizeof(text), "idlereplay-topology 1\nonline 0-17\n");
+	for (int c = 0; c < 18; c++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"cpu %d core_cpus=%d cluster_cpus=%d package_cpus=%d die_cpus=%d node=%d "
+					"cache=L1d:%d,L2:%d,L3:%d\n", c, c, c, c, c, c, c, c, c);
+	for (int n = 0; n < 18; n++) {
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "node %d cpus=%d distance=", n, n);
+		for (int m = 0; m < 18; m++)
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%d", m ? "," : "",
+						m == n ? 10 : 20 + n + m);
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "\n");
+	}
+	assert_true(len < sizeof(text));
+	assert_int_equal(ir_topology_parse(text, &t, err, sizeof(err)), IR_OK);
+	err[0] = '\0';
+	assert_null(ir_domains_build(t, err, sizeof(err)));
+	assert_string_equal(err, "domains: more than 16 distinct node distances");
+	ir_topology_free(t);
+}
+
+/* A spec makes exactly sockets x cores x threads CPUs, whatever the
+ * parser would do with a line past them. */
+static void test_spec_cpu_count(void **state)
+{
+	static const struct { const char *spec; int cpus; } cases[] = {
+		{ "sockets=2,cores=4,threads=2,nodes=4", 16 },
+		{ "sockets=1,cores=3", 3 },
+		{ "sockets=3,cores=1,threads=2,nodes=3", 6 },
+	};
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ir_topology *t = NULL;
+
+		assert_int_equal(ir_topology_from_arg(cases[i].spec, &t, err, sizeof(err)), 0);
+		assert_int_equal(ir_topology_nr_cpus(t), cases[i].cpus);
+		ir_topology_free(t);
+	}
+}
+
+/* sched_init_numa(): one level per distinct distance above the local one,
+ * sorted, whatever order the nodes list them in; a node's level spans the
+ * nodes within that distance.  Three single-CPU nodes, distances 0-1 20,
+ * 1-2 15, 0-2 30 (15 first seen after 20 and 30), worked out by hand:
+ * CPU 0: 15 {0} (degenerate), 20 {0,1}, 30 {0-2};
+ * CPU 1: 15 {1,2}, 20 {0-2}, 30 {0-2} (same span: degenerate);
+ * CPU 2: 15 {1,2}, 20 {1,2} (same: degenerate), 30 {0-2}. */
+static void test_numa_distance_order(void **state)
+{
+	static const char text[] =
+		"idlereplay-topology 1\nonline 0-2\n"
+		"cpu 0 core_cpus=0 cluster_cpus=0 package_cpus=0 die_cpus=0 node=0 cache=L3:0\n"
+		"cpu 1 core_cpus=1 cluster_cpus=1 package_cpus=1 die_cpus=1 node=1 cache=L3:1\n"
+		"cpu 2 core_cpus=2 cluster_cpus=2 package_cpus=2 die_cpus=2 node=2 cache=L3:2\n"
+		"node 0 cpus=0 distance=10,20,30\n"
+		"node 1 cpus=1 distance=20,10,15\n"
+		"node 2 cpus=2 distance=30,15,10\n";
+	struct ir_topology *t = NULL;
+	struct ir_domains *d;
+	char err[256], buf[256];
+
+	(void)state;
+	assert_int_equal(ir_topology_parse(text, &t, err, sizeof(err)), IR_OK);
+	d = ir_domains_build(t, err, sizeof(err));
+	assert_non_null(d);
+	levels_of(d, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "NUMA{0-1} NUMA{0-2}");
+	levels_of(d, 1, buf, sizeof(buf));
+	assert_string_equal(buf, "NUMA{1-2} NUMA{0-2}");
+	levels_of(d, 2, buf, sizeof(buf));
+	assert_string_equal(buf, "NUMA{1-2} NUMA{0-2}");
+	ir_domains_free(d);
+	ir_topology_free(t);
+}
+
 static void test_flat(void **state)
 {
 	struct ir_topology *t = ir_topology_flat(3);
@@ -238,8 +331,17 @@ static void test_flat(void **state)
 	assert_non_null(t);
 	assert_null(ir_topology_flat(0));
 	d = ir_domains_build(t, NULL, 0);
-	levels_of(d, 2, buf, sizeof(buf));
-	assert_string_equal(buf, "MC{0-2}");
+	for (int c = 0; c < 3; c++) {	/* one LLC: every CPU, the same level */
+		levels_of(d, c, buf, sizeof(buf));
+		assert_string_equal(buf, "MC{0-2}");
+	}
+	/* CPUs the domains do not have: no levels, no domain */
+	assert_int_equal(ir_domains_nr_levels(d, 2), 1);
+	assert_int_equal(ir_domains_nr_levels(d, 3), 0);
+	assert_int_equal(ir_domains_nr_levels(d, -1), 0);
+	assert_int_equal(ir_domains_nr_levels(NULL, 0), 0);
+	assert_null(ir_domains_level(d, 3, 0));
+	assert_null(ir_domains_level(d, 0, 1));
 	ir_domains_free(d);
 	ir_topology_free(t);
 	t = ir_topology_flat(1);
@@ -280,6 +382,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_two_cpus),
 		cmocka_unit_test(test_spec_strings),
 		cmocka_unit_test(test_flat),
+		cmocka_unit_test(test_numa_distance_order),
+		cmocka_unit_test(test_spec_cpu_count),
+		cmocka_unit_test(test_too_many_distances),
 		cmocka_unit_test(test_print),
 	};
 

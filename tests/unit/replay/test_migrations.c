@@ -33,7 +33,8 @@ static void test_wakeup_with_waking(void **state)
 	waking(s, T0 + 1 * US, 0, 100, 201, 0);
 	mig(s, T0 + 2 * US, 0, 100, 201, 1, 0);
 	wake(s, T0 + 3 * US, 0, 100, 201, 0);
-	sw(s, T0 + 4 * US, 0, 100, S_SLEEP, 0);
+	assert_int_equal(ir_state_nr_running(s, 0), 2);	/* 100 running, 201 queued */
+	sw(s, T0 + 4 * US, 0, 100, S_SLEEP, 201);
 	ir_state_finish(s, T0 + 10 * US);
 	expect_causes(s, ONE(W));
 	assert_int_equal(ir_state_nr_running(s, 0), 1);
@@ -313,18 +314,21 @@ static void test_numa(void **state)
 	ir_state_free(s);
 }
 
-/* prio < 100: RT/DL push/pull, whatever else the sequence looks like. */
+/* prio < 100 (MAX_RT_PRIO): RT/DL push/pull, whatever else the sequence
+ * looks like; prio 100 (nice -20) is CFS: this one a newidle pull. */
 static void test_rt(void **state)
 {
-	struct pts pts;
-	struct ir_state *s = busy2(&pts, 2);
+	for (int prio = 98; prio <= 100; prio++) {
+		struct pts pts;
+		struct ir_state *s = busy2(&pts, 2);
 
-	(void)state;
-	migp(s, T0 + 10 * US, 0, 100, 201, 49, 1, 0);
-	sw(s, T0 + 11 * US, 0, 100, S_SLEEP, 201);
-	ir_state_finish(s, T0 + 20 * US);
-	expect_causes(s, ONE(RT));
-	ir_state_free(s);
+		(void)state;
+		migp(s, T0 + 10 * US, 0, 100, 201, prio == 98 ? 49 : prio, 1, 0);
+		sw(s, T0 + 11 * US, 0, 100, S_SLEEP, 201);
+		ir_state_finish(s, T0 + 20 * US);
+		expect_causes(s, prio < 100 ? ONE(RT) : ONE(NI));
+		ir_state_free(s);
+	}
 }
 
 /* dest != c on a busy c, not the stopper, not a wakeup: unknown. */

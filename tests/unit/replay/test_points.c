@@ -305,8 +305,11 @@ static void test_not_candidates(void **state)
 	/* cache hot: ran less than sched_migration_cost (500 us) before */
 	assert_int_equal(cand_case("task", 120, b - 100 * US), -1);
 	assert_int_equal(cand_case("task", 120, b - 500 * US), 201);
-	/* RT tasks are not CFS pulls */
+	/* RT tasks are not CFS pulls: prio 0-99 is RT/DL (MAX_RT_PRIO 100),
+	 * 100 is a CFS task at nice -20 */
 	assert_int_equal(cand_case("task", 50, 0), -1);
+	assert_int_equal(cand_case("task", 99, 0), -1);
+	assert_int_equal(cand_case("task", 100, 0), 201);
 }
 
 /* Observed pull: CPU 0 pulls 201 from CPU 1; the point lasts until CPU 1
@@ -347,6 +350,46 @@ static void test_pulled_point(void **state)
 	ir_state_free(s);
 }
 
+/* pick_next_task() takes the idle task only with nothing runnable: a task
+ * still queued in our state (its switch-in lost) is dropped and counted,
+ * and the block to idle is an IDLE point; the next block, with the queue
+ * now empty, is one too; a switch to a task not pulled is none. */
+static void test_switch_to_idle_empties_queue(void **state)
+{
+	struct pts pts;
+	struct ir_state *s = mk(2, NULL, NULL, &pts);
+	uint64_t b = T0 + 100 * US;
+	uint64_t want[IR_ANOM__COUNT] = { 0 };
+
+	(void)state;
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 200);
+	wake(s, b, 1, 200, 101, 0);			/* 101 queued on CPU 0 ... */
+	wake(s, b + 10 * US, 1, 200, 102, 0);		/* ... and 102 */
+	sw(s, b + 50 * US, 0, 100, S_SLEEP, 0);		/* yet CPU 0 goes idle */
+	want[IR_ANOM_QUEUED_NOT_PICKED] = 2;
+	expect_anoms(s, want);
+	wake(s, b + 200 * US, 0, 0, 100, 0);
+	sw(s, b + 201 * US, 0, 0, S_RUN, 100);
+	sw(s, b + 300 * US, 0, 100, S_SLEEP, 0);
+	/* no probes: a task switched in that CPU 0 did not pull was queued when
+	 * pick_next_task() ran, its arrival unseen (a wake-list wakeup whose
+	 * sched_wakeup this machine kind's CPU 1 loses): no point of any kind */
+	waking(s, b + 400 * US, 1, 200, 101, 0);
+	sw(s, b + 410 * US, 0, 0, S_RUN, 100);
+	sw(s, b + 500 * US, 0, 100, S_SLEEP, 101);
+	ir_state_finish(s, b + 1 * MS);
+	assert_int_equal(pts.n, 2);
+	assert_int_equal(ir_state_observed(s)->newidle_points, 2);
+	assert_int_equal(pts.p[0].kind, IR_PT_IDLE);
+	assert_int_equal(pts.p[0].ts, b + 50 * US);
+	assert_int_equal(pts.p[1].kind, IR_PT_IDLE);
+	assert_int_equal(pts.p[1].ts, b + 300 * US);
+	want[IR_ANOM_NEXT_NOT_RUNNABLE] = 1;		/* 101, its wakeup unseen */
+	expect_anoms(s, want);
+	ir_state_free(s);
+}
+
 /* The point carries avg_idle and overload as they were at entry. */
 static void test_point_state(void **state)
 {
@@ -382,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_not_candidates),
 		cmocka_unit_test(test_pulled_point),
 		cmocka_unit_test(test_point_state),
+		cmocka_unit_test(test_switch_to_idle_empties_queue),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

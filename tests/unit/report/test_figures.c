@@ -366,8 +366,11 @@ static void test_json(void **state)
 				  .probe_pulls = 7 };
 	struct ir_state_params sp;
 	struct ir_policy_params pb, pn;
-	struct ir_tally tt[2];
-	struct ir_tallies ts = { .n = 2, .t = tt, .reference = 0, .fidelity = 1 };
+	struct ir_tally tt[3];
+	/* tt[2]: the one point of a sweep of baseline's threshold (sweep 0):
+	 * under "sweeps", never under "policies" */
+	struct ir_sweep sws[1] = { { "baseline", "sysctl_sched_migration_cost", 2, 1 } };
+	struct ir_tallies ts = { .n = 3, .t = tt, .reference = 0, .fidelity = 1, .nr_sweeps = 1, .sweeps = sws };
 	struct ir_truth tr;
 	struct ir_report_input in = { .trace = &ti, .obs = &ob, .params = &sp, .tallies = &ts, .truth = &tr };
 	json_object *doc, *gt, *pols, *nc, *f;
@@ -375,7 +378,20 @@ static void test_json(void **state)
 	size_t len = 0;
 	FILE *mem;
 
+	/* CPU 1 lost events three ways, CPU 3 only by markers without a count;
+	 * CPUs 0 and 2 lost nothing and get no entry */
+	struct ir_cpu_loss loss[4] = {
+		{ .cpu = 0 },
+		{ .cpu = 1, .overrun = 11, .dropped = 13, .missed = 17, .missed_unknown = 2,
+		  .first_ts = 120, .last_ts = 150 },
+		{ .cpu = 2 },
+		{ .cpu = 3, .missed_unknown = 5, .first_ts = 130, .last_ts = 131 },
+	};
+	json_object *lost, *l1, *l3;
+
 	(void)state;
+	ti.loss = loss;
+	ti.nr_loss = 2;
 	ob.mig_by_cause[IR_MIG_WAKEUP] = 5;
 	ob.mig_by_cause[IR_MIG_ACTIVE] = 2;
 	ir_state_params_default(&sp);
@@ -383,6 +399,10 @@ static void test_json(void **state)
 	ir_policy_defaults(IR_POL_NO_CHECK, &pn);
 	assert_int_equal(ir_tally_init(&tt[0], &pb, 4), 0);
 	assert_int_equal(ir_tally_init(&tt[1], &pn, 4), 0);
+	assert_int_equal(ir_tally_init(&tt[2], &pb, 4), 0);
+	tt[2].sweep = 0;
+	tt[2].sweep_value = 300000;
+	tt[2].pulls = 9;
 	tt[0].idle_lost_ns = 7000;
 	tt[0].pulls = 1;
 	tt[0].level[IR_LVL_NUMA].pulls = 1;
@@ -415,6 +435,21 @@ static void test_json(void **state)
 
 	pols = obj(doc, "policies");
 	assert_int_equal(json_object_array_length(pols), 2);
+	/* a policy's parameters, as ir_policy_params_format() spells them */
+	assert_int_equal(num(obj(json_object_array_get_idx(pols, 0), "params"), "sysctl_sched_migration_cost"),
+			 500000);
+	assert_int_equal(num(obj(json_object_array_get_idx(pols, 0), "params"), "mc.max_newidle_lb_cost"),
+			 20000);
+	{
+		json_object *sw = json_object_array_get_idx(obj(doc, "sweeps"), 0), *pt0;
+
+		assert_int_equal(json_object_array_length(obj(doc, "sweeps")), 1);
+		assert_string_equal(json_object_get_string(obj(sw, "param")), "sysctl_sched_migration_cost");
+		assert_int_equal(json_object_array_length(obj(sw, "points")), 1);
+		pt0 = json_object_array_get_idx(obj(sw, "points"), 0);
+		assert_int_equal(num(pt0, "value"), 300000);
+		assert_int_equal(num(pt0, "pulls"), 9);
+	}
 	nc = json_object_array_get_idx(pols, 1);
 	assert_string_equal(json_object_get_string(obj(nc, "name")), "no-check");
 	assert_int_equal(num(nc, "newidle_points"), 4);
@@ -442,6 +477,23 @@ static void test_json(void **state)
 	assert_int_equal(num(obj(obj(doc, "observed"), "migrations"), "total"), 7);
 	assert_int_equal(num(obj(obj(obj(doc, "observed"), "migrations"), "by_cause"), "active"), 2);
 	assert_int_equal(num(obj(doc, "trace"), "window_ns"), 100);
+	/* lost events: each CPU's counts under its own key, the total their sum */
+	assert_int_equal(num(obj(doc, "trace"), "lost_events"), 11 + 13 + 17);
+	lost = obj(obj(doc, "trace"), "lost_by_cpu");
+	assert_int_equal(json_object_array_length(lost), 2);
+	l1 = json_object_array_get_idx(lost, 0);
+	l3 = json_object_array_get_idx(lost, 1);
+	assert_int_equal(num(l1, "cpu"), 1);
+	assert_int_equal(num(l1, "overrun"), 11);
+	assert_int_equal(num(l1, "dropped"), 13);
+	assert_int_equal(num(l1, "missed"), 17);
+	assert_int_equal(num(l1, "missed_unknown_count"), 2);
+	assert_int_equal(num(l1, "first_ts"), 120);
+	assert_int_equal(num(l1, "last_ts"), 150);
+	assert_int_equal(num(l3, "cpu"), 3);
+	assert_int_equal(num(l3, "missed"), 0);
+	assert_int_equal(num(l3, "missed_unknown_count"), 5);
+	assert_int_equal(num(l3, "last_ts"), 131);
 
 	/* CSV: the idle_traded_ns column holds -2000 for no-check */
 	mem = open_memstream(&buf, &len);
@@ -473,6 +525,7 @@ static void test_json(void **state)
 	json_object_put(doc);
 	ir_tally_free(&tt[0]);
 	ir_tally_free(&tt[1]);
+	ir_tally_free(&tt[2]);
 }
 
 int main(void)

@@ -31,7 +31,8 @@ v = jsonschema.Draft202012Validator(schema)
 def resolve(node):
     while isinstance(node, dict) and "$ref" in node:
         ref = node["$ref"]
-        assert ref.startswith("#/"), ref
+        if not ref.startswith("#/"):
+            raise ValueError(f"schema $ref {ref}: only local references are resolved")
         target = schema
         for part in ref[2:].split("/"):
             target = target[part]
