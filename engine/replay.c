@@ -193,6 +193,22 @@ static int expand_runs(struct idlereplay *ir, struct ir_sweep *sweeps, int *nr_r
 	return IR_OK;
 }
 
+/* Is the recording kernel NI_RANDOM, as find_fidelity() models it? */
+static bool kernel_ni_random(struct idlereplay *ir, const struct ir_trace_info *ti)
+{
+	struct ir_policy_params kp;
+	char *features, err[256];
+	enum ir_policy_kind kind;
+
+	if (ir->kernel_policy)
+		return !ir_policy_parse(ir->kernel_policy, &kp, err, sizeof(err)) && kp.kind == IR_POL_PROPORTIONAL;
+	features = ir_engine_meta_line(ti->meta, "sched_features");
+	kind = ir_policy_for_kernel(ti->kernel_major, ti->kernel_minor,
+				    features && strcmp(features, "unknown") ? features : NULL);
+	free(features);
+	return kind == IR_POL_PROPORTIONAL;
+}
+
 /* The run index of the policy that models the recording kernel, or -1. */
 static int find_fidelity(struct idlereplay *ir, const struct ir_trace_info *ti,
 			 const struct ir_tallies *tallies, int *fidelity)
@@ -351,6 +367,9 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 	if ((ret = ir_engine_domains(ir, ir->topo_arg, ti, &topo, &dom, &topo_source)))
 		goto out;
 	rings = ir_domains_rings(dom);
+	if (!sp.balance_interval_ns)	/* sd_init(): max_interval = 2 * sd_weight ms */
+		sp.balance_interval_ns = 2000000ull * (uint64_t)(rings.ring ? rings.nr_cpus : ti->nr_cpus);
+	sp.ni_random = kernel_ni_random(ir, ti);
 
 	/* one tally per policy instance; the reference and the kernel's policy */
 	tallies.t = calloc((size_t)nr_runs, sizeof(*tallies.t));
