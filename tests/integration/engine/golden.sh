@@ -19,7 +19,9 @@
 # safety-trace (lost-events wording), fid-replay (SPEC 9 reconstruction:
 # no late points, ttwu_pending, re-entry points, missing_idle_entry), and
 # the text report's "assumed" line (issue 11: assumptions and mode), and
-# ground_truth.kernel_pulls counting every probed call that pulled.
+# ground_truth.kernel_pulls counting every probed call that pulled; then
+# recon (rd->overload rewrites: newidle walks, periodic/NOHZ rate; the
+# assumptions' balance interval and busy factor).
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi
