@@ -13,7 +13,7 @@ static const char usage[] =
 	"  --json FILE|-            write the JSON report (schema " IR_REPORT_SCHEMA ")\n"
 	"  --migration-cost NS      sysctl_sched_migration_cost for task_hot() (default: from the trace, else 500us)\n"
 	"  --max-idle-balance-cost NS  rq->max_idle_balance_cost; avg_idle is capped at twice it (default 500us)\n"
-	"  --tick NS                one jiffy, 1/HZ (default 4ms)\n"
+	"  --tick NS                one jiffy, 1/HZ (default: from the trace's CONFIG_HZ, else 4ms)\n"
 	"  --balance-interval NS    assumed: the top domain's sd->balance_interval for periodic and NOHZ\n"
 	"                           idle balance, which rewrite rd->overload unseen (default: its\n"
 	"                           max_interval, 2ms per CPU)\n"

@@ -128,6 +128,7 @@ static int set_duration(struct idlereplay *ir, const char *name, const char *val
 		ir->sp.max_idle_balance_cost = v;
 	} else if (!strcmp(name, "tick")) {
 		ir->sp.tick_ns = v;
+		ir->tick_set = true;
 	} else if (!strcmp(name, "balance-interval")) {
 		ir->sp.balance_interval_ns = v;
 	} else {

@@ -144,6 +144,17 @@ static int meta_migration_cost(const struct ir_trace_info *ti, uint64_t *v)
 	return 0;
 }
 
+/* One jiffy from the recorder's "hz" line (CONFIG_HZ), when it has one. */
+static void meta_tick(const struct ir_trace_info *ti, uint64_t *tick_ns)
+{
+	char *hz = ir_engine_meta_line(ti->meta, "hz");
+	unsigned long n = hz ? strtoul(hz, NULL, 10) : 0;
+
+	if (n >= 10 && n <= 10000)
+		*tick_ns = 1000000000ull / n;
+	free(hz);
+}
+
 int idlereplay_open(idlereplay *ir, const char *path)
 {
 	int ret;
@@ -370,6 +381,8 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 	if (!sp.balance_interval_ns)	/* sd_init(): max_interval = 2 * sd_weight ms */
 		sp.balance_interval_ns = 2000000ull * (uint64_t)(rings.ring ? rings.nr_cpus : ti->nr_cpus);
 	sp.ni_random = kernel_ni_random(ir, ti);
+	if (!ir->tick_set)
+		meta_tick(ti, &sp.tick_ns);
 
 	/* one tally per policy instance; the reference and the kernel's policy */
 	tallies.t = calloc((size_t)nr_runs, sizeof(*tallies.t));
