@@ -37,15 +37,16 @@ static uint64_t overload_then_one(struct ir_state *s)
 	return T0 + 20 * US;
 }
 
-/* probe entry with avg_idle and the one level's max_newidle_lb_cost */
+/* probe entry with avg_idle, the one level's max_newidle_lb_cost and
+ * newidle_ratio, and the kernel's flag */
 static void probe_walk(struct ir_state *s, uint64_t ts, int cpu, int pid, int64_t avg_idle, int64_t cost,
-		       int64_t ratio)
+		       int64_t ratio, int ovl)
 {
 	struct ir_event ev = { .ts = ts, .cpu = cpu, .common_pid = pid, .type = IR_EV_PROBE_ENTRY };
 
 	ev.probe_entry.cpu = cpu;
 	ev.probe_entry.v = (struct ir_probe_entry){ .nr_running = 0, .avg_idle = avg_idle,
-		.max_idle_balance_cost = -1, .rd_overload = 1, .ttwu_pending = 0,
+		.max_idle_balance_cost = -1, .rd_overload = ovl, .ttwu_pending = 0,
 		.sd_max_newidle_lb_cost = { cost, -1, -1 }, .sd_newidle_ratio = { ratio, -1, -1 } };
 	ir_state_feed(s, &ev);
 }
@@ -112,7 +113,7 @@ static int walk_case(int64_t avg_idle, int64_t cost, int ret, bool other_rq_at_2
 		wake(s, t + 30 * US, 2, 300, 301, 2);
 	}
 	e = t + 100 * US;
-	probe_walk(s, e, 1, 200, avg_idle, cost, ratio);
+	probe_walk(s, e, 1, 200, avg_idle, cost, ratio, 1);
 	probe_out(s, e + 10 * US, 1, 200, ret);
 	sw(s, e + 20 * US, 1, 200, S_SLEEP, 0);
 	after = ir_state_overload(s, e + 30 * US);
@@ -153,17 +154,11 @@ static void test_prev_dequeued(void **state)
 	for (int probed = 0; probed < 2; probed++) {
 		struct ir_state_params p = prm(probed);
 		struct ir_state *s = mk(4, &p, NULL, NULL);
-		struct ir_event ev = { .ts = T0 + 100 * US, .cpu = 1, .common_pid = 200,
-				       .type = IR_EV_PROBE_ENTRY };
 
 		for (int c = 0; c < 4; c++)
 			other(s, T0, c, 0);
 		sw(s, T0 + 10 * US, 1, 0, S_RUN, 200);
-		ev.probe_entry.cpu = 1;
-		ev.probe_entry.v = (struct ir_probe_entry){ .nr_running = 0, .avg_idle = 10 * US,
-			.max_idle_balance_cost = -1, .rd_overload = 0, .ttwu_pending = 0,
-			.sd_max_newidle_lb_cost = { 50 * US, -1, -1 }, .sd_newidle_ratio = { -1, -1, -1 } };
-		ir_state_feed(s, &ev);
+		probe_walk(s, T0 + 100 * US, 1, 200, 10 * US, 50 * US, -1, 0);
 		wake(s, T0 + 110 * US, 0, 0, 201, 1);		/* lands in the lock drop */
 		assert_int_equal(ir_state_overload(s, T0 + 110 * US), !probed);
 		probe_out(s, T0 + 120 * US, 1, 200, 1);
