@@ -21,7 +21,7 @@
 # the text report's "assumed" line (issue 11: assumptions and mode), and
 # ground_truth.kernel_pulls counting every probed call that pulled; then
 # recon (rd->overload rewrites: newidle walks, periodic/NOHZ rate; the
-# assumptions' balance interval and busy factor).
+# assumptions' balance interval and busy factor, schema_minor 3).
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi
