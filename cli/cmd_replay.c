@@ -13,8 +13,12 @@ static const char usage[] =
 	"  --json FILE|-            write the JSON report (schema " IR_REPORT_SCHEMA ")\n"
 	"  --migration-cost NS      sysctl_sched_migration_cost for task_hot() (default: from the trace, else 500us)\n"
 	"  --max-idle-balance-cost NS  rq->max_idle_balance_cost; avg_idle is capped at twice it (default 500us)\n"
-	"  --tick NS                assumed: a periodic or NOHZ idle balance rewrites rd->overload this long\n"
-	"                           after the last rq with 2 runnable went below 2 (default 4ms, one tick)\n"
+	"  --tick NS                one jiffy, 1/HZ (default: from the trace's CONFIG_HZ, else 4ms)\n"
+	"  --balance-interval NS    assumed: the top domain's sd->balance_interval for periodic and NOHZ\n"
+	"                           idle balance, which rewrite rd->overload unseen (default: its\n"
+	"                           max_interval, 2ms per CPU)\n"
+	"  --busy-factor N          sd->busy_factor: a group with no idle CPU balances every interval * N\n"
+	"                           less one jiffy (default 16)\n"
 	"  --newidle-lead NS        newidle entry (idle_stamp) precedes its switch by this much (default 0;\n"
 	"                           `idlereplay calibrate` measures it where probes exist)\n"
 	"  --probe-seed             probed mode: take the avg_idle cap, each CPU's first avg_idle, idle_stamp\n"
@@ -50,6 +54,8 @@ static const struct option opts[] = {
 	{ "migration-cost", required_argument, NULL, 'm' },
 	{ "max-idle-balance-cost", required_argument, NULL, 'B' },
 	{ "tick", required_argument, NULL, 't' },
+	{ "balance-interval", required_argument, NULL, 'I' },
+	{ "busy-factor", required_argument, NULL, 'F' },
 	{ "late-window", required_argument, NULL, 'L' },
 	{ "probe-seed", no_argument, NULL, 'P' },
 	{ "newidle-lead", required_argument, NULL, 'N' },

@@ -31,7 +31,7 @@ struct idlereplay {
 	char err[1024];
 	/* options */
 	struct ir_state_params sp;
-	bool mc_set, want_timeline, allow_lost;
+	bool mc_set, tick_set, want_timeline, allow_lost;
 	double max_lost;	/* percent of all events; over it IR_LOST_EVENTS */
 	uint64_t detail_off, detail_len;
 	char *json_path, *html_path, *decisions_path, *perfetto_path, *topo_arg, *reference, *kernel_policy;

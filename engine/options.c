@@ -129,6 +129,9 @@ static int set_duration(struct idlereplay *ir, const char *name, const char *val
 		ir->sp.max_idle_balance_cost = v;
 	} else if (!strcmp(name, "tick")) {
 		ir->sp.tick_ns = v;
+		ir->tick_set = true;
+	} else if (!strcmp(name, "balance-interval")) {
+		ir->sp.balance_interval_ns = v;
 	} else {
 		ir->sp.newidle_lead_ns = v;
 	}
@@ -146,6 +149,20 @@ static int set_detail(struct idlereplay *ir, const char *value)
 	if (ir_parse_ns(off, &ir->detail_off) || ir_parse_ns(colon + 1, &ir->detail_len) || !ir->detail_len)
 		return ir_engine_fail(ir, IR_ERR_USAGE, "bad --detail '%s' (OFFSET:LENGTH)", value);
 	ir->want_timeline = true;
+	return IR_OK;
+}
+
+/* sd->busy_factor (sd_init(): 16), get_sd_balance_interval() */
+static int set_busy_factor(struct idlereplay *ir, const char *value)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(value, &end, 10);
+	if (errno || end == value || *end || *value == '-' || v < 1 || v > 1024)
+		return ir_engine_fail(ir, IR_ERR_USAGE, "bad --busy-factor '%s' (an integer, 1 to 1024)", value);
+	ir->sp.busy_factor = (uint32_t)v;
 	return IR_OK;
 }
 
@@ -191,7 +208,7 @@ static int set_sweep(struct idlereplay *ir, const char *value)
 int idlereplay_set(idlereplay *ir, const char *name, const char *value)
 {
 	static const char *const durations[] = {
-		"migration-cost", "max-idle-balance-cost", "tick", "newidle-lead",
+		"migration-cost", "max-idle-balance-cost", "tick", "newidle-lead", "balance-interval",
 	};
 	static const char *const flags[] = { "probe-seed", "timeline", "allow-lost" };
 	bool flag = false;
@@ -222,6 +239,8 @@ int idlereplay_set(idlereplay *ir, const char *name, const char *value)
 	}
 	if (!strcmp(name, "max-lost"))
 		return set_max_lost(ir, value);
+	if (!strcmp(name, "busy-factor"))
+		return set_busy_factor(ir, value);
 	if (!strcmp(name, "buffer"))
 		return set_string(ir, &ir->buffer, value);
 	if (!strcmp(name, "detail"))

@@ -126,6 +126,17 @@ static int meta_migration_cost(const struct ir_trace_info *ti, uint64_t *v)
 	return 0;
 }
 
+/* One jiffy from the recorder's "hz" line (CONFIG_HZ), when it has one. */
+static void meta_tick(const struct ir_trace_info *ti, uint64_t *tick_ns)
+{
+	char *hz = ir_engine_meta_line(ti->meta, "hz");
+	unsigned long n = hz ? strtoul(hz, NULL, 10) : 0;
+
+	if (n >= 10 && n <= 10000)
+		*tick_ns = 1000000000ull / n;
+	free(hz);
+}
+
 int idlereplay_open(idlereplay *ir, const char *path)
 {
 	int ret;
@@ -175,27 +186,38 @@ static int expand_runs(struct idlereplay *ir, struct ir_sweep *sweeps, int *nr_r
 	return IR_OK;
 }
 
+/* The policy that models the recording kernel: --kernel-policy, else from
+ * its release, sched features and probes; -1 and the error set on a bad
+ * --kernel-policy. */
+static int kernel_kind(struct idlereplay *ir, const struct ir_trace_info *ti, enum ir_policy_kind *kind)
+{
+	struct ir_policy_params kp;
+	char *features, err[1024];
+
+	if (ir->kernel_policy) {
+		if (ir_policy_parse(ir->kernel_policy, &kp, err, sizeof(err)))
+			return ir_engine_fail(ir, IR_ERR_USAGE, "--kernel-policy: %s", err);
+		*kind = kp.kind;
+		return IR_OK;
+	}
+	features = ir_engine_meta_line(ti->meta, "sched_features");
+	*kind = ir_policy_for_trace(ti->kernel_major, ti->kernel_minor,
+				    features && strcmp(features, "unknown") ? features : NULL,
+				    ti->probes_have_ratio);
+	free(features);
+	return IR_OK;
+}
+
 /* The run index of the policy that models the recording kernel, or -1. */
 static int find_fidelity(struct idlereplay *ir, const struct ir_trace_info *ti,
 			 const struct ir_tallies *tallies, int *fidelity)
 {
-	struct ir_policy_params kp;
-	char *features = ir_engine_meta_line(ti->meta, "sched_features"), err[1024];
 	enum ir_policy_kind kind;
+	int ret;
 
 	*fidelity = -1;
-	if (ir->kernel_policy) {
-		if (ir_policy_parse(ir->kernel_policy, &kp, err, sizeof(err))) {
-			free(features);
-			return ir_engine_fail(ir, IR_ERR_USAGE, "--kernel-policy: %s", err);
-		}
-		kind = kp.kind;
-	} else {
-		kind = ir_policy_for_trace(ti->kernel_major, ti->kernel_minor,
-					   features && strcmp(features, "unknown") ? features : NULL,
-					   ti->probes_have_ratio);
-	}
-	free(features);
+	if ((ret = kernel_kind(ir, ti, &kind)))
+		return ret;
 	for (int i = 0; i < tallies->n && *fidelity < 0; i++)
 		if (tallies->t[i].sweep < 0 && ir->runs[i].p.kind == kind)
 			*fidelity = i;
@@ -376,6 +398,16 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 	if ((ret = ir_engine_domains(ir, ir->topo_arg, ti, &topo, &dom, &topo_source)))
 		goto out;
 	rings = ir_domains_rings(dom);
+	if (!sp.balance_interval_ns)	/* sd_init(): max_interval = 2 * sd_weight ms */
+		sp.balance_interval_ns = 2000000ull * (uint64_t)(rings.ring ? rings.nr_cpus : ti->nr_cpus);
+	{
+		enum ir_policy_kind kk;
+
+		/* NI_RANDOM as the model of the recording kernel has it */
+		sp.ni_random = !kernel_kind(ir, ti, &kk) && kk == IR_POL_PROPORTIONAL;
+	}
+	if (!ir->tick_set)
+		meta_tick(ti, &sp.tick_ns);
 
 	/* one tally per policy instance; the reference and the kernel's policy */
 	tallies.t = calloc((size_t)nr_runs, sizeof(*tallies.t));

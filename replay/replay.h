@@ -219,9 +219,16 @@ struct ir_state_params {
 	uint64_t sched_migration_cost;	/* task_hot() threshold; default 500 us */
 	uint64_t max_idle_balance_cost;	/* avg_idle cap is twice this; default 500 us */
 	uint64_t avg_idle_init;		/* default 2 * sched_migration_cost */
-	uint64_t tick_ns;		/* assumed: a periodic or NOHZ idle balance at the top
-					 * domain rewrites rd->overload this long after the
-					 * last rq with a movable extra task went below 2 */
+	uint64_t tick_ns;		/* one jiffy (HZ); default 4 ms (HZ=250) */
+	uint64_t balance_interval_ns;	/* assumed: the top domain's sd->balance_interval for
+					 * periodic and NOHZ idle balance, which rewrite
+					 * rd->overload; 0: its max_interval, 2 ms per CPU
+					 * of its span (sd_init()) */
+	uint32_t busy_factor;		/* sd->busy_factor: a busy balancer waits
+					 * interval * busy_factor - 1 jiffy; default 16 */
+	bool ni_random;			/* NI_RANDOM (v6.19 33cf66d88306): a newidle walk
+					 * balances the top level with probability
+					 * (2 + sd->newidle_ratio) / 1024 */
 	bool avg_idle_shift;		/* 4.15 update_avg(): diff >> 3 instead of diff / 8 */
 	int kernel_major, kernel_minor;	/* recording kernel's release; -1 unknown (newest rules) */
 	uint64_t newidle_lead_ns;	/* newidle entry (idle_stamp) this long before its

@@ -25,8 +25,11 @@
  *  - overload: rd->overload (rd->overloaded, set_rd_overloaded() since v6.9)
  *    is set by add_nr_running() when an rq reaches 2 and rewritten only by
  *    update_sd_lb_stats() at the top domain (!env->sd->parent) from the rqs
- *    it scanned.  Those balances (periodic, NOHZ idle, newidle walks that
- *    reach the top) are not in the trace: see ir_state_overload().
+ *    it scanned (update_sg_lb_stats(): rq->nr_running > 1).  prev is
+ *    dequeued (deactivate_task()) before its own newidle call, so while a
+ *    probed call runs its rq counts without prev.  Newidle walks that reach
+ *    the top rewrite it (probed: see newidle_walk_rewrite()); periodic and
+ *    NOHZ idle balance do too but leave no event (see overload_rate()).
  *
  * Hot path: no allocation except the first time a pid is seen, no string
  * work except the first time a task's comm is seen.
@@ -97,6 +100,8 @@ struct cpu {
 	double util;		/* PELT util_avg of the CPU (busy = running a task), at util_ts */
 	uint64_t util_ts;
 	bool probe_seeded;
+	bool prev_out;		/* prev dequeued for its own probed newidle call */
+	bool probe_overload;	/* the reconstructed flag at that call's entry */
 	/* sched_migrate_task with dest == this CPU, awaiting the next event here */
 	int nr_pend;
 	struct { int32_t pid, orig; uint64_t ts; } pend[MAX_PEND_MIG];
@@ -132,6 +137,14 @@ struct ir_state {
 	uint64_t overload_end;		/* when nr_overloaded last dropped to 0 */
 	bool rd_overload;		/* the root domain's flag as reconstructed */
 	bool overload_seeded;
+	/* top-level rewrites expected since nr_overloaded last dropped to 0:
+	 * the flag is kept while that is <= ln 2 (kept more likely than not) */
+	double rewrites;
+	/* the top domain's groups (should_we_balance(): one balancer each) */
+	int *grp;			/* per CPU */
+	uint32_t *grp_idle;		/* idle CPUs per group */
+	int nr_grps, nr_busy_grps;	/* groups, and those without an idle CPU */
+	double idle_rate, busy_rate;	/* periodic top-level balances per ns per group */
 	/* tasks: hash of pid -> task, slab-allocated */
 	struct task **hash;
 	uint32_t hash_mask, nr_tasks;
@@ -344,15 +357,22 @@ static int set_init(struct cpuset *set, int nr_cpus)
 	return 0;
 }
 
+/* rq->nr_running as add_nr_running() and update_sg_lb_stats() see it:
+ * without prev while its own newidle call runs (deactivate_task() came first) */
+static inline unsigned rq_nr_running(const struct ir_state *s, int c)
+{
+	return nr_running(s, c) - (s->cpu[c].prev_out && s->cpu[c].curr ? 1u : 0u);
+}
+
 /* Call before and after changing a CPU's queue or curr. */
 static inline void rq_before(struct ir_state *s, int c, unsigned *nr)
 {
-	*nr = nr_running(s, c);
+	*nr = rq_nr_running(s, c);
 }
 
 static void rq_after(struct ir_state *s, int c, unsigned before, uint32_t queued_before)
 {
-	unsigned after = nr_running(s, c);
+	unsigned after = rq_nr_running(s, c);
 	uint32_t q = s->cpu[c].nr_queued;
 
 	if (before < 2 && after >= 2) {
@@ -360,8 +380,10 @@ static void rq_after(struct ir_state *s, int c, unsigned before, uint32_t queued
 		s->nr_overloaded++;
 		s->rd_overload = true;
 	} else if (before >= 2 && after < 2) {
-		if (--s->nr_overloaded == 0)
+		if (--s->nr_overloaded == 0) {
 			s->overload_end = s->now;
+			s->rewrites = 0;	/* earlier rewrites saw this rq at 2 */
+		}
 	}
 	if (!queued_before && q) {
 		s->nr_cpus_queued++;
@@ -430,6 +452,23 @@ static void dequeue(struct ir_state *s, struct task *t)
 	rq_after(s, t->cpu, before, qb);
 }
 
+/* One more (or one fewer) idle CPU: nr_idle, and the top-level groups
+ * that have an idle CPU to balance for them. */
+static void idle_count(struct ir_state *s, int c, bool idle)
+{
+	uint32_t *gi = &s->grp_idle[s->grp[c]];
+
+	if (idle) {
+		s->nr_idle++;
+		if ((*gi)++ == 0)
+			s->nr_busy_grps--;
+	} else {
+		s->nr_idle--;
+		if (--(*gi) == 0)
+			s->nr_busy_grps++;
+	}
+}
+
 /*
  * PELT (kernel/sched/pelt.c): util_avg accumulates running time in 1024 us
  * periods decaying by y, y^32 = 1/2 (LOAD_AVG_PERIOD), towards 1024 while
@@ -460,17 +499,39 @@ static void set_curr(struct ir_state *s, int c, int32_t pid)
 
 	cpu_util_update(s, c);
 	rq_before(s, c, &before);
-	if ((cp->curr == 0) != (pid == 0)) {
-		if (pid == 0)
-			s->nr_idle++;
-		else
-			s->nr_idle--;
-	}
+	if ((cp->curr == 0) != (pid == 0))
+		idle_count(s, c, pid == 0);
+	if (cp->curr != pid)
+		cp->prev_out = false;	/* prev left: the switch is done */
 	cp->curr = pid;
 	rq_after(s, c, before, cp->nr_queued);
 }
 
 /* ------------------------------------------------------------ time */
+
+/*
+ * Periodic and NOHZ idle balance at the top domain, per ns: they rewrite
+ * rd->overload but leave no event.  An assumption, with the kernel's
+ * defaults as parameters: each top-level group has one balancer
+ * (should_we_balance()), balancing every get_sd_balance_interval():
+ * sd->balance_interval (default max_interval = 2 * span weight ms, sd_init();
+ * a balanced domain doubles its interval up to it), times sd->busy_factor
+ * minus one jiffy when no CPU of the group is idle.  The phase of those
+ * balances is unknown: they come at that rate on average.
+ */
+static inline double overload_rate(const struct ir_state *s)
+{
+	return (double)(s->nr_grps - s->nr_busy_grps) * s->idle_rate + (double)s->nr_busy_grps * s->busy_rate;
+}
+
+#define LN2 0.69314718055994530942
+
+/* No rq at 2 since overload_end: is a rewrite more likely than not? */
+static void overload_expire(struct ir_state *s)
+{
+	if (s->rd_overload && !s->nr_overloaded && s->rewrites > LN2)
+		s->rd_overload = false;
+}
 
 /* Integrate time-weighted figures up to ts (SPEC 7, idle while waiting). */
 static void advance(struct ir_state *s, uint64_t ts)
@@ -489,20 +550,26 @@ static void advance(struct ir_state *s, uint64_t ts)
 		}
 	}
 	s->obs.idle_while_waiting_ns += dt * n;
+	if (s->rd_overload && !s->nr_overloaded)
+		s->rewrites += (double)dt * overload_rate(s);
 	s->now = ts;
 }
 
 /*
- * rd->overload now.  Periodic balance (rebalance_domains()) and NOHZ idle
- * balance also reach the top domain, but leave no trace: the assumption
- * (tick_ns, one tick by default) is that one of them rewrites the flag
- * that long after the last rq went below 2.
+ * rd->overload now: set since the last rewrite that found no rq at 2, unless
+ * some top-level rewrite more likely than not came since the last rq left
+ * 2 (expected rewrites: periodic/NOHZ at overload_rate(), newidle walks).
  */
 bool ir_state_overload(const struct ir_state *s, uint64_t now)
 {
+	double r;
+
 	if (!s->rd_overload)
 		return false;
-	return s->nr_overloaded || now - s->overload_end < s->p.tick_ns;
+	if (s->nr_overloaded)
+		return true;
+	r = s->rewrites + (now > s->now ? (double)(now - s->now) * overload_rate(s) : 0);
+	return r <= LN2;
 }
 
 /* 4.15 update_avg(): avg += (sample - avg) >> 3; v5.x+: diff / 8. */
@@ -774,7 +841,7 @@ static void first_sight(struct ir_state *s, const struct ir_event *ev)
 	cp->seen = true;
 	cp->since = s->obs.window_start;
 	cp->curr = 0;
-	s->nr_idle++;
+	idle_count(s, ev->cpu, true);
 	if (pid > 0) {
 		struct task *t = task_get(s, pid);
 
@@ -981,6 +1048,8 @@ static void open_point(struct ir_state *s, int c, uint64_t ts, enum ir_point_kin
 		cp->probe_valid = false;
 		s->obs.probe_matched++;
 		probed = s->p.probe_seed;
+		if (probed)	/* the call read rd->overload at its entry, before its own rewrite */
+			pt->overload = cp->probe_overload;
 	}
 	if (probed && pt->probe.ttwu_pending >= 0)
 		pt->ttwu_pending = pt->probe.ttwu_pending != 0 && ttwu_pending_rule(s);
@@ -1280,6 +1349,41 @@ static void on_wakeup(struct ir_state *s, const struct ir_event *ev)
 
 /* ------------------------------------------------------------- feed */
 
+/*
+ * A probed newidle call that balanced the top level rewrote rd->overload
+ * (update_sd_lb_stats(), !env->sd->parent) from the rqs it scanned.  Its
+ * walk, sched_balance_newidle() (newidle_balance() before v6.10): no early
+ * bail (ttwu_pending, !overload, avg_idle < the first level's
+ * max_newidle_lb_cost), then per level it stops when avg_idle < curr_cost +
+ * sd->max_newidle_lb_cost, or after a level that pulled.  The probe gives
+ * avg_idle and each level's cost at entry and whether the call pulled, not
+ * the per-level split of curr_cost: it is taken as 0 (a lower bound), and a
+ * call that pulled is not known to have reached the top.  Under NI_RANDOM
+ * (33cf66d88306) the top level is balanced with probability
+ * (2 + sd->newidle_ratio) / 1024: an expected rewrite of -ln(1 - p).
+ */
+static void newidle_walk_rewrite(struct ir_state *s, int c)
+{
+	const struct cpu *cp = &s->cpu[c];
+	const struct ir_probe_entry *v = &cp->probe;
+	int top = nr_levels_of(s, c) - 1;
+	double p = 1.0;
+
+	if (!s->p.probe_seed || !s->rd_overload || s->nr_overloaded || !cp->probe_overload ||
+	    cp->probe_ret != 0 || v->ttwu_pending > 0 || v->avg_idle < 0 || top < 0 || top >= 3)
+		return;
+	for (int l = 0; l <= top; l++)
+		if (v->sd_max_newidle_lb_cost[l] < 0 || v->avg_idle < v->sd_max_newidle_lb_cost[l])
+			return;
+	if (s->p.ni_random && v->sd_newidle_ratio[top] >= 0)
+		p = (2.0 + (double)v->sd_newidle_ratio[top]) / 1024.0;
+	if (p >= 1.0)
+		s->rd_overload = false;	/* no rq at 2: the scan wrote 0 */
+	else
+		s->rewrites += -log(1.0 - p);
+	overload_expire(s);
+}
+
 static void probe_exit(struct ir_state *s, int c)
 {
 	struct cpu *cp = &s->cpu[c];
@@ -1326,8 +1430,7 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 		missing_idle_exit(s, ev);
 	else if (ev->common_pid == 0 && cp->curr != 0)
 		missing_idle_entry(s, c, ev->ts);	/* the idle task runs here */
-	if (s->rd_overload && !s->nr_overloaded && ev->ts - s->overload_end >= s->p.tick_ns)
-		s->rd_overload = false;	/* assumed periodic/NOHZ rewrite, see ir_state_overload() */
+	overload_expire(s);	/* periodic/NOHZ rewrites, see overload_rate() */
 
 	/* pulls by c that no blocking switch follows were periodic; the newidle
 	 * probes fire inside __schedule() around the pull, so they do not count */
@@ -1402,6 +1505,16 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 		/* the idle task re-entering newidle balance (schedule_idle() with
 		 * nothing to run): no switch follows, so only the probe shows it */
 		pcp->reentry = s->p.probe_seed && ev->common_pid == 0 && pcp->curr == 0 && pc == c;
+		if (s->p.probe_seed && ev->common_pid != 0 && pcp->curr == ev->common_pid && pc == c &&
+		    !pcp->prev_out) {
+			unsigned before;
+
+			/* __schedule(): deactivate_task(prev) before pick_next_task()
+			 * calls newidle balance */
+			rq_before(s, pc, &before);
+			pcp->prev_out = true;
+			rq_after(s, pc, before, pcp->nr_queued);
+		}
 		if (s->p.probe_seed && pcp->op.probe_snap)
 			snap_fill(s, pc, pcp->op.probe_snap);
 		if (s->p.probe_seed) {
@@ -1409,9 +1522,12 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 				/* the flag before the trace began: once, as avg_idle */
 				s->overload_seeded = true;
 				s->rd_overload = ev->probe_entry.v.rd_overload != 0;
-				if (!s->nr_overloaded)
+				if (!s->nr_overloaded) {
 					s->overload_end = ev->ts;
+					s->rewrites = 0;
+				}
 			}
+			pcp->probe_overload = ir_state_overload(s, ev->ts);
 			/* use what the kernel had: the cap always, avg_idle once as a seed */
 			if (ev->probe_entry.v.max_idle_balance_cost > 0)
 				pcp->max_idle_balance_cost = (uint64_t)ev->probe_entry.v.max_idle_balance_cost;
@@ -1428,6 +1544,7 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 		if (cp->probe_valid) {
 			cp->probe_ret = ev->probe_exit.ret;
 			cp->probe_exit_ts = ev->ts;
+			newidle_walk_rewrite(s, c);
 			probe_exit(s, c);
 		}
 		break;
@@ -1484,9 +1601,44 @@ void ir_state_params_default(struct ir_state_params *p)
 	p->sched_migration_cost = 500000;
 	p->max_idle_balance_cost = 500000;
 	p->avg_idle_init = 2 * p->sched_migration_cost;
-	p->tick_ns = 4000000;		/* HZ=250; one tick of rd->overload persistence */
+	p->tick_ns = 4000000;		/* HZ=250 */
+	p->balance_interval_ns = 0;	/* the top domain's max_interval */
+	p->busy_factor = 16;		/* sd_init() */
 	p->kernel_major = p->kernel_minor = -1;
 	p->newidle_lead_ns = 0;		/* where that is known, e.g. from `idlereplay calibrate` */
+}
+
+/* The top domain's groups: o is in c's group when a lower level of c's
+ * domains spans it.  Their balancers' rates: see overload_rate(). */
+static int top_groups(struct ir_state *s)
+{
+	int n = s->nr_cpus;
+	double interval = (double)(s->p.balance_interval_ns ? s->p.balance_interval_ns : 2000000ull * (uint64_t)n);
+	double busy = interval * (s->p.busy_factor ? s->p.busy_factor : 1) - (double)s->p.tick_ns;
+
+	s->grp = malloc((size_t)n * sizeof(*s->grp));
+	s->grp_idle = calloc((size_t)n, sizeof(*s->grp_idle));
+	if (!s->grp || !s->grp_idle)
+		return -1;
+	for (int c = 0; c < n; c++)
+		s->grp[c] = -1;
+	for (int c = 0; c < n; c++) {
+		int top = nr_levels_of(s, c) - 1;
+
+		if (s->grp[c] >= 0)
+			continue;
+		for (int o = 0; o < n; o++) {
+			int r = ring_of(s, c, o);
+
+			if (o == c || (r != IR_NO_LEVEL && r < top && s->grp[o] < 0))
+				s->grp[o] = s->nr_grps;
+		}
+		s->nr_grps++;
+	}
+	s->nr_busy_grps = s->nr_grps;	/* no CPU seen idle yet */
+	s->idle_rate = 1.0 / interval;
+	s->busy_rate = 1.0 / (busy >= interval ? busy : interval);
+	return 0;
 }
 
 struct ir_state *ir_state_new(int nr_cpus, const struct ir_state_params *p,
@@ -1526,6 +1678,10 @@ struct ir_state *ir_state_new(int nr_cpus, const struct ir_state_params *p,
 	for (int c = 0; c < nr_cpus; c++) {
 		s->cpu[c].avg_idle = p->avg_idle_init;
 		s->cpu[c].max_idle_balance_cost = p->max_idle_balance_cost;
+	}
+	if (top_groups(s)) {
+		ir_state_free(s);
+		return NULL;
 	}
 	return s;
 }
@@ -1568,6 +1724,8 @@ void ir_state_free(struct ir_state *s)
 	free(s->cpu);
 	free(s->obs.cpu);
 	free(s->scratch);
+	free(s->grp);
+	free(s->grp_idle);
 	free(s->queued.id);
 	free(s->queued.pos);
 	free(s->open.id);

@@ -333,13 +333,15 @@ static void print_assumptions(json_object *doc, FILE *out)
 	if (!a)
 		return;
 	fprintf(out, "assumed   mode %s%s: sched_migration_cost %s, max_idle_balance_cost %s, "
-		"avg_idle starts at %s, rd->overload rewritten %s after the last rq with 2 runnable, "
+		"avg_idle starts at %s, rd->overload rewritten by top-level balances every %s per group "
+		"(x%lld when busy), "
 		"avg_idle update %s\n", ir_tsafe(mode),
 		strcmp(mode, "probed") ? " (no newidle probes)" : " (costs and avg_idle from newidle probes)",
 		ir_fmt_ns(b1, sizeof(b1), jint(a, "sched_migration_cost_ns")),
 		ir_fmt_ns(b2, sizeof(b2), jint(a, "max_idle_balance_cost_ns")),
 		ir_fmt_ns(b3, sizeof(b3), jint(a, "avg_idle_init_ns")),
-		ir_fmt_ns(b4, sizeof(b4), jint(a, "overload_tick_ns")),
+		ir_fmt_ns(b4, sizeof(b4), jint(a, "overload_balance_interval_ns")),
+		(long long)jint(a, "overload_busy_factor"),
 		json_object_get_boolean(jget(a, "avg_idle_shift")) ? "diff >> 3 (4.15)" : "diff / 8");
 }
 

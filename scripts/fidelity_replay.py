@@ -16,7 +16,7 @@ DATA = os.path.join(ROOT, "tests", "data")
 PARSER = os.path.join(ROOT, "tests", "integration", "replay", "idle_parser.py")
 TOPO = ["--topology", "sockets=2,cores=2,threads=2,nodes=2"]
 TRACES = [("vm-numa/a_hackbench_proc_sockets.dat", TOPO, True), ("vm-numa/d_idle_periodic_wakers.dat", TOPO, True)] + \
-    [("vm-ab/hb_%s.dat" % n, TOPO, False) for n in
+    [("vm-ab/hb_%s.dat" % n, TOPO, True) for n in
      ("mc0_1", "mc0_3", "mc5ms_1", "mc5ms_3", "ni_1", "ni_3", "noni_1", "noni_3")] + \
     [("host-hackbench.dat", [], True), ("host-pipe.dat", [], True)]
 TARGETS = "points P/R >= 0.995; avg_idle median <= 1 %, p90 <= 15 %; overload, early bail >= 97 %; idle within max(100 us, 0.1 %)"
@@ -26,6 +26,16 @@ def replay(binary, path, extra, tmp):
     out = os.path.join(tmp, "r.json")
     subprocess.run([binary, "replay", path, "--quiet", "--json", out] + extra, check=True)
     return json.load(open(out))
+
+
+PARSED = {}
+
+
+def parsed(path):
+    if path not in PARSED:
+        PARSED[path] = json.loads(subprocess.run([sys.executable, PARSER, path], capture_output=True,
+                                                 text=True, check=True).stdout)
+    return PARSED[path]
 
 
 def figures(binary, path, topo, idle, tmp):
@@ -40,8 +50,7 @@ def figures(binary, path, topo, idle, tmp):
         f["ovl"], f["bail"] = g["overload_agreement"], g["early_bail_agreement"]
         f["calls"] = g["calls"]
     if idle:
-        ref = json.loads(subprocess.run([sys.executable, PARSER, path], capture_output=True, text=True,
-                                        check=True).stdout)
+        ref = parsed(path)
         worst = 0.0
         for c in plain["observed"]["cpus"]:
             want = ref["cpus"][str(c["cpu"])]["idle_ns"]
@@ -74,11 +83,15 @@ def main():
     ap.add_argument("--idlereplay", default=os.path.join(ROOT, "build", "cli", "idlereplay"))
     ap.add_argument("--before")
     ap.add_argument("--markdown")
+    ap.add_argument("--trace", action="append", default=[], metavar="PATH",
+                    help="measure this trace instead of tests/data's (repeatable; its own topology)")
     a = ap.parse_args()
     rows = []
+    traces = [(os.path.join(DATA, rel), rel, topo, idle) for rel, topo, idle in TRACES]
+    if a.trace:
+        traces = [(p, os.path.basename(p), [], True) for p in a.trace]
     with tempfile.TemporaryDirectory() as tmp:
-        for rel, topo, idle in TRACES:
-            path = os.path.join(DATA, rel)
+        for path, rel, topo, idle in traces:
             rows.append((rel, figures(a.idlereplay, path, topo, idle, tmp),
                          figures(a.before, path, topo, idle, tmp) if a.before else None))
     head = "| trace | " + " | ".join(c[1] for c in COLS) + " |"
@@ -114,8 +127,7 @@ NOTES = """- *points P/R*: newidle points matched to the kernel's probed newidle
   (`!overload`, `avg_idle < sd->max_newidle_lb_cost`, `ttwu_pending`) against
   the probed values.
 - *idle diff / tol*: the worst CPU's |replay - parser| idle time divided by
-  its tolerance max(100 us, 0.1 %): <= 1 passes.  `-`: not computed for that
-  trace (no repair to check there).
+  its tolerance max(100 us, 0.1 %): <= 1 passes.
 
 Rules, each as the kernel states it (see `replay/state.c`):
 - no newidle point for a task queued before the blocking switch
@@ -128,20 +140,52 @@ Rules, each as the kernel states it (see `replay/state.c`):
 - `avg_idle` sampling site by release: `ttwu_do_wakeup()` (also from
   `ttwu_runnable()`) up to v6.2, `ttwu_do_activate()` only from v6.3
   (160fb0d83f20); `p == current` takes no sample from v5.4 (aacedf26fb76);
-- `rd->overload` sticky: set by `add_nr_running()`, rewritten by top-level
-  `update_sd_lb_stats()`; the balances that do it are not in the trace, so
-  the rewrite is assumed one tick (`--tick`) after the last rq left 2
-  runnable; probed mode seeds the flag from the first probe;
+- `rd->overload` sticky: set by `add_nr_running()` when an rq reaches 2,
+  rewritten by top-level `update_sd_lb_stats()` (v6.1 `load_balance()`;
+  `rd->overloaded` from v6.9) from the rqs it scans.  Rewrites counted:
+  probed newidle walks (`sched_balance_newidle()`, `newidle_balance()` before
+  v6.10) that pulled nothing and pass every level's `avg_idle >=
+  sd->max_newidle_lb_cost` check (`curr_cost` taken as 0), with probability
+  `(2 + sd->newidle_ratio) / 1024` under NI_RANDOM (33cf66d88306); periodic
+  and NOHZ idle balance, which leave no event, assumed at each top-level
+  group's `get_sd_balance_interval()` rate (`--balance-interval`, default the
+  top level's `max_interval`, 2 ms per CPU, `sd_init()`; times
+  `--busy-factor` 16 less one jiffy when the group has no idle CPU).  The
+  flag is kept while the expected rewrites since the last rq left 2 are at
+  most ln 2 (a rewrite less likely than not).  `prev` is dequeued before its
+  own newidle call (`__schedule()`: `deactivate_task()` first), so during a
+  probed call its rq counts without it.  A probed point's flag is the one
+  its call read at entry.  Probed mode seeds the flag from the first probe;
 - symmetric idle repair: a missing switch into idle is repaired at the first
   evidence (the task switched in elsewhere, or the idle task emitting an event
   on that CPU), counted as `missing_idle_entry`.
 
-Not met: overload and early-bail agreement stay at 93-98 % on these traces.
-Modelling the top-level rewrite in newidle walks (which reach the top when
-`avg_idle >= sd->max_newidle_lb_cost + curr_cost` at every level) measured
-worse with NI_RANDOM, whose die hides which levels were balanced, and the
-periodic/NOHZ rewrites leave no event; a tick-phase model did not reach 97 %
-either at any phase.
+What explains the disagreements left (overload, probed mode, per trace):
+- NO_NI_RANDOM (`hb_noni_*`): 98.5-98.7 %.  The newidle-walk rewrite is
+  deterministic there and no disagreement follows a walk rewrite;
+  what is left is periodic/NOHZ balances (kept or cleared earlier than
+  their expected rate says) and, on `hb_noni_1`, 4 calls that read the flag
+  clear while a runqueue held two unpinned hackbench tasks (no rule found).
+- NI_RANDOM (all the others): most disagreements follow a walk that passed
+  every cost check: the die, not in any event, balanced the top level with
+  probability 514/1024 (ratio 512), a coin toss the replay cannot call.
+  Call durations do not tell the two cases apart.  These traces stay at
+  95.5-98.0 %, and `vm-numa/a` (96.3 %) is lower than the one-tick rule it
+  replaces (97.4 %).
+- Held out: four recordings made for this check with the same Debian 6.1
+  guest under qemu TCG and `idlereplay record --probe-newidle`, `hackbench
+  -g 4 -l 100`, NI_RANDOM then NO_NI_RANDOM, never looked at while the rules
+  were written and not in the repository (`--trace PATH` measures such
+  files).  Overload agreement before -> after (early bail): 4 CPUs, SMT+MC,
+  NI_RANDOM 94.04 -> 95.03 % (94.37 -> 95.70 %); NO_NI_RANDOM 90.94 ->
+  97.36 % (91.32 -> 98.11 %); 8 CPUs on two nodes, NI_RANDOM 96.24 ->
+  97.88 % (97.88 -> 98.35 %); NO_NI_RANDOM 96.55 -> 99.14 % (97.41 ->
+  99.14 %).  Points P/R, avg_idle and idle time were unchanged (P/R 1.000,
+  avg_idle median <= 0.01 %, idle diff 0).
+- `LBF_ALL_PINNED`: at 2,226 probed calls with a reconstructed rq at 2 the
+  flag was set at 2,222; the 4 others had no pinned task, so leaving the
+  rule out (the trace cannot show `PF_KTHREAD` or `nr_cpus_allowed`) costs
+  nothing here.
 """
 
 if __name__ == "__main__":

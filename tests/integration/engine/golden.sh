@@ -43,6 +43,8 @@
 # CPU's queue; without probes no point where the CPU switched to a task it
 # did not pull: host-hackbench 498 -> 474 points, host-pipe 30597 -> 39534;
 # the vm traces' reports change only in schema_minor and the new key).
+# Then recon, merged onto both (rd->overload rewrites: newidle walks, periodic/NOHZ rate;
+# the assumptions' balance interval and busy factor, schema_minor 4).
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi

@@ -7,12 +7,14 @@ max(100 us, 0.1 %); the repairs each side counted agree.
 
 With newidle probes (vm-* traces), in probed mode (--probe-seed): newidle
 point precision and recall >= 0.995, avg_idle relative error median <= 1 %
-and p90 <= 15 %.  Overload and early-bail agreement are checked against the
-floors measured now (the 97 % target is not met on every trace yet: see
-docs/fidelity-replay.md), so a regression still fails.
+and p90 <= 15 %.  Overload and early-bail agreement are checked against
+this trace's floors, the figures measured now (--min-overload, --min-bail;
+the 97 % target is not met on every trace: see docs/fidelity-replay.md), so
+a regression fails.
 
-usage: test_fidelity.py TRACE [--no-idle] [--topology SPEC]  (--no-idle skips
-the parser, the slow part, on traces with no repair to check)"""
+usage: test_fidelity.py TRACE [--no-idle] [--min-overload F] [--min-bail F]
+       [--topology SPEC]  (--no-idle skips the parser, the slow part, on
+       traces with no repair to check)"""
 import json, os, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -23,6 +25,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 trace = sys.argv[1]
 idle = "--no-idle" not in sys.argv
 extra = [a for a in sys.argv[2:] if a != "--no-idle"]
+floors = {"--min-overload": 0.97, "--min-bail": 0.97}
+for k in floors:
+    if k in extra:
+        i = extra.index(k)
+        floors[k] = float(extra[i + 1])
+        del extra[i:i + 2]
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -49,9 +57,9 @@ with tempfile.TemporaryDirectory() as tmp:
         e = g["avg_idle_rel_error"]
         check("avg_idle median", e["median"] <= 0.01, str(e["median"]))
         check("avg_idle p90", e["p90"] <= 0.15, str(e["p90"]))
-        check("overload agreement (floor 0.93, target 0.97)", g["overload_agreement"] >= 0.93,
-              str(g["overload_agreement"]))
-        check("early-bail agreement (floor 0.95, target 0.97)", g["early_bail_agreement"] >= 0.95,
-              str(g["early_bail_agreement"]))
+        check("overload agreement (floor %.3f, target 0.97)" % floors["--min-overload"],
+              g["overload_agreement"] >= floors["--min-overload"], str(g["overload_agreement"]))
+        check("early-bail agreement (floor %.3f, target 0.97)" % floors["--min-bail"],
+              g["early_bail_agreement"] >= floors["--min-bail"], str(g["early_bail_agreement"]))
 
 finish()

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rd->overload as the replay keeps it (replay/state.c): set by
+ * add_nr_running() when an rq reaches 2; rewritten by a newidle walk that
+ * reaches the top level (probed), by periodic/NOHZ top-level balances at
+ * their expected rate (get_sd_balance_interval()); prev does not count
+ * during its own newidle call.  Expectations are worked out here from the
+ * parameters, not taken from the replay.
+ */
+#include <math.h>
+
+#include "ev.h"
+
+/* 4 CPUs, one flat level: the top level's groups are the 4 CPUs. */
+static struct ir_state_params prm(bool probed)
+{
+	struct ir_state_params p;
+
+	ir_state_params_default(&p);
+	p.balance_interval_ns = 8 * MS;
+	p.busy_factor = 16;
+	p.tick_ns = 4 * MS;
+	p.probe_seed = probed;
+	return p;
+}
+
+/* CPUs 1-3 idle, CPU 0 runs 100 and gets 101 queued (rq at 2: the flag is
+ * set), then 100 blocks and 101 runs (rq at 1).  Returns that time. */
+static uint64_t overload_then_one(struct ir_state *s)
+{
+	for (int c = 1; c < 4; c++)
+		other(s, T0, c, 0);
+	sw(s, T0, 0, 0, S_RUN, 100);
+	wake(s, T0 + 10 * US, 0, 100, 101, 0);
+	assert_true(ir_state_overload(s, T0 + 10 * US));
+	sw(s, T0 + 20 * US, 0, 100, S_SLEEP, 101);
+	return T0 + 20 * US;
+}
+
+/* probe entry with avg_idle, the one level's max_newidle_lb_cost and
+ * newidle_ratio, and the kernel's flag */
+static void probe_walk(struct ir_state *s, uint64_t ts, int cpu, int pid, int64_t avg_idle, int64_t cost,
+		       int64_t ratio, int ovl)
+{
+	struct ir_event ev = { .ts = ts, .cpu = cpu, .common_pid = pid, .type = IR_EV_PROBE_ENTRY };
+
+	ev.probe_entry.cpu = cpu;
+	ev.probe_entry.v = (struct ir_probe_entry){ .nr_running = 0, .avg_idle = avg_idle,
+		.max_idle_balance_cost = -1, .rd_overload = ovl, .ttwu_pending = 0,
+		.sd_max_newidle_lb_cost = { cost, -1, -1 }, .sd_newidle_ratio = { ratio, -1, -1 } };
+	ir_state_feed(s, &ev);
+}
+
+/* No rq at 2 any more: the flag stays while a periodic/NOHZ rewrite is less
+ * likely than not.  CPU 0 is busy (its group balances every 8 ms * 16 less
+ * one 4 ms jiffy), CPUs 1-3 idle (every 8 ms): ln 2 / (3/8 + 1/124) per ms. */
+static void test_periodic_rate(void **state)
+{
+	struct ir_state_params p = prm(false);
+	struct ir_state *s = mk(4, &p, NULL, NULL);
+	uint64_t t = overload_then_one(s);
+	double d = log(2.0) / (3.0 / (8.0 * MS) + 1.0 / (124.0 * MS));
+
+	(void)state;
+	assert_true(ir_state_overload(s, t + (uint64_t)d - 2 * US));
+	assert_false(ir_state_overload(s, t + (uint64_t)d + 2 * US));
+	/* the same from an event after that time: the flag is gone for good */
+	other(s, t + (uint64_t)d + 2 * US, 1, 0);
+	assert_false(ir_state_overload(s, t + (uint64_t)d + 3 * US));
+	/* a new rq at 2 sets it again */
+	wake(s, t + 3 * MS, 0, 101, 102, 0);
+	assert_true(ir_state_overload(s, t + 3 * MS));
+	ir_state_free(s);
+}
+
+/* --busy-factor 1: CPU 0's group balances as often as the idle ones. */
+static void test_busy_factor(void **state)
+{
+	struct ir_state_params p = prm(false);
+	struct ir_state *s;
+	uint64_t t;
+	double d = log(2.0) / (4.0 / (8.0 * MS));
+
+	(void)state;
+	p.busy_factor = 1;
+	s = mk(4, &p, NULL, NULL);
+	t = overload_then_one(s);
+	assert_true(ir_state_overload(s, t + (uint64_t)d - 2 * US));
+	assert_false(ir_state_overload(s, t + (uint64_t)d + 2 * US));
+	ir_state_free(s);
+}
+
+/*
+ * A probed newidle call by 200 on CPU 1 that reaches the top level (avg_idle
+ * >= the level's max_newidle_lb_cost, nothing pulled) rewrites the flag from
+ * the rqs: none at 2, so 0.  The call itself read it set (its point says so).
+ */
+static int walk_case(int64_t avg_idle, int64_t cost, int ret, bool other_rq_at_2, bool ni_random,
+		     int64_t ratio, bool *point_overload)
+{
+	struct ir_state_params p = prm(true);
+	struct pts pts;
+	struct ir_state *s;
+	uint64_t t, e;
+	int after;
+
+	p.ni_random = ni_random;
+	s = mk(4, &p, NULL, &pts);
+	t = overload_then_one(s);
+	sw(s, t + 10 * US, 1, 0, S_RUN, 200);
+	if (other_rq_at_2) {
+		sw(s, t + 20 * US, 2, 0, S_RUN, 300);
+		wake(s, t + 30 * US, 2, 300, 301, 2);
+	}
+	e = t + 100 * US;
+	probe_walk(s, e, 1, 200, avg_idle, cost, ratio, 1);
+	probe_out(s, e + 10 * US, 1, 200, ret);
+	sw(s, e + 20 * US, 1, 200, S_SLEEP, 0);
+	after = ir_state_overload(s, e + 30 * US);
+	assert_int_equal(pts.n, 0);	/* still open: the CPU is idle */
+	ir_state_finish(s, e + 40 * US);
+	assert_int_equal(pts.n, 1);
+	*point_overload = pts.p[0].overload;
+	ir_state_free(s);
+	return after;
+}
+
+static void test_walk_rewrite(void **state)
+{
+	bool po;
+
+	(void)state;
+	/* reaches the top: cleared; the call's own point read it set */
+	assert_false(walk_case(1 * MS, 50 * US, 0, false, false, -1, &po));
+	assert_true(po);
+	/* avg_idle < the level's cost: the walk stopped before it */
+	assert_true(walk_case(40 * US, 50 * US, 0, false, false, -1, &po));
+	/* it pulled: not known to have reached the top */
+	assert_true(walk_case(1 * MS, 50 * US, 1, false, false, -1, &po));
+	/* another rq at 2: the rewrite keeps it */
+	assert_true(walk_case(1 * MS, 50 * US, 0, true, false, -1, &po));
+	/* NI_RANDOM: balanced with probability (2 + ratio) / 1024; cleared when
+	 * that is more likely than not (ratio 512: 514/1024), kept otherwise */
+	assert_false(walk_case(1 * MS, 50 * US, 0, false, true, 512, &po));
+	assert_true(walk_case(1 * MS, 50 * US, 0, false, true, 100, &po));
+}
+
+/* prev is dequeued before its own newidle call: 201 arriving on CPU 1 during
+ * 200's probed call makes that rq 1, not 2.  Without probes the call is not
+ * seen and the rq counts 2 (prev still current in the events). */
+static void test_prev_dequeued(void **state)
+{
+	(void)state;
+	for (int probed = 0; probed < 2; probed++) {
+		struct ir_state_params p = prm(probed);
+		struct ir_state *s = mk(4, &p, NULL, NULL);
+
+		for (int c = 0; c < 4; c++)
+			other(s, T0, c, 0);
+		sw(s, T0 + 10 * US, 1, 0, S_RUN, 200);
+		probe_walk(s, T0 + 100 * US, 1, 200, 10 * US, 50 * US, -1, 0);
+		wake(s, T0 + 110 * US, 0, 0, 201, 1);		/* lands in the lock drop */
+		assert_int_equal(ir_state_overload(s, T0 + 110 * US), !probed);
+		probe_out(s, T0 + 120 * US, 1, 200, 1);
+		sw(s, T0 + 130 * US, 1, 200, S_SLEEP, 201);
+		assert_int_equal(ir_state_nr_running(s, 1), 1);
+		ir_state_free(s);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_periodic_rate),
+		cmocka_unit_test(test_busy_factor),
+		cmocka_unit_test(test_walk_rewrite),
+		cmocka_unit_test(test_prev_dequeued),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
