@@ -128,6 +128,9 @@ static int set_duration(struct idlereplay *ir, const char *name, const char *val
 		ir->sp.max_idle_balance_cost = v;
 	} else if (!strcmp(name, "tick")) {
 		ir->sp.tick_ns = v;
+	} else if (!strcmp(name, "refill")) {
+		ir->cl_refill_ns = v;
+		ir->cl_refill_set = true;
 	} else {
 		ir->sp.newidle_lead_ns = v;
 	}
@@ -190,9 +193,9 @@ static int set_sweep(struct idlereplay *ir, const char *value)
 int idlereplay_set(idlereplay *ir, const char *name, const char *value)
 {
 	static const char *const durations[] = {
-		"migration-cost", "max-idle-balance-cost", "tick", "newidle-lead",
+		"migration-cost", "max-idle-balance-cost", "tick", "newidle-lead", "refill",
 	};
-	static const char *const flags[] = { "probe-seed", "timeline", "allow-lost" };
+	static const char *const flags[] = { "probe-seed", "timeline", "allow-lost", "closed-loop" };
 	bool flag = false;
 
 	ir->err[0] = 0;
@@ -213,6 +216,10 @@ int idlereplay_set(idlereplay *ir, const char *name, const char *value)
 	}
 	if (!strcmp(name, "timeline")) {
 		ir->want_timeline = true;
+		return IR_OK;
+	}
+	if (!strcmp(name, "closed-loop")) {
+		ir->closed_loop = true;
 		return IR_OK;
 	}
 	if (!strcmp(name, "allow-lost")) {

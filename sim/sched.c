@@ -1,0 +1,1188 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The scheduler model: a discrete-event simulation of the workload's tasks on
+ * per-CPU runqueues, after the kernel's fair class as of v6.1 (the CFS of
+ * the recorded guests; kernel/sched/fair.c unless named):
+ *
+ *  pick_next_entity()       the queued task of least vruntime runs;
+ *  update_curr()            vruntime += delta_exec x NICE_0_LOAD / weight,
+ *                           weight = sched_prio_to_weight[prio - 100]
+ *                           (core.c; RT prio < 100 taken as nice -20);
+ *  place_entity()           a woken task's vruntime is at least min_vruntime
+ *                           - sysctl_sched_latency / 2 (GENTLE_FAIR_SLEEPERS),
+ *                           a forked one starts at min_vruntime + its slice
+ *                           (START_DEBIT); migrate_task_rq_fair() renormalises;
+ *  check_preempt_wakeup()   the wakee preempts curr when curr's vruntime is
+ *                           ahead by more than wakeup_gran() (scaled by weight);
+ *  check_preempt_tick()     curr is preempted after sched_slice() =
+ *                           __sched_period(nr) x weight / load (assumed at the
+ *                           exact end of the slice, not the next tick);
+ *  select_task_rq_fair()    wakeups: wake_affine() (wake_affine_idle(), then
+ *                           wake_affine_weight() on instantaneous load) when
+ *                           the waker's domains span prev_cpu, then
+ *                           select_idle_sibling() in the target's LLC (target,
+ *                           prev, an idle core, an idle CPU, wrapping from
+ *                           target + 1); forks: find_idlest_cpu() over the
+ *                           top domain (fewest running, the parent's CPU first);
+ *  rebalance_domains()      each CPU balances each level every
+ *                           balance_interval ms (x busy_factor while busy);
+ *  sched_balance_newidle()  (newidle_balance() before v6.10) when a CPU's
+ *                           queue runs empty: the policy (model/ ir_decide())
+ *                           picks the levels, load_balance() is tried at each;
+ *                           each attempt costs its modelled domain cost on this
+ *                           CPU; idle_stamp / avg_idle / max_idle_balance_cost
+ *                           as ttwu_do_wakeup() and the newidle code keep them;
+ *  load_balance()           here: the busiest runqueue of the level's span
+ *                           (most runnable, lowest CPU on ties) gives its
+ *                           longest-queued task that can_migrate_task() allows
+ *                           (not running, not pinned, not task_hot(): ran
+ *                           within sysctl_sched_migration_cost, never hot at a
+ *                           SD_SHARE_CPUCAPACITY level); newidle pulls when the
+ *                           source has a waiting task, periodic balance when the
+ *                           source has two more than this CPU (or this CPU is
+ *                           idle); one task per call;
+ *  add_nr_running()         sets rd->overload at 2 runnable; a top-level
+ *                           balance rewrites it from the runqueues.
+ * A migrated task pays refill_ns of extra CPU time per level boundary
+ * crossed (the level index of the smallest domain holding both CPUs, + 1).
+ *
+ * Frozen mode replays the recorded decisions instead: wakeups go where the
+ * kernel put them, each CPU switches to the task it switched to, at the
+ * recorded preemptions; no balancing.  Its figures must equal the trace's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim.h"
+
+/* kernel/sched/core.c sched_prio_to_weight[], nice -20 .. 19 */
+static const uint32_t sched_prio_to_weight[40] = {
+	88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916,
+	9548, 7620, 6100, 4904, 3906, 3121, 2501, 1991, 1586, 1277,
+	1024, 820, 655, 526, 423, 335, 272, 215, 172, 137,
+	110, 87, 70, 56, 45, 36, 29, 23, 18, 15,
+};
+#define NICE_0_LOAD 1024u
+
+enum sstate { S_UNSTARTED, S_QUEUED, S_RUNNING, S_BLOCKED, S_DONE };
+enum evkind { E_CPU, E_WAKE, E_START, E_BALANCE, E_FROZEN };
+
+struct stask {
+	uint32_t pc;
+	uint8_t state;
+	int16_t cpu;		/* runqueue (queued, running) or last one */
+	int16_t ran_cpu;	/* where it last ran, -1 never */
+	uint32_t tokens;	/* task wakeups that came before their block */
+	uint8_t blocked_on;	/* IR_OP_BLOCK_TASK or IR_OP_BLOCK_DELAY */
+	uint32_t weight;
+	int32_t qpos;
+	uint64_t left;		/* ns left of the RUN op at pc (0: not started) */
+	uint64_t vruntime;
+	uint64_t last_ran;	/* p->se.exec_start when it stopped */
+	uint64_t enq;		/* when it was queued (detach order) */
+	uint64_t woken;		/* wakeup time, for the wait figure; 0 none */
+	uint64_t penalty;	/* cache refill owed */
+};
+
+struct srq {
+	int32_t curr;		/* -1 idle */
+	uint64_t curr_start, slice_end;
+	uint32_t nr_queued, cap;
+	int32_t *q;
+	uint64_t load;		/* weights queued + curr */
+	uint64_t min_vruntime;
+	uint64_t avail;		/* busy balancing until then */
+	bool idle;		/* the idle task runs (from idle_since) */
+	uint64_t idle_since;
+	uint64_t idle_stamp, avg_idle, max_idle_balance_cost;
+	uint64_t gen;		/* E_CPU events of older generations are stale */
+	uint64_t next_balance[IR_MAX_LEVELS];
+	uint64_t swpos;		/* frozen: next recorded switch */
+	int32_t frozen_want;	/* frozen: waiting for this task to be runnable */
+	int nr_levels, llc;	/* llc: highest SD_SHARE_PKG_RESOURCES level, -1 */
+	uint8_t kind[IR_MAX_LEVELS];
+	unsigned interval[IR_MAX_LEVELS], cache_nice_tries[IR_MAX_LEVELS];
+	bool smt[IR_MAX_LEVELS];
+	unsigned imbalance_pct[IR_MAX_LEVELS];
+};
+
+struct hev {
+	uint64_t t, seq;
+	uint32_t id;
+	uint8_t kind;
+	uint64_t gen;
+};
+
+struct sim {
+	const struct ir_workload *w;
+	const struct ir_policy_params *pol;
+	struct ir_policy_state pst;
+	const struct ir_sim_params *sp;
+	struct ir_sim_result *res;
+	int n;
+	const uint8_t *ring;	/* ring[c * n + o]: smallest level of c holding o */
+	struct stask *t;
+	struct srq *rq;
+	struct hev *heap;
+	uint64_t nh, hcap, seq;
+	uint64_t now, last_acct;
+	uint64_t nr_waiting, nr_idle, nr_overloaded, live, pending;	/* pending: non-balance events */
+	uint64_t nr_cpus_queued, sum_cpus_queued;	/* CPUs with waiting tasks, the sum of their ids */
+	bool overload;
+	struct ir_hist *wait;
+	uint64_t done_at;
+	int oom;
+};
+
+/* ---------------------------------------------------------------- heap */
+
+static bool hless(const struct hev *a, const struct hev *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static void hpush(struct sim *s, uint64_t t, enum evkind kind, uint32_t id, uint64_t gen)
+{
+	uint64_t i;
+
+	if (s->nh == s->hcap) {
+		uint64_t ncap = s->hcap ? s->hcap * 2 : 256;
+		struct hev *h = realloc(s->heap, ncap * sizeof(*h));
+
+		if (!h) {
+			s->oom = 1;
+			return;
+		}
+		s->heap = h;
+		s->hcap = ncap;
+	}
+	if (kind != E_BALANCE)
+		s->pending++;
+	i = s->nh++;
+	s->heap[i] = (struct hev){ t, s->seq++, id, (uint8_t)kind, gen };
+	while (i && hless(&s->heap[i], &s->heap[(i - 1) / 2])) {
+		struct hev x = s->heap[i];
+
+		s->heap[i] = s->heap[(i - 1) / 2];
+		s->heap[(i - 1) / 2] = x;
+		i = (i - 1) / 2;
+	}
+}
+
+static struct hev hpop(struct sim *s)
+{
+	struct hev top = s->heap[0];
+	uint64_t i = 0;
+
+	s->heap[0] = s->heap[--s->nh];
+	for (;;) {
+		uint64_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < s->nh && hless(&s->heap[l], &s->heap[m]))
+			m = l;
+		if (r < s->nh && hless(&s->heap[r], &s->heap[m]))
+			m = r;
+		if (m == i)
+			break;
+		struct hev x = s->heap[i];
+
+		s->heap[i] = s->heap[m];
+		s->heap[m] = x;
+		i = m;
+	}
+	if (top.kind != E_BALANCE)
+		s->pending--;
+	return top;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static inline unsigned level_of(const struct sim *s, int c, int o)
+{
+	return s->ring ? s->ring[(size_t)c * (size_t)s->n + (size_t)o] : 0;
+}
+
+static inline bool in_level(const struct sim *s, int c, int l, int o)
+{
+	unsigned r = level_of(s, c, o);
+
+	return r != IR_NO_LEVEL && (int)r <= l;
+}
+
+static inline unsigned nr_running(const struct sim *s, int c)
+{
+	return s->rq[c].nr_queued + (s->rq[c].curr >= 0);
+}
+
+static inline bool cpu_idle(const struct sim *s, int c)
+{
+	return s->rq[c].curr < 0 && !s->rq[c].nr_queued;
+}
+
+static uint32_t weight_of(int prio)
+{
+	if (prio < 100)
+		return sched_prio_to_weight[0];
+	if (prio > 139)
+		return sched_prio_to_weight[39];
+	return sched_prio_to_weight[prio - 100];
+}
+
+/* Integrate, before any change, the idle time of CPUs while another CPU
+ * has a waiting task (SPEC 7, as replay/ measures it). */
+static void account(struct sim *s)
+{
+	if (s->now > s->last_acct && s->nr_waiting && s->nr_idle) {
+		uint64_t n = s->nr_idle;
+
+		if (s->nr_cpus_queued == 1 && s->rq[s->sum_cpus_queued].idle)
+			n--;	/* its waiting tasks are its own */
+		s->res->idle_while_waiting_ns += (s->now - s->last_acct) * n;
+	}
+	s->last_acct = s->now;
+}
+
+static void set_overload(struct sim *s, int c, unsigned before)
+{
+	unsigned after = nr_running(s, c);
+
+	if (before < 2 && after >= 2) {
+		s->nr_overloaded++;
+		s->overload = true;		/* add_nr_running() */
+	} else if (before >= 2 && after < 2) {
+		s->nr_overloaded--;
+	}
+}
+
+static void q_add(struct sim *s, int c, int32_t ti)
+{
+	struct srq *r = &s->rq[c];
+	unsigned before = nr_running(s, c);
+
+	if (r->nr_queued == r->cap) {
+		uint32_t ncap = r->cap ? r->cap * 2 : 16;
+		int32_t *q = realloc(r->q, ncap * sizeof(*q));
+
+		if (!q) {
+			s->oom = 1;
+			return;
+		}
+		r->q = q;
+		r->cap = ncap;
+	}
+	s->t[ti].qpos = (int32_t)r->nr_queued;
+	if (!r->nr_queued) {
+		s->nr_cpus_queued++;
+		s->sum_cpus_queued += (uint64_t)c;
+	}
+	r->q[r->nr_queued++] = ti;
+	r->load += s->t[ti].weight;
+	s->t[ti].state = S_QUEUED;
+	s->t[ti].cpu = (int16_t)c;
+	s->t[ti].enq = s->now;
+	s->nr_waiting++;
+	set_overload(s, c, before);
+}
+
+static void q_del(struct sim *s, int32_t ti)
+{
+	struct stask *t = &s->t[ti];
+	struct srq *r = &s->rq[t->cpu];
+	unsigned before = nr_running(s, t->cpu);
+	int32_t last = r->q[--r->nr_queued];
+
+	r->q[t->qpos] = last;
+	s->t[last].qpos = t->qpos;
+	t->qpos = -1;
+	if (!r->nr_queued) {
+		s->nr_cpus_queued--;
+		s->sum_cpus_queued -= (uint64_t)t->cpu;
+	}
+	r->load -= t->weight;
+	s->nr_waiting--;
+	set_overload(s, t->cpu, before);
+}
+
+/* update_min_vruntime(): never backwards; follows the leftmost of curr and queue. */
+static void update_min_vruntime(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+	uint64_t v = UINT64_MAX;
+
+	if (r->curr >= 0)
+		v = s->t[r->curr].vruntime;
+	for (uint32_t i = 0; i < r->nr_queued; i++)
+		if (s->t[r->q[i]].vruntime < v)
+			v = s->t[r->q[i]].vruntime;
+	if (v != UINT64_MAX && v > r->min_vruntime)
+		r->min_vruntime = v;
+}
+
+/* update_curr(): charge curr's run since curr_start (the cache refill first). */
+static void update_curr(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+	struct stask *t;
+	uint64_t d;
+
+	if (r->curr < 0 || s->now <= r->curr_start)
+		return;
+	t = &s->t[r->curr];
+	d = s->now - r->curr_start;
+	r->curr_start = s->now;
+	t->vruntime += d * NICE_0_LOAD / t->weight;
+	if (t->penalty) {
+		uint64_t p = d < t->penalty ? d : t->penalty;
+
+		t->penalty -= p;
+		d -= p;
+	}
+	t->left = d < t->left ? t->left - d : 0;
+	update_min_vruntime(s, c);
+}
+
+static int32_t leftmost(const struct sim *s, int c)
+{
+	const struct srq *r = &s->rq[c];
+	int32_t who = -1;
+
+	for (uint32_t i = 0; i < r->nr_queued; i++) {
+		int32_t x = r->q[i];
+
+		if (who < 0 || s->t[x].vruntime < s->t[who].vruntime ||
+		    (s->t[x].vruntime == s->t[who].vruntime && x < who))
+			who = x;
+	}
+	return who;
+}
+
+/* __sched_period() and sched_slice() */
+static uint64_t sched_slice(const struct sim *s, int c, const struct stask *t)
+{
+	unsigned nr = nr_running(s, c);
+	uint64_t period = s->sp->sysctl_sched_latency, load = s->rq[c].load;
+	uint64_t gran = s->sp->sysctl_sched_min_granularity ? s->sp->sysctl_sched_min_granularity : 1;
+
+	if (nr > s->sp->sysctl_sched_latency / gran)
+		period = nr * gran;
+	if (load < t->weight)
+		load = t->weight;
+	return period * t->weight / load;
+}
+
+/* set_task_cpu(): renormalise vruntime (migrate_task_rq_fair()), owe the
+ * cache refill, count the migration. */
+static void migrate(struct sim *s, int32_t ti, int from, int to, uint64_t *counter)
+{
+	struct stask *t = &s->t[ti];
+	unsigned lvl;
+
+	if (from < 0 || from == to)
+		return;
+	t->vruntime = t->vruntime - s->rq[from].min_vruntime + s->rq[to].min_vruntime;
+	lvl = level_of(s, from, to);
+	if (!s->sp->frozen)
+		t->penalty += s->sp->refill_ns * ((lvl == IR_NO_LEVEL ? (unsigned)s->rq[from].nr_levels : lvl) + 1);
+	s->res->migrations++;
+	if (counter)
+		(*counter)++;
+}
+
+/* ------------------------------------------------------ running tasks */
+
+static void pick_next(struct sim *s, int c);
+static void run_curr(struct sim *s, int c);
+static void frozen_check(struct sim *s, int32_t ti);
+enum wake_how { W_TASK, W_IRQ, W_FORK, W_START };
+static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enum wake_how how);
+
+static void go_idle(struct sim *s, int c, uint64_t from)
+{
+	struct srq *r = &s->rq[c];
+
+	if (r->idle)
+		return;
+	r->idle = true;
+	r->idle_since = from;
+	s->nr_idle++;
+}
+
+static void leave_idle(struct sim *s, int c, uint64_t at)
+{
+	struct srq *r = &s->rq[c];
+
+	if (!r->idle)
+		return;
+	if (at > r->idle_since)
+		s->res->idle_ns += at - r->idle_since;
+	r->idle = false;
+	s->nr_idle--;
+}
+
+/* The next E_CPU of c: curr's run op ends, or its slice with others queued. */
+static void arm(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+	const struct stask *t = &s->t[r->curr];
+	uint64_t start = r->curr_start > s->now ? r->curr_start : s->now;
+	uint64_t end = start + t->left + t->penalty;
+
+	if (!s->sp->frozen && r->nr_queued && r->slice_end < end)
+		end = r->slice_end > s->now ? r->slice_end : s->now;
+	hpush(s, end, E_CPU, (uint32_t)c, ++r->gen);
+}
+
+/* Make ti c's curr from max(now, the end of a balance in progress). */
+static void set_curr(struct sim *s, int c, int32_t ti)
+{
+	struct srq *r = &s->rq[c];
+	struct stask *t = &s->t[ti];
+	uint64_t at = s->now > r->avail ? s->now : r->avail;
+
+	leave_idle(s, c, at);
+	if (t->state == S_QUEUED) {
+		int from = t->cpu;
+
+		q_del(s, ti);
+		if (from != c)
+			migrate(s, ti, from, c, s->sp->frozen ? NULL : &s->res->mig_newidle);
+	}
+	r->curr = ti;
+	r->load += t->weight;
+	r->curr_start = at;
+	t->state = S_RUNNING;
+	t->cpu = (int16_t)c;
+	if (t->woken) {
+		ir_hist_add(s->wait, at - t->woken);
+		t->woken = 0;
+	}
+	r->slice_end = at + sched_slice(s, c, t);
+	update_min_vruntime(s, c);
+}
+
+/* curr leaves the CPU (blocked, done or preempted); the caller sets its state. */
+static void put_curr(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+	struct stask *t = &s->t[r->curr];
+
+	update_curr(s, c);
+	r->load -= t->weight;
+	t->last_ran = s->now;
+	r->curr = -1;
+	r->gen++;
+}
+
+static void preempt_curr(struct sim *s, int c)
+{
+	int32_t ti = s->rq[c].curr;
+
+	put_curr(s, c);
+	q_add(s, c, ti);
+	if (s->sp->frozen)
+		frozen_check(s, ti);	/* a CPU the trace moved it to waits for it */
+	pick_next(s, c);
+}
+
+static void task_done(struct sim *s, int32_t ti)
+{
+	s->t[ti].state = S_DONE;
+	s->live--;
+	if (s->now > s->done_at)
+		s->done_at = s->now;
+}
+
+/* pc moves to the next op; a RUN op starts with its whole length. */
+static void advance(struct sim *s, int32_t ti)
+{
+	struct stask *t = &s->t[ti];
+	const struct ir_sim_task *wt = &s->w->task[ti];
+
+	t->pc++;
+	t->left = t->pc < wt->nr_ops && wt->ops[t->pc].kind == IR_OP_RUN ? wt->ops[t->pc].ns : 0;
+}
+
+static void block(struct sim *s, int c, int32_t ti, uint8_t on)
+{
+	put_curr(s, c);
+	s->t[ti].state = S_BLOCKED;
+	s->t[ti].blocked_on = on;
+	pick_next(s, c);
+}
+
+/* Execute curr's program at now until it needs CPU time or leaves. */
+static void run_curr(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+
+	for (;;) {
+		int32_t ti = r->curr;
+		struct stask *t;
+		const struct ir_sim_task *wt;
+		const struct ir_op *op;
+
+		if (ti < 0)
+			return;
+		t = &s->t[ti];
+		wt = &s->w->task[ti];
+		if (t->pc >= wt->nr_ops) {
+			put_curr(s, c);
+			task_done(s, ti);
+			pick_next(s, c);
+			return;
+		}
+		op = &wt->ops[t->pc];
+		switch (op->kind) {
+		case IR_OP_RUN:
+			if (t->left || t->penalty) {
+				arm(s, c);
+				return;
+			}
+			advance(s, ti);
+			if (s->sp->frozen && (op->flags & IR_OP_F_PREEMPTED)) {
+				preempt_curr(s, c);
+				return;
+			}
+			continue;
+		case IR_OP_WAKE:
+		case IR_OP_FORK:
+			advance(s, ti);
+			wake_task(s, (int32_t)op->arg, c, op->cpu, op->kind == IR_OP_FORK ? W_FORK : W_TASK);
+			if (r->curr != ti)
+				return;		/* preempted by its wakee */
+			continue;
+		case IR_OP_BLOCK_TASK:
+			advance(s, ti);
+			if (t->tokens) {
+				t->tokens--;	/* woken before it got here */
+				if (!s->sp->frozen)
+					continue;
+				/* frozen: the recorded switch out, then runnable again */
+				put_curr(s, c);
+				q_add(s, c, ti);
+				t->woken = s->now;
+				frozen_check(s, ti);
+				pick_next(s, c);
+				return;
+			}
+			block(s, c, ti, IR_OP_BLOCK_TASK);
+			return;
+		case IR_OP_BLOCK_DELAY:
+			advance(s, ti);
+			hpush(s, s->now + op->ns, E_WAKE, (uint32_t)ti, t->pc);
+			block(s, c, ti, IR_OP_BLOCK_DELAY);
+			return;
+		default:	/* IR_OP_EXIT, IR_OP_END */
+			t->pc = wt->nr_ops;
+			put_curr(s, c);
+			task_done(s, ti);
+			pick_next(s, c);
+			return;
+		}
+	}
+}
+
+/* ------------------------------------------------------------ balance */
+
+/* task_hot() (v6.1): ran within sysctl_sched_migration_cost; never at an
+ * SD_SHARE_CPUCAPACITY level for the policies that say so (SPEC 9). */
+static bool task_hot(const struct sim *s, const struct stask *t, int c, int l)
+{
+	uint64_t cost = s->pol ? s->pol->sysctl_sched_migration_cost : s->sp->sysctl_sched_migration_cost;
+
+	if (s->rq[c].smt[l])
+		return false;
+	if (!cost)
+		return false;
+	return t->last_ran && s->now - t->last_ran < cost;
+}
+
+/* load_balance() at level l of c, one task; the task to pull or -1.
+ * newidle: a waiting task of the busiest queue; periodic: an imbalance of
+ * two tasks, or one waiting task when c is idle. */
+static int32_t load_balance(struct sim *s, int c, int l, bool newidle)
+{
+	int busiest = -1;
+	unsigned most = 0, mine = nr_running(s, c);
+	int32_t best = -1;
+	const struct srq *r;
+
+	for (int o = 0; o < s->n; o++) {
+		if (o == c || !in_level(s, c, l, o) || !s->rq[o].nr_queued)
+			continue;
+		if (nr_running(s, o) > most) {
+			most = nr_running(s, o);
+			busiest = o;
+		}
+	}
+	if (busiest < 0 || (!newidle && mine && most < mine + 2))
+		return -1;
+	r = &s->rq[busiest];
+	/* detach_tasks(): from the tail of cfs_tasks, the longest queued */
+	for (uint32_t i = 0; i < r->nr_queued; i++) {
+		int32_t ti = r->q[i];
+		const struct stask *t = &s->t[ti];
+
+		if (s->w->task[ti].pinned || task_hot(s, t, c, l))
+			continue;
+		if (best < 0 || t->enq < s->t[best].enq || (t->enq == s->t[best].enq && ti < best))
+			best = ti;
+	}
+	return best;
+}
+
+static void rewrite_overload(struct sim *s)
+{
+	s->overload = s->nr_overloaded > 0;	/* update_sd_lb_stats() at the top level */
+}
+
+/* sched_balance_newidle(): c's queue ran empty at now.  The task pulled, or -1. */
+static int32_t newidle(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+	struct ir_decision_ctx ctx;
+	struct ir_decision d;
+	struct ir_outcome o;
+	int32_t pulled = -1;
+
+	r->idle_stamp = s->now;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.cpu = c;
+	ctx.now = s->now;
+	ctx.avg_idle = r->avg_idle;
+	ctx.overload = s->overload;
+	ctx.nr_levels = r->nr_levels;
+	for (int l = 0; l < r->nr_levels; l++)
+		ctx.kind[l] = (enum ir_level_kind)r->kind[l];
+	ir_decide(&ctx, s->pol, &s->pst, &d);
+	memset(&o, 0, sizeof(o));
+	o.level = -1;
+	o.pid = -1;
+	o.from_cpu = -1;
+	s->res->newidle_calls++;
+	for (int i = 0; i < d.nr_tried && pulled < 0; i++) {
+		int l = d.tried[i];
+
+		o.attempts++;
+		o.cost_ns += d.cost[i];
+		o.attempt_cost[l] = d.cost[i];
+		pulled = load_balance(s, c, l, true);
+		if (pulled >= 0) {
+			o.pulled = true;
+			o.level = l;
+			o.level_kind = d.kind[i];
+			o.pid = s->w->task[pulled].pid;
+			o.from_cpu = s->t[pulled].cpu;
+		}
+		if (l == r->nr_levels - 1)
+			rewrite_overload(s);
+	}
+	ir_policy_update(&ctx, s->pol, &d, &o, &s->pst);
+	s->res->newidle_attempts += (uint64_t)o.attempts;
+	s->res->balance_cpu_ns += o.cost_ns;
+	if (o.cost_ns > r->max_idle_balance_cost)
+		r->max_idle_balance_cost = o.cost_ns;
+	r->avail = s->now + o.cost_ns;
+	if (pulled >= 0) {
+		s->res->newidle_pulls++;
+		r->idle_stamp = 0;
+	}
+	return pulled;
+}
+
+static void frozen_pick(struct sim *s, int c);
+
+static void pick_next(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+	int32_t who;
+
+	if (s->sp->frozen) {
+		frozen_pick(s, c);
+		return;
+	}
+	if (!r->nr_queued) {
+		who = s->pol ? newidle(s, c) : -1;
+		if (who < 0) {
+			go_idle(s, c, r->avail > s->now ? r->avail : s->now);
+			return;
+		}
+	} else {
+		who = leftmost(s, c);
+	}
+	set_curr(s, c, who);
+	run_curr(s, c);
+}
+
+/* ------------------------------------------------------------ frozen */
+
+/* The CPU switches to the task it switched to in the trace, no earlier than
+ * the trace did and once the task is runnable. */
+static void frozen_pick(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+	const struct ir_workload *w = s->w;
+
+	go_idle(s, c, s->now);
+	r->frozen_want = -1;
+	while (r->swpos < w->nr_sw[c]) {
+		const struct ir_sw_rec *rec = &w->sw[c][r->swpos];
+
+		if (rec->task < 0 || s->t[rec->task].state == S_DONE) {
+			r->swpos++;
+			continue;
+		}
+		if (rec->ns > s->now) {
+			hpush(s, rec->ns, E_FROZEN, (uint32_t)c, r->swpos);
+			return;
+		}
+		if (s->t[rec->task].state == S_QUEUED) {
+			r->swpos++;
+			set_curr(s, c, rec->task);
+			run_curr(s, c);
+			return;
+		}
+		r->frozen_want = rec->task;	/* not runnable yet here */
+		return;
+	}
+}
+
+static void frozen_check(struct sim *s, int32_t ti)
+{
+	for (int c = 0; c < s->n; c++)
+		if (s->rq[c].curr < 0 && s->rq[c].frozen_want == ti) {
+			frozen_pick(s, c);
+			return;
+		}
+}
+
+/* ------------------------------------------------------------- wakeup */
+
+static bool share_cache(const struct sim *s, int a, int b)
+{
+	int l = s->rq[a].llc;
+
+	return a == b || (l >= 0 && in_level(s, a, l, b));
+}
+
+/* select_idle_sibling(), without recent_used_cpu and the SIS_UTIL scan limit */
+static int select_idle_sibling(struct sim *s, int prev, int target)
+{
+	int l = s->rq[target].llc;
+
+	if (cpu_idle(s, target))
+		return target;
+	if (prev != target && share_cache(s, prev, target) && cpu_idle(s, prev))
+		return prev;
+	if (l < 0)
+		return target;
+	if (s->rq[target].smt[0]) {
+		/* select_idle_core(): a core whose siblings are all idle */
+		for (int k = 1; k <= s->n; k++) {
+			int o = (target + k) % s->n;
+			bool all = in_level(s, target, l, o) && cpu_idle(s, o);
+
+			for (int x = 0; x < s->n && all; x++)
+				if (in_level(s, o, 0, x) && !cpu_idle(s, x))
+					all = false;
+			if (all)
+				return o;
+		}
+	}
+	for (int k = 1; k <= s->n; k++) {
+		int o = (target + k) % s->n;
+
+		if (in_level(s, target, l, o) && cpu_idle(s, o))
+			return o;
+	}
+	return target;
+}
+
+/* wake_affine(): wake_affine_idle(), then wake_affine_weight() on the
+ * instantaneous load (sum of runnable weights) instead of PELT's. */
+static int wake_affine(struct sim *s, int l, const struct stask *t, int this_cpu, int prev)
+{
+	bool sync = s->sp->sync_wakeups;
+	uint64_t this_load = s->rq[this_cpu].load, prev_load = s->rq[prev].load, task_load = t->weight;
+	unsigned pct = s->rq[this_cpu].imbalance_pct[l];
+
+	if (cpu_idle(s, this_cpu) && share_cache(s, this_cpu, prev))
+		return cpu_idle(s, prev) ? prev : this_cpu;
+	if (sync && nr_running(s, this_cpu) == 1)
+		return this_cpu;
+	if (cpu_idle(s, prev))
+		return prev;
+	if (sync && s->rq[this_cpu].curr >= 0)
+		this_load -= s->t[s->rq[this_cpu].curr].weight;
+	this_load = (this_load + task_load) * 100;
+	prev_load = (prev_load > task_load ? prev_load - task_load : 0) * (100 + (pct - 100) / 2);
+	return this_load < prev_load ? this_cpu : prev;
+}
+
+static int select_task_rq_fair(struct sim *s, int32_t ti, int this_cpu, bool fork)
+{
+	const struct stask *t = &s->t[ti];
+	int prev = t->cpu, target = prev;
+
+	if (s->w->task[ti].pinned)
+		return s->w->task[ti].start_cpu < s->n ? s->w->task[ti].start_cpu : 0;
+	if (fork) {
+		/* find_idlest_cpu() over the top domain: fewest running, the parent's first */
+		int best = this_cpu;
+		unsigned bn = nr_running(s, this_cpu);
+
+		for (int o = 0; o < s->n; o++)
+			if (nr_running(s, o) < bn) {
+				bn = nr_running(s, o);
+				best = o;
+			}
+		return best;
+	}
+	if (this_cpu != prev) {
+		unsigned lv = level_of(s, this_cpu, prev);
+
+		if (lv != IR_NO_LEVEL)
+			target = wake_affine(s, (int)lv, t, this_cpu, prev);
+	}
+	return select_idle_sibling(s, prev, target);
+}
+
+/* ttwu_do_wakeup() (v6.1): update_avg(&rq->avg_idle, now - idle_stamp),
+ * capped at 2 * max_idle_balance_cost. */
+static void sample_avg_idle(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+
+	if (r->idle_stamp) {
+		uint64_t delta = s->now - r->idle_stamp, cap = 2 * r->max_idle_balance_cost;
+		int64_t diff = (int64_t)delta - (int64_t)r->avg_idle;
+
+		r->avg_idle = (uint64_t)((int64_t)r->avg_idle + diff / 8);
+		if (r->avg_idle > cap)
+			r->avg_idle = cap;
+		r->idle_stamp = 0;
+	}
+}
+
+static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enum wake_how how)
+{
+	struct stask *t = &s->t[ti];
+	struct srq *r;
+	int c;
+
+	if (how == W_FORK ? t->state != S_UNSTARTED :
+	    how == W_TASK ? !(t->state == S_BLOCKED && t->blocked_on == IR_OP_BLOCK_TASK) :
+	    t->state != S_BLOCKED) {
+		if (how == W_TASK)
+			t->tokens++;	/* it has not reached the block this wakeup ends */
+		return;
+	}
+	if (waker_cpu >= s->n)
+		waker_cpu = 0;
+	c = s->sp->frozen ? (rec_cpu < s->n ? rec_cpu : 0) : select_task_rq_fair(s, ti, waker_cpu, how == W_FORK);
+	if (how != W_START) {
+		s->res->wakeups++;
+		t->woken = s->now;
+	}
+	r = &s->rq[c];
+	if (how == W_FORK) {
+		t->vruntime = r->min_vruntime + sched_slice(s, c, t);	/* place_entity(): START_DEBIT */
+	} else {
+		uint64_t half = s->sp->sysctl_sched_latency / 2;
+		uint64_t floor;
+
+		migrate(s, ti, t->cpu, c, &s->res->mig_wakeup);
+		floor = r->min_vruntime > half ? r->min_vruntime - half : 0;
+		if (t->vruntime < floor)
+			t->vruntime = floor;	/* place_entity(): GENTLE_FAIR_SLEEPERS */
+	}
+	if (how == W_FORK)
+		s->res->mig_fork += c != waker_cpu;
+	sample_avg_idle(s, c);
+	q_add(s, c, ti);
+	if (s->sp->frozen) {
+		frozen_check(s, ti);
+		return;
+	}
+	if (r->curr < 0) {
+		if (r->avail > s->now)
+			hpush(s, r->avail, E_CPU, (uint32_t)c, ++r->gen);	/* after its balance */
+		else
+			pick_next(s, c);
+		return;
+	}
+	/* check_preempt_wakeup() */
+	update_curr(s, c);
+	{
+		const struct stask *cur = &s->t[r->curr];
+		uint64_t gran = s->sp->sysctl_sched_wakeup_granularity * NICE_0_LOAD / t->weight;
+
+		if (cur->vruntime > t->vruntime && cur->vruntime - t->vruntime > gran) {
+			preempt_curr(s, c);
+			return;
+		}
+	}
+	arm(s, c);	/* its slice now counts */
+}
+
+/* ------------------------------------------------------------ periodic */
+
+/* rebalance_domains(): each level at its interval (x busy_factor while busy). */
+static void periodic(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+	uint64_t next = UINT64_MAX;
+	bool busy = r->curr >= 0;
+
+	for (int l = 0; l < r->nr_levels; l++) {
+		uint64_t iv = (uint64_t)r->interval[l] * 1000000ull * (busy ? s->sp->busy_factor : 1);
+
+		if (s->now >= r->next_balance[l]) {
+			int32_t ti = load_balance(s, c, l, false);
+
+			if (l == r->nr_levels - 1)
+				rewrite_overload(s);
+			if (ti >= 0) {
+				int from = s->t[ti].cpu;
+
+				q_del(s, ti);
+				migrate(s, ti, from, c, &s->res->mig_periodic);
+				q_add(s, c, ti);
+				if (r->curr < 0 && r->avail <= s->now)
+					pick_next(s, c);
+				else if (r->curr >= 0)
+					arm(s, c);
+			}
+			r->next_balance[l] = s->now + iv;
+		}
+		if (r->next_balance[l] < next)
+			next = r->next_balance[l];
+	}
+	if (next != UINT64_MAX && s->live)
+		hpush(s, next, E_BALANCE, (uint32_t)c, 0);
+}
+
+/* ------------------------------------------------------------ the loop */
+
+void ir_sim_params_default(struct ir_sim_params *p, int nr_cpus)
+{
+	unsigned factor = 1;	/* SCHED_TUNABLESCALING_LOG: 1 + ilog2(min(ncpus, 8)) */
+
+	for (int n = nr_cpus < 8 ? nr_cpus : 8; n > 1; n >>= 1)
+		factor++;
+	memset(p, 0, sizeof(*p));
+	p->seed = 1;
+	p->refill_ns = 5000;
+	p->sysctl_sched_latency = 6000000ull * factor;
+	p->sysctl_sched_min_granularity = 750000ull * factor;
+	p->sysctl_sched_wakeup_granularity = 1000000ull * factor;
+	p->sysctl_sched_migration_cost = 500000;
+	p->max_idle_balance_cost = 500000;
+	p->busy_factor = 16;
+}
+
+static void setup_rq(struct sim *s, const struct ir_domains *dom, int c)
+{
+	struct srq *r = &s->rq[c];
+
+	r->curr = -1;
+	r->frozen_want = -1;
+	r->llc = -1;
+	r->avg_idle = 2 * (s->pol ? s->pol->sysctl_sched_migration_cost : s->sp->sysctl_sched_migration_cost);
+	r->max_idle_balance_cost = s->sp->max_idle_balance_cost;
+	r->nr_levels = s->ring ? ir_domains_nr_levels(dom, c) : 0;
+	if (r->nr_levels > IR_MAX_LEVELS)
+		r->nr_levels = IR_MAX_LEVELS;
+	for (int l = 0; l < r->nr_levels; l++) {
+		const struct ir_sched_domain *sd = ir_domains_level(dom, c, l);
+
+		r->kind[l] = (uint8_t)sd->kind;
+		r->interval[l] = sd->balance_interval ? sd->balance_interval : 1;
+		r->imbalance_pct[l] = sd->imbalance_pct ? sd->imbalance_pct : 117;
+		r->cache_nice_tries[l] = sd->cache_nice_tries;
+		r->smt[l] = sd->flags & SD_SHARE_CPUCAPACITY;
+		if (sd->flags & SD_SHARE_PKG_RESOURCES)
+			r->llc = l;
+		r->next_balance[l] = (uint64_t)r->interval[l] * 1000000ull;
+	}
+	if (!s->ring) {
+		/* no domains: one flat LLC */
+		r->nr_levels = 1;
+		r->kind[0] = IR_LVL_MC;
+		r->interval[0] = (unsigned)s->n;
+		r->imbalance_pct[0] = 117;
+		r->llc = 0;
+		r->next_balance[0] = (uint64_t)s->n * 1000000ull;
+	}
+	go_idle(s, c, 0);
+}
+
+static int setup(struct sim *s, const struct ir_domains *dom)
+{
+	const struct ir_workload *w = s->w;
+
+	s->t = calloc(w->nr_tasks ? w->nr_tasks : 1, sizeof(*s->t));
+	s->rq = calloc((size_t)s->n, sizeof(*s->rq));
+	s->wait = calloc(1, sizeof(*s->wait));
+	if (!s->t || !s->rq || !s->wait)
+		return -1;
+	if (dom) {
+		struct ir_rings rings = ir_domains_rings(dom);
+
+		if (rings.nr_cpus == s->n && rings.ring)
+			s->ring = rings.ring;
+	}
+	for (int c = 0; c < s->n; c++)
+		setup_rq(s, dom, c);
+	for (uint32_t i = 0; i < w->nr_tasks; i++) {
+		const struct ir_sim_task *wt = &w->task[i];
+		struct stask *t = &s->t[i];
+
+		t->qpos = -1;
+		t->cpu = (int16_t)(wt->start_cpu < s->n ? wt->start_cpu : 0);
+		t->weight = weight_of(wt->prio);
+		t->left = wt->nr_ops && wt->ops[0].kind == IR_OP_RUN ? wt->ops[0].ns : 0;
+		s->live++;
+		if (wt->start == IR_START_RUNNABLE) {
+			hpush(s, wt->start_ns, E_START, i, 0);
+		} else if (wt->start == IR_START_BLOCKED && wt->nr_ops &&
+			   (wt->ops[0].kind == IR_OP_BLOCK_TASK || wt->ops[0].kind == IR_OP_BLOCK_DELAY)) {
+			/* asleep since before the trace: its first op is that block */
+			t->state = S_BLOCKED;
+			t->blocked_on = wt->ops[0].kind;
+			advance(s, (int32_t)i);
+			if (wt->ops[0].kind == IR_OP_BLOCK_DELAY)
+				hpush(s, wt->ops[0].ns, E_WAKE, i, t->pc);
+		} else if (wt->start == IR_START_BLOCKED) {
+			t->state = S_DONE;	/* never woken in the trace */
+			s->live--;
+		}
+	}
+	for (int c = 0; c < s->n; c++) {
+		if (s->sp->frozen)
+			hpush(s, 0, E_FROZEN, (uint32_t)c, 0);	/* each CPU follows its record */
+		else if (s->pol)
+			hpush(s, s->rq[c].next_balance[0], E_BALANCE, (uint32_t)c, 0);
+	}
+	return s->oom ? -1 : 0;
+}
+
+static void on_cpu_event(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+
+	if (r->curr < 0) {
+		if (r->nr_queued)
+			pick_next(s, c);
+		return;
+	}
+	update_curr(s, c);
+	if ((s->t[r->curr].left || s->t[r->curr].penalty) && !s->sp->frozen &&
+	    r->nr_queued && s->now >= r->slice_end) {
+		/* check_preempt_tick(): the slice is used up */
+		int32_t who = leftmost(s, c);
+
+		if (who >= 0 && s->t[who].vruntime < s->t[r->curr].vruntime) {
+			preempt_curr(s, c);
+			return;
+		}
+		r->slice_end = s->now + sched_slice(s, c, &s->t[r->curr]);
+	}
+	run_curr(s, c);
+}
+
+int ir_simulate(const struct ir_workload *w, const struct ir_domains *dom,
+		const struct ir_policy_params *pol, const struct ir_sim_params *sp,
+		struct ir_sim_result *res)
+{
+	struct sim s = { .w = w, .sp = sp, .res = res, .n = w->nr_cpus, .pol = sp->frozen ? NULL : pol };
+	int ret = -1;
+
+	memset(res, 0, sizeof(*res));
+	if (dom && ir_domains_nr_cpus(dom) > s.n)
+		s.n = ir_domains_nr_cpus(dom);
+	if (s.pol) {
+		struct ir_policy_params p = *s.pol;
+
+		p.seed ^= sp->seed;
+		if (ir_policy_state_init(&s.pst, &p, s.n))
+			return -1;
+		s.pol = pol;
+	}
+	if (setup(&s, dom))
+		goto out;
+	while (s.nh && s.pending && !s.oom) {
+		struct hev e = hpop(&s);
+
+		s.now = e.t;
+		account(&s);
+		res->events++;
+		switch (e.kind) {
+		case E_CPU:
+			if (e.gen == s.rq[e.id].gen)
+				on_cpu_event(&s, (int)e.id);
+			break;
+		case E_WAKE: {
+			const struct stask *t = &s.t[e.id];
+			const struct ir_op *op = &w->task[e.id].ops[e.gen - 1];
+
+			if (t->state == S_BLOCKED && t->blocked_on == IR_OP_BLOCK_DELAY && t->pc == e.gen)
+				wake_task(&s, (int32_t)e.id, op->arg, op->cpu,
+					  op->flags & IR_OP_F_NOWAIT ? W_START : W_IRQ);
+			break;
+		}
+		case E_START:
+			if (s.t[e.id].state == S_UNSTARTED) {
+				s.t[e.id].state = S_BLOCKED;
+				wake_task(&s, (int32_t)e.id, s.t[e.id].cpu, s.t[e.id].cpu, W_START);
+			}
+			break;
+		case E_BALANCE:
+			periodic(&s, (int)e.id);
+			break;
+		case E_FROZEN:
+			if (s.rq[e.id].curr < 0 && s.rq[e.id].swpos == e.gen)
+				frozen_pick(&s, (int)e.id);
+			break;
+		}
+	}
+	if (s.oom)
+		goto out;
+	if (getenv("IR_SIM_DEBUG") && sp->frozen)
+		for (int c = 0; c < s.n; c++) {
+			int32_t fw = s.rq[c].frozen_want;
+			fprintf(stderr, "cpu %d now %llu curr %d swpos %llu/%llu want %d", c, (unsigned long long)s.now, s.rq[c].curr,
+				(unsigned long long)s.rq[c].swpos, (unsigned long long)w->nr_sw[c], fw);
+			if (fw >= 0)
+				fprintf(stderr, " rec_ns %llu", (unsigned long long)w->sw[c][s.rq[c].swpos].ns);
+			if (fw >= 0)
+				fprintf(stderr, " state %d pc %u/%u op %d pid %d start %d", s.t[fw].state, s.t[fw].pc, w->task[fw].nr_ops,
+					s.t[fw].pc < w->task[fw].nr_ops ? w->task[fw].ops[s.t[fw].pc].kind : -1, w->task[fw].pid, w->task[fw].start);
+			fprintf(stderr, "\n");
+			if (fw >= 0)
+				for (uint32_t k = s.t[fw].pc > 6 ? s.t[fw].pc - 6 : 0; k < s.t[fw].pc + 2 && k < w->task[fw].nr_ops; k++)
+					fprintf(stderr, "   op %u kind %d cpu %d arg %u ns %llu fl %d\n", k, w->task[fw].ops[k].kind,
+						w->task[fw].ops[k].cpu, w->task[fw].ops[k].arg, (unsigned long long)w->task[fw].ops[k].ns, w->task[fw].ops[k].flags);
+		}
+	/* close the idle periods at the end of the workload */
+	s.now = s.done_at;
+	account(&s);
+	for (int c = 0; c < s.n; c++)
+		leave_idle(&s, c, s.done_at);
+	res->completion_ns = s.done_at;
+	res->stalled = s.live > 0;
+	res->wait_p50 = ir_hist_quantile(s.wait, 0.5);
+	res->wait_p99 = ir_hist_quantile(s.wait, 0.99);
+	ret = 0;
+out:
+	if (s.pol)
+		ir_policy_state_free(&s.pst);
+	for (int c = 0; s.rq && c < s.n; c++)
+		free(s.rq[c].q);
+	free(s.rq);
+	free(s.t);
+	free(s.heap);
+	free(s.wait);
+	return ret;
+}
