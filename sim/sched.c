@@ -50,7 +50,6 @@
  * kernel put them, each CPU switches to the task it switched to, at the
  * recorded preemptions; no balancing.  Its figures must equal the trace's.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1149,22 +1148,6 @@ int ir_simulate(const struct ir_workload *w, const struct ir_domains *dom,
 	}
 	if (s.oom)
 		goto out;
-	if (getenv("IR_SIM_DEBUG") && sp->frozen)
-		for (int c = 0; c < s.n; c++) {
-			int32_t fw = s.rq[c].frozen_want;
-			fprintf(stderr, "cpu %d now %llu curr %d swpos %llu/%llu want %d", c, (unsigned long long)s.now, s.rq[c].curr,
-				(unsigned long long)s.rq[c].swpos, (unsigned long long)w->nr_sw[c], fw);
-			if (fw >= 0)
-				fprintf(stderr, " rec_ns %llu", (unsigned long long)w->sw[c][s.rq[c].swpos].ns);
-			if (fw >= 0)
-				fprintf(stderr, " state %d pc %u/%u op %d pid %d start %d", s.t[fw].state, s.t[fw].pc, w->task[fw].nr_ops,
-					s.t[fw].pc < w->task[fw].nr_ops ? w->task[fw].ops[s.t[fw].pc].kind : -1, w->task[fw].pid, w->task[fw].start);
-			fprintf(stderr, "\n");
-			if (fw >= 0)
-				for (uint32_t k = s.t[fw].pc > 6 ? s.t[fw].pc - 6 : 0; k < s.t[fw].pc + 2 && k < w->task[fw].nr_ops; k++)
-					fprintf(stderr, "   op %u kind %d cpu %d arg %u ns %llu fl %d\n", k, w->task[fw].ops[k].kind,
-						w->task[fw].ops[k].cpu, w->task[fw].ops[k].arg, (unsigned long long)w->task[fw].ops[k].ns, w->task[fw].ops[k].flags);
-		}
 	/* close the idle periods at the end of the workload */
 	s.now = s.done_at;
 	account(&s);

@@ -289,6 +289,21 @@ static void sw_rec(struct ir_wl_builder *b, int cpu, uint64_t ts, int32_t task)
 	w->sw[cpu][w->nr_sw[cpu]++] = (struct ir_sw_rec){ ts - w->first_ts, task };
 }
 
+/* The task we thought ran on cpu left unseen (a switch the trace lost, or
+ * a task whose own events were filtered out), as the replay repairs it
+ * (SPEC 9, symmetric idle accounting): it is taken as blocked from ts. */
+static void lost_switch_out(struct ir_wl_builder *b, int cpu, uint64_t ts)
+{
+	uint32_t o = (uint32_t)b->cur[cpu];
+
+	if (b->bt[o].state == T_RUNNING && b->bt[o].cpu == cpu) {
+		emit_run(b, o, ts);
+		b->bt[o].state = T_BLOCKED;
+		b->bt[o].block_ts = ts;
+	}
+	b->cur[cpu] = -1;
+}
+
 /* The task starts running on cpu at ts. */
 static void run_on(struct ir_wl_builder *b, uint32_t i, int cpu, uint64_t ts)
 {
@@ -306,6 +321,8 @@ static void run_on(struct ir_wl_builder *b, uint32_t i, int cpu, uint64_t ts)
 		}
 		b->w->wakes[IR_WK_UNEXPLAINED]++;
 	}
+	if (b->cur[cpu] >= 0 && (uint32_t)b->cur[cpu] != i)
+		lost_switch_out(b, cpu, ts);
 	if (bt->woken_ts) {
 		ir_hist_add(b->w->wait, ts - bt->woken_ts);
 		bt->woken_ts = 0;
@@ -662,6 +679,9 @@ int ir_wl_feed(struct ir_wl_builder *b, const struct ir_event *ev)
 		b->started = true;
 		b->w->first_ts = ev->ts;
 	}
+	if (ev->common_pid == 0 && b->cur[ev->cpu] >= 0 &&
+	    !(ev->type == IR_EV_SWITCH && ev->sw.prev_pid > 0))
+		lost_switch_out(b, ev->cpu, ev->ts);	/* the idle task runs there */
 	switch (ev->type) {
 	case IR_EV_SWITCH:
 		on_switch(b, ev);
