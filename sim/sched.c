@@ -303,18 +303,28 @@ static void q_del(struct sim *s, int32_t ti)
 	set_overload(s, t->cpu, before);
 }
 
+/* entity_before(): vruntimes compare by their signed difference, so that
+ * renormalising a sleeper (migrate_task_rq_fair()) may wrap, as in the kernel */
+static inline bool vbefore(uint64_t a, uint64_t b)
+{
+	return (int64_t)(a - b) < 0;
+}
+
 /* update_min_vruntime(): never backwards; follows the leftmost of curr and queue. */
 static void update_min_vruntime(struct sim *s, int c)
 {
 	struct srq *r = &s->rq[c];
-	uint64_t v = UINT64_MAX;
+	uint64_t v = 0;
+	bool any = r->curr >= 0;
 
-	if (r->curr >= 0)
+	if (any)
 		v = s->t[r->curr].vruntime;
 	for (uint32_t i = 0; i < r->nr_queued; i++)
-		if (s->t[r->q[i]].vruntime < v)
+		if (!any || vbefore(s->t[r->q[i]].vruntime, v)) {
 			v = s->t[r->q[i]].vruntime;
-	if (v != UINT64_MAX && v > r->min_vruntime)
+			any = true;
+		}
+	if (any && vbefore(r->min_vruntime, v))
 		r->min_vruntime = v;
 }
 
@@ -349,7 +359,7 @@ static int32_t leftmost(const struct sim *s, int c)
 	for (uint32_t i = 0; i < r->nr_queued; i++) {
 		int32_t x = r->q[i];
 
-		if (who < 0 || s->t[x].vruntime < s->t[who].vruntime ||
+		if (who < 0 || vbefore(s->t[x].vruntime, s->t[who].vruntime) ||
 		    (s->t[x].vruntime == s->t[who].vruntime && x < who))
 			who = x;
 	}
@@ -814,8 +824,10 @@ static int wake_affine(struct sim *s, int l, const struct stask *t, int this_cpu
 		return prev;
 	if (sync && s->rq[this_cpu].curr >= 0)
 		this_load -= s->t[s->rq[this_cpu].curr].weight;
+	/* cpu_load(prev) - task_h_load(p): PELT keeps a sleeping task's
+	 * load on prev; the runnable weight here never held it */
 	this_load = (this_load + task_load) * 100;
-	prev_load = (prev_load > task_load ? prev_load - task_load : 0) * (100 + (pct - 100) / 2);
+	prev_load = prev_load * (100 + (pct - 100) / 2);
 	return this_load < prev_load ? this_cpu : prev;
 }
 
@@ -892,8 +904,8 @@ static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enu
 		uint64_t floor;
 
 		migrate(s, ti, t->cpu, c, &s->res->mig_wakeup);
-		floor = r->min_vruntime > half ? r->min_vruntime - half : 0;
-		if (t->vruntime < floor)
+		floor = r->min_vruntime - half;
+		if (vbefore(t->vruntime, floor))
 			t->vruntime = floor;	/* place_entity(): GENTLE_FAIR_SLEEPERS */
 	}
 	if (how == W_FORK)
@@ -905,8 +917,14 @@ static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enu
 		return;
 	}
 	if (r->curr < 0) {
+		/* the idle CPU runs it after the machine's wakeup latency
+		 * (IPI, idle exit), or after the balance it is doing */
+		uint64_t at = s->now + s->w->idle_wake_ns;
+
+		if (r->avail < at)
+			r->avail = at;
 		if (r->avail > s->now)
-			hpush(s, r->avail, E_CPU, (uint32_t)c, ++r->gen);	/* after its balance */
+			hpush(s, r->avail, E_CPU, (uint32_t)c, ++r->gen);
 		else
 			pick_next(s, c);
 		return;
@@ -917,7 +935,7 @@ static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enu
 		const struct stask *cur = &s->t[r->curr];
 		uint64_t gran = s->sp->sysctl_sched_wakeup_granularity * NICE_0_LOAD / t->weight;
 
-		if (cur->vruntime > t->vruntime && cur->vruntime - t->vruntime > gran) {
+		if ((int64_t)(cur->vruntime - t->vruntime) > (int64_t)gran) {
 			preempt_curr(s, c);
 			return;
 		}
@@ -1082,7 +1100,7 @@ static void on_cpu_event(struct sim *s, int c)
 		/* check_preempt_tick(): the slice is used up */
 		int32_t who = leftmost(s, c);
 
-		if (who >= 0 && s->t[who].vruntime < s->t[r->curr].vruntime) {
+		if (who >= 0 && vbefore(s->t[who].vruntime, s->t[r->curr].vruntime)) {
 			preempt_curr(s, c);
 			return;
 		}

@@ -107,6 +107,9 @@ struct ir_workload {
 	/* figures measured from the trace itself */
 	uint64_t completion_ns;	/* from the first event to the end of the last burst */
 	struct ir_hist *wait;	/* runqueue wait per wakeup, as recorded */
+	uint64_t idle_wake_ns;	/* median wait of a wakeup onto an idle CPU: the recording
+				 * machine's IPI and idle-exit latency, which the model
+				 * adds to every wakeup of an idle CPU */
 	uint64_t bytes;		/* memory the workload holds */
 };
 

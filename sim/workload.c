@@ -32,6 +32,7 @@ struct btask {
 	uint64_t run_since;	/* start of the run not yet emitted */
 	uint64_t block_ts;
 	uint64_t woken_ts;	/* 0: no wakeup waiting to be switched in */
+	uint8_t woken_idle;	/* that wakeup targeted an idle CPU */
 	int64_t pending_op;	/* op of a wake/fork whose placement sched_wakeup gives, -1 */
 	uint32_t pending_owner;
 	/* sched_waking while it still ran: either ttwu_runnable() (sched_wakeup
@@ -57,6 +58,7 @@ struct ir_wl_builder {
 	bool *cpu_seen;
 	uint64_t *sw_cap;
 	bool has_waking, started;
+	struct ir_hist *idle_wait;	/* waits of wakeups onto idle CPUs */
 	uint64_t last_run_end;
 	int oom;
 };
@@ -325,6 +327,8 @@ static void run_on(struct ir_wl_builder *b, uint32_t i, int cpu, uint64_t ts)
 		lost_switch_out(b, cpu, ts);
 	if (bt->woken_ts) {
 		ir_hist_add(b->w->wait, ts - bt->woken_ts);
+		if (bt->woken_idle)
+			ir_hist_add(b->idle_wait, ts - bt->woken_ts);
 		bt->woken_ts = 0;
 	}
 	bt->state = T_RUNNING;
@@ -407,6 +411,7 @@ static void early_block(struct ir_wl_builder *b, uint32_t i, uint64_t ts)
 	bt->state = T_RUNNABLE;
 	bt->cpu = bt->early_target;
 	bt->woken_ts = ts;
+	bt->woken_idle = 0;
 }
 
 static void on_switch(struct ir_wl_builder *b, const struct ir_event *ev)
@@ -580,6 +585,8 @@ static void on_wake(struct ir_wl_builder *b, const struct ir_event *ev)
 	bt->state = T_RUNNABLE;
 	bt->cpu = (uint16_t)ev->wake.target_cpu;
 	bt->woken_ts = ev->ts;
+	bt->woken_idle = ev->wake.target_cpu >= 0 && ev->wake.target_cpu < b->w->nr_cpus &&
+			 b->cur[ev->wake.target_cpu] < 0;
 }
 
 static void on_fork(struct ir_wl_builder *b, const struct ir_event *ev, int32_t parent, int32_t child,
@@ -654,12 +661,13 @@ struct ir_wl_builder *ir_wl_new(int nr_cpus)
 		goto fail;
 	b->w->nr_cpus = nr_cpus;
 	b->w->wait = calloc(1, sizeof(*b->w->wait));
+	b->idle_wait = calloc(1, sizeof(*b->idle_wait));
 	b->w->nr_sw = calloc((size_t)nr_cpus, sizeof(*b->w->nr_sw));
 	b->w->sw = calloc((size_t)nr_cpus, sizeof(*b->w->sw));
 	b->sw_cap = calloc((size_t)nr_cpus, sizeof(*b->sw_cap));
 	b->cur = malloc((size_t)nr_cpus * sizeof(*b->cur));
 	b->cpu_seen = calloc((size_t)nr_cpus, sizeof(*b->cpu_seen));
-	if (!b->w->wait || !b->w->nr_sw || !b->w->sw || !b->sw_cap || !b->cur || !b->cpu_seen)
+	if (!b->w->wait || !b->idle_wait || !b->w->nr_sw || !b->w->sw || !b->sw_cap || !b->cur || !b->cpu_seen)
 		goto fail;
 	for (int c = 0; c < nr_cpus; c++)
 		b->cur[c] = -1;
@@ -735,6 +743,7 @@ struct ir_workload *ir_wl_finish(struct ir_wl_builder *b, uint64_t last_ts)
 		push(b, i, IR_OP_END);
 	}
 	w->completion_ns = (running ? last_ts : b->last_run_end) - w->first_ts;
+	w->idle_wake_ns = ir_hist_quantile(b->idle_wait, 0.5);
 	w->bytes = sizeof(*w) + sizeof(*w->wait) + (uint64_t)w->nr_tasks * sizeof(*w->task) +
 		   w->nr_ops * sizeof(struct ir_op);
 	for (int c = 0; c < w->nr_cpus; c++)
@@ -759,6 +768,7 @@ void ir_wl_abort(struct ir_wl_builder *b)
 	free(b->cur);
 	free(b->cpu_seen);
 	free(b->sw_cap);
+	free(b->idle_wait);
 	free(b);
 }
 
