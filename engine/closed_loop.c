@@ -134,6 +134,7 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 	}
 	in.frozen.label = "frozen";
 	figures(&in.frozen, &jobs[n].res);
+	in.frozen.f.has_balance = false;	/* no balancing: the trace's own is not seen */
 	in.measured = (struct ir_cl_figures){
 		.completion_ns = w->completion_ns, .idle_while_waiting_ns = obs->idle_while_waiting_ns,
 		.wait_p50 = ir_hist_quantile(w->wait, 0.5), .wait_p99 = ir_hist_quantile(w->wait, 0.99),

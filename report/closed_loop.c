@@ -95,12 +95,14 @@ static const char *const assumptions[] = {
 	"moves one task per call",
 	"each newidle load_balance() attempt costs the policy's modelled per-level cost on the balancing CPU",
 	"a migrated task pays refill_ns per sched domain level boundary crossed (level index + 1)",
+	"a wakeup onto an idle CPU takes effect after the trace's own median wakeup-to-run latency of "
+	"wakeups onto idle CPUs (IPI and idle exit on the recording machine)",
 	"no wake-up of a task that had not blocked is replayed; the first sighting of a task is its start",
 };
 
 static const char *const not_modelled[] = {
 	"interrupt and softirq load beyond the recorded kthread bursts",
-	"CPU frequency and idle-state exit latency",
+	"CPU frequency; idle-state exit latency beyond its median",
 	"SMT contention (siblings run at full speed)",
 	"EEVDF (v6.6+): lag-based placement and deadlines",
 	"NOHZ idle balance kicks (idle CPUs balance at their own interval)",

@@ -903,7 +903,10 @@ static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enu
 		uint64_t half = s->sp->sysctl_sched_latency / 2;
 		uint64_t floor;
 
-		migrate(s, ti, t->cpu, c, &s->res->mig_wakeup);
+		if (how == W_START)
+			t->cpu = (int16_t)c;	/* it enters there: no migration */
+		else
+			migrate(s, ti, t->cpu, c, &s->res->mig_wakeup);
 		floor = r->min_vruntime - half;
 		if (vbefore(t->vruntime, floor))
 			t->vruntime = floor;	/* place_entity(): GENTLE_FAIR_SLEEPERS */

@@ -15,6 +15,7 @@
  * Memory: the live builder state is per task (bounded by the tasks the
  * trace holds); the programs grow with the trace (16 bytes per op).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,7 +102,9 @@ uint64_t ir_hist_quantile(const struct ir_hist *h, double q)
 
 	if (!h->n)
 		return 0;
-	want = (uint64_t)(q * (double)(h->n - 1)) + 1;
+	want = (uint64_t)ceil(q * (double)h->n);	/* nearest rank */
+	if (!want)
+		want = 1;
 	for (unsigned b = 0; b < 64 * IR_HIST_SUB; b++) {
 		acc += h->b[b];
 		if (acc >= want)
