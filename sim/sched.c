@@ -65,7 +65,7 @@ static const uint32_t sched_prio_to_weight[40] = {
 #define NICE_0_LOAD 1024u
 
 enum sstate { S_UNSTARTED, S_QUEUED, S_RUNNING, S_BLOCKED, S_DONE };
-enum evkind { E_CPU, E_WAKE, E_START, E_BALANCE, E_FROZEN };
+enum evkind { E_CPU, E_WAKE, E_START, E_BALANCE, E_FROZEN, E_MOVE, E_QUEUE };
 
 struct stask {
 	uint32_t pc;
@@ -81,6 +81,8 @@ struct stask {
 	uint64_t last_ran;	/* p->se.exec_start when it stopped */
 	uint64_t enq;		/* when it was queued (detach order) */
 	uint64_t woken;		/* wakeup time, for the wait figure; 0 none */
+	uint64_t blocked_at;	/* when it last blocked */
+	uint64_t waking;	/* frozen: its sched_waking, queued at sched_wakeup */
 	uint64_t penalty;	/* cache refill owed */
 };
 
@@ -517,6 +519,7 @@ static void block(struct sim *s, int c, int32_t ti, uint8_t on)
 	put_curr(s, c);
 	s->t[ti].state = S_BLOCKED;
 	s->t[ti].blocked_on = on;
+	s->t[ti].blocked_at = s->now;
 	pick_next(s, c);
 }
 
@@ -557,6 +560,14 @@ static void run_curr(struct sim *s, int c)
 		case IR_OP_WAKE:
 		case IR_OP_FORK:
 			advance(s, ti);
+			if (s->sp->frozen && op->ns) {
+				/* queued at its recorded sched_wakeup */
+				s->t[op->arg].waking = s->now;
+				hpush(s, s->now + op->ns, E_QUEUE, op->arg,
+				      (uint64_t)op->cpu | (uint64_t)(op->kind == IR_OP_FORK ? W_FORK : W_TASK) << 16);
+				continue;
+			}
+			s->t[op->arg].waking = s->now;
 			wake_task(s, (int32_t)op->arg, c, op->cpu, op->kind == IR_OP_FORK ? W_FORK : W_TASK);
 			if (r->curr != ti)
 				return;		/* preempted by its wakee */
@@ -894,7 +905,8 @@ static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enu
 	c = s->sp->frozen ? (rec_cpu < s->n ? rec_cpu : 0) : select_task_rq_fair(s, ti, waker_cpu, how == W_FORK);
 	if (how != W_START) {
 		s->res->wakeups++;
-		t->woken = s->now;
+		/* from its sched_waking, or its block if the wakeup came first */
+		t->woken = how == W_IRQ ? s->now : (t->waking > t->blocked_at ? t->waking : t->blocked_at);
 	}
 	r = &s->rq[c];
 	if (how == W_FORK) {
@@ -1082,6 +1094,8 @@ static int setup(struct sim *s, const struct ir_domains *dom)
 	for (int c = 0; c < s->n; c++) {
 		if (s->sp->frozen)
 			hpush(s, 0, E_FROZEN, (uint32_t)c, 0);	/* each CPU follows its record */
+		if (s->sp->frozen && c == 0 && w->nr_moves)
+			hpush(s, w->moves[0].ns, E_MOVE, 0, 0);
 		else if (s->pol)
 			hpush(s, s->rq[c].next_balance[0], E_BALANCE, (uint32_t)c, 0);
 	}
@@ -1144,12 +1158,32 @@ int ir_simulate(const struct ir_workload *w, const struct ir_domains *dom,
 				on_cpu_event(&s, (int)e.id);
 			break;
 		case E_WAKE: {
-			const struct stask *t = &s.t[e.id];
+			struct stask *t = &s.t[e.id];
 			const struct ir_op *op = &w->task[e.id].ops[e.gen - 1];
+			uint64_t lag = op->arg >> 16;
 
-			if (t->state == S_BLOCKED && t->blocked_on == IR_OP_BLOCK_DELAY && t->pc == e.gen)
-				wake_task(&s, (int32_t)e.id, op->arg, op->cpu,
-					  op->flags & IR_OP_F_NOWAIT ? W_START : W_IRQ);
+			if (!(t->state == S_BLOCKED && t->blocked_on == IR_OP_BLOCK_DELAY && t->pc == e.gen))
+				break;
+			if (sp->frozen && lag) {
+				/* queued at its recorded sched_wakeup, waiting from now */
+				t->blocked_on = 0;
+				t->waking = s.now;
+				hpush(&s, s.now + lag, E_QUEUE, e.id, (uint64_t)op->cpu |
+				      (uint64_t)(op->flags & IR_OP_F_NOWAIT ? W_START : W_TASK) << 16);
+				break;
+			}
+			wake_task(&s, (int32_t)e.id, op->arg & 0xffff, op->cpu,
+				  op->flags & IR_OP_F_NOWAIT ? W_START : W_IRQ);
+			break;
+		}
+		case E_QUEUE: {
+			/* frozen: a wakeup queues the task at its sched_wakeup */
+			struct stask *t = &s.t[e.id];
+			enum wake_how how = (enum wake_how)(e.gen >> 16);
+
+			if (how == W_TASK && t->state == S_BLOCKED && !t->blocked_on)
+				t->blocked_on = IR_OP_BLOCK_TASK;	/* a delayed block, queued as one */
+			wake_task(&s, (int32_t)e.id, (int)(e.gen & 0xffff), (int)(e.gen & 0xffff), how);
 			break;
 		}
 		case E_START:
@@ -1161,6 +1195,23 @@ int ir_simulate(const struct ir_workload *w, const struct ir_domains *dom,
 		case E_BALANCE:
 			periodic(&s, (int)e.id);
 			break;
+		case E_MOVE: {
+			/* frozen: a recorded balance moves a waiting task */
+			const struct ir_move_rec *m = &w->moves[e.gen];
+			struct stask *t = &s.t[m->task];
+
+			if (t->state == S_QUEUED && t->cpu != m->dest && m->dest < s.n) {
+				int from = t->cpu;
+
+				q_del(&s, (int32_t)m->task);
+				migrate(&s, (int32_t)m->task, from, m->dest, &res->mig_periodic);
+				q_add(&s, m->dest, (int32_t)m->task);
+				frozen_check(&s, (int32_t)m->task);
+			}
+			if (e.gen + 1 < w->nr_moves)
+				hpush(&s, w->moves[e.gen + 1].ns, E_MOVE, 0, e.gen + 1);
+			break;
+		}
 		case E_FROZEN:
 			if (s.rq[e.id].curr < 0 && s.rq[e.id].swpos == e.gen)
 				frozen_pick(&s, (int)e.id);

@@ -28,11 +28,15 @@
 enum ir_op_kind {
 	IR_OP_RUN,		/* ns of CPU; cpu: where it ran; flags: how the chunk ended */
 	IR_OP_WAKE,		/* wake task arg (ends its pending task-woken block);
-				 * cpu: where the recording kernel placed it */
-	IR_OP_FORK,		/* start task arg; cpu: where it was placed */
+				 * cpu: where the recording kernel placed it; ns: from
+				 * sched_waking to sched_wakeup (when it was queued) */
+	IR_OP_FORK,		/* start task arg; cpu: where it was placed; ns: to
+				 * sched_wakeup_new */
 	IR_OP_BLOCK_TASK,	/* sleep until another task's IR_OP_WAKE */
-	IR_OP_BLOCK_DELAY,	/* sleep ns, then an interrupt/timer wakes it on CPU arg
-				 * (the idle task or a kthread woke it); cpu: placement */
+	IR_OP_BLOCK_DELAY,	/* sleep ns, then an interrupt/timer wakes it (the idle
+				 * task or a kthread woke it); arg: that CPU (bits 0-15)
+				 * and ns to sched_wakeup (bits 16-31, at most 65535);
+				 * cpu: placement */
 	IR_OP_EXIT,		/* the task exits */
 	IR_OP_END,		/* the trace ends here for this task */
 };
@@ -94,6 +98,13 @@ struct ir_sw_rec {
 	int32_t task;		/* task index, -1 idle */
 };
 
+/* A recorded migration of a waiting task (not its wakeup placement). */
+struct ir_move_rec {
+	uint64_t ns;
+	uint32_t task;
+	uint16_t dest;
+};
+
 struct ir_workload {
 	int nr_cpus;
 	uint64_t first_ts, last_ts;
@@ -104,6 +115,8 @@ struct ir_workload {
 	/* per CPU, the recorded switch-ins in order (frozen mode) */
 	uint64_t *nr_sw;
 	struct ir_sw_rec **sw;
+	uint64_t nr_moves;	/* and the moves of waiting tasks, in time order */
+	struct ir_move_rec *moves;
 	/* figures measured from the trace itself */
 	uint64_t completion_ns;	/* from the first event to the end of the last burst */
 	struct ir_hist *wait;	/* runqueue wait per wakeup, as recorded */

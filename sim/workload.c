@@ -34,6 +34,8 @@ struct btask {
 	uint64_t block_ts;
 	uint64_t woken_ts;	/* 0: no wakeup waiting to be switched in */
 	uint8_t woken_idle;	/* that wakeup targeted an idle CPU */
+	uint64_t wake_base_ts;	/* its last sched_waking (or fork) */
+	uint8_t in_wakeup;	/* between sched_waking and sched_wakeup: a migration is its placement */
 	int64_t pending_op;	/* op of a wake/fork whose placement sched_wakeup gives, -1 */
 	uint32_t pending_owner;
 	/* sched_waking while it still ran: either ttwu_runnable() (sched_wakeup
@@ -58,6 +60,7 @@ struct ir_wl_builder {
 	int32_t *cur;		/* per CPU: current task index, -1 idle */
 	bool *cpu_seen;
 	uint64_t *sw_cap;
+	uint64_t moves_cap;
 	bool has_waking, started;
 	struct ir_hist *idle_wait;	/* waits of wakeups onto idle CPUs */
 	uint64_t last_run_end;
@@ -371,6 +374,8 @@ static int64_t task_of(struct ir_wl_builder *b, int32_t pid, int cpu, uint64_t t
 
 /* ------------------------------------------------------------- events */
 
+static int64_t waker_running(struct ir_wl_builder *b, const struct ir_event *ev);
+
 /* The early wakeup was ttwu_runnable(): its IR_OP_WAKE does nothing. */
 static void early_cancel(struct ir_wl_builder *b, uint32_t i)
 {
@@ -508,6 +513,19 @@ static int64_t waker_running(struct ir_wl_builder *b, const struct ir_event *ev)
 	return -1;
 }
 
+/* sched_wakeup(_new) gives the placement of a wakeup or fork op, and when
+ * the task was queued (frozen mode queues it then). */
+static void placed(struct ir_op *op, const struct ir_event *ev, uint64_t base)
+{
+	uint64_t lag = ev->ts > base ? ev->ts - base : 0;
+
+	op->cpu = (uint16_t)ev->wake.target_cpu;
+	if (op->kind == IR_OP_BLOCK_DELAY)
+		op->arg = (op->arg & 0xffff) | (uint32_t)(lag < 0xffff ? lag : 0xffff) << 16;
+	else if (op->kind == IR_OP_WAKE || op->kind == IR_OP_FORK)
+		op->ns = lag;
+}
+
 static void on_wake(struct ir_wl_builder *b, const struct ir_event *ev)
 {
 	int64_t p, w;
@@ -520,7 +538,10 @@ static void on_wake(struct ir_wl_builder *b, const struct ir_event *ev)
 	if (p < 0)
 		return;
 	bt = &b->bt[p];
+	if (ev->type == IR_EV_WAKING && !bt->early)
+		bt->wake_base_ts = ev->ts;
 	if (ev->type == IR_EV_WAKEUP && b->has_waking) {
+		bt->in_wakeup = 0;
 		if (bt->early) {
 			early_cancel(b, (uint32_t)p);	/* ttwu_runnable(): it never slept */
 			return;
@@ -530,7 +551,7 @@ static void on_wake(struct ir_wl_builder *b, const struct ir_event *ev)
 			struct ir_sim_task *o = &b->w->task[bt->pending_owner];
 
 			if ((uint64_t)bt->pending_op < o->nr_ops)
-				o->ops[bt->pending_op].cpu = (uint16_t)ev->wake.target_cpu;
+				placed(&o->ops[bt->pending_op], ev, bt->wake_base_ts);
 			bt->pending_op = -1;
 		}
 		return;
@@ -590,6 +611,31 @@ static void on_wake(struct ir_wl_builder *b, const struct ir_event *ev)
 	bt->woken_ts = ev->ts;
 	bt->woken_idle = ev->wake.target_cpu >= 0 && ev->wake.target_cpu < b->w->nr_cpus &&
 			 b->cur[ev->wake.target_cpu] < 0;
+	bt->in_wakeup = b->has_waking;
+}
+
+/* A waiting task moved by a balance: frozen mode moves it at the same time. */
+static void on_migrate(struct ir_wl_builder *b, const struct ir_event *ev)
+{
+	int64_t i = ev->mig.pid > 0 ? lookup(b, ev->mig.pid) : -1;
+	struct ir_workload *w = b->w;
+
+	if (i < 0 || ev->mig.orig_cpu == ev->mig.dest_cpu || ev->mig.dest_cpu < 0 ||
+	    ev->mig.dest_cpu >= w->nr_cpus || b->bt[i].state != T_RUNNABLE || b->bt[i].in_wakeup)
+		return;
+	if (w->nr_moves == b->moves_cap) {
+		uint64_t ncap = b->moves_cap ? b->moves_cap * 2 : 64;
+		struct ir_move_rec *n = realloc(w->moves, ncap * sizeof(*n));
+
+		if (!n) {
+			b->oom = 1;
+			return;
+		}
+		w->moves = n;
+		b->moves_cap = ncap;
+	}
+	w->moves[w->nr_moves++] = (struct ir_move_rec){ ev->ts - w->first_ts, (uint32_t)i, (uint16_t)ev->mig.dest_cpu };
+	b->bt[i].cpu = (uint16_t)ev->mig.dest_cpu;
 }
 
 static void on_fork(struct ir_wl_builder *b, const struct ir_event *ev, int32_t parent, int32_t child,
@@ -621,6 +667,7 @@ static void on_fork(struct ir_wl_builder *b, const struct ir_event *ev, int32_t 
 			return;
 	}
 	b->bt[c].state = T_NEW;
+	b->bt[c].wake_base_ts = ev->ts;
 	b->bt[c].kthread = b->bt[c].kthread || parent == 2;
 	set_comm(b, (uint32_t)c, comm, len);
 }
@@ -641,7 +688,7 @@ static void on_wakeup_new(struct ir_wl_builder *b, const struct ir_event *ev)
 		struct ir_sim_task *o = &b->w->task[bt->pending_owner];
 
 		if ((uint64_t)bt->pending_op < o->nr_ops)
-			o->ops[bt->pending_op].cpu = (uint16_t)ev->wake.target_cpu;
+			placed(&o->ops[bt->pending_op], ev, bt->wake_base_ts);
 		bt->pending_op = -1;
 	}
 	b->w->task[c].start_cpu = (uint16_t)ev->wake.target_cpu;
@@ -693,6 +740,8 @@ int ir_wl_feed(struct ir_wl_builder *b, const struct ir_event *ev)
 	if (ev->common_pid == 0 && b->cur[ev->cpu] >= 0 &&
 	    !(ev->type == IR_EV_SWITCH && ev->sw.prev_pid > 0))
 		lost_switch_out(b, ev->cpu, ev->ts);	/* the idle task runs there */
+	else if (ev->type != IR_EV_SWITCH && ev->common_pid > 0)
+		waker_running(b, ev);	/* a task's event: it runs there (missing_idle_exit) */
 	switch (ev->type) {
 	case IR_EV_SWITCH:
 		on_switch(b, ev);
@@ -706,6 +755,9 @@ int ir_wl_feed(struct ir_wl_builder *b, const struct ir_event *ev)
 		break;
 	case IR_EV_WAKEUP_NEW:
 		on_wakeup_new(b, ev);
+		break;
+	case IR_EV_MIGRATE:
+		on_migrate(b, ev);
 		break;
 	case IR_EV_FORK:
 		on_fork(b, ev, ev->fork.parent_pid, ev->fork.child_pid, ev->fork.child_comm,
@@ -751,6 +803,7 @@ struct ir_workload *ir_wl_finish(struct ir_wl_builder *b, uint64_t last_ts)
 		   w->nr_ops * sizeof(struct ir_op);
 	for (int c = 0; c < w->nr_cpus; c++)
 		w->bytes += w->nr_sw[c] * sizeof(struct ir_sw_rec);
+	w->bytes += w->nr_moves * sizeof(struct ir_move_rec);
 	if (b->oom) {
 		ir_wl_abort(b);
 		return NULL;
@@ -785,6 +838,7 @@ void ir_workload_free(struct ir_workload *w)
 		free(w->sw[c]);
 	free(w->sw);
 	free(w->nr_sw);
+	free(w->moves);
 	free(w->task);
 	free(w->wait);
 	free(w);
