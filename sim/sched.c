@@ -98,6 +98,7 @@ struct srq {
 	uint64_t idle_since;
 	uint64_t idle_stamp, avg_idle, max_idle_balance_cost;
 	uint64_t gen;		/* E_CPU events of older generations are stale */
+	uint64_t resched_at;	/* resched_curr() takes effect then; 0 none */
 	uint64_t next_balance[IR_MAX_LEVELS];
 	uint64_t swpos;		/* frozen: next recorded switch */
 	int32_t frozen_want;	/* frozen: waiting for this task to be runnable */
@@ -441,6 +442,8 @@ static void arm(struct sim *s, int c)
 
 	if (!s->sp->frozen && r->nr_queued && r->slice_end < end)
 		end = r->slice_end > s->now ? r->slice_end : s->now;
+	if (r->resched_at && r->resched_at < end)
+		end = r->resched_at > s->now ? r->resched_at : s->now;
 	hpush(s, end, E_CPU, (uint32_t)c, ++r->gen);
 }
 
@@ -482,6 +485,7 @@ static void put_curr(struct sim *s, int c)
 	r->load -= t->weight;
 	t->last_ran = s->now;
 	r->curr = -1;
+	r->resched_at = 0;
 	r->gen++;
 }
 
@@ -951,8 +955,14 @@ static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enu
 		uint64_t gran = s->sp->sysctl_sched_wakeup_granularity * NICE_0_LOAD / t->weight;
 
 		if ((int64_t)(cur->vruntime - t->vruntime) > (int64_t)gran) {
-			preempt_curr(s, c);
-			return;
+			/* resched_curr(): the switch comes after the machine's
+			 * measured rescheduling latency */
+			if (!s->w->resched_ns) {
+				preempt_curr(s, c);
+				return;
+			}
+			if (!r->resched_at)
+				r->resched_at = s->now + s->w->resched_ns;
 		}
 	}
 	arm(s, c);	/* its slice now counts */
@@ -1112,6 +1122,10 @@ static void on_cpu_event(struct sim *s, int c)
 		return;
 	}
 	update_curr(s, c);
+	if (r->resched_at && s->now >= r->resched_at) {
+		preempt_curr(s, c);	/* the wakeup's resched_curr() */
+		return;
+	}
 	if ((s->t[r->curr].left || s->t[r->curr].penalty) && !s->sp->frozen &&
 	    r->nr_queued && s->now >= r->slice_end) {
 		/* check_preempt_tick(): the slice is used up */

@@ -123,6 +123,9 @@ struct ir_workload {
 	uint64_t idle_wake_ns;	/* median wait of a wakeup onto an idle CPU: the recording
 				 * machine's IPI and idle-exit latency, which the model
 				 * adds to every wakeup of an idle CPU */
+	uint64_t resched_ns;	/* median wait of a wakeup that preempted the running task:
+				 * how long after check_preempt_wakeup()'s resched_curr()
+				 * the switch came (IPI, the next preemption point) */
 	uint64_t bytes;		/* memory the workload holds */
 };
 

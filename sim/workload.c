@@ -63,6 +63,8 @@ struct ir_wl_builder {
 	uint64_t moves_cap;
 	bool has_waking, started;
 	struct ir_hist *idle_wait;	/* waits of wakeups onto idle CPUs */
+	struct ir_hist *preempt_wait;	/* waits of wakeups that preempted the running task */
+	bool preempting;		/* this switch preempts its prev */
 	uint64_t last_run_end;
 	int oom;
 };
@@ -335,6 +337,8 @@ static void run_on(struct ir_wl_builder *b, uint32_t i, int cpu, uint64_t ts)
 		ir_hist_add(b->w->wait, ts - bt->woken_ts);
 		if (bt->woken_idle)
 			ir_hist_add(b->idle_wait, ts - bt->woken_ts);
+		else if (b->preempting)
+			ir_hist_add(b->preempt_wait, ts - bt->woken_ts);
 		bt->woken_ts = 0;
 	}
 	bt->state = T_RUNNING;
@@ -487,7 +491,9 @@ static void on_switch(struct ir_wl_builder *b, const struct ir_event *ev)
 		if (b->bt[n].state == T_RUNNING)
 			emit_run(b, (uint32_t)n, ts);
 		b->bt[n].state = b->bt[n].state == T_RUNNING ? T_RUNNABLE : b->bt[n].state;
+		b->preempting = ev->sw.prev_pid > 0 && ir_state_runnable(ev->sw.prev_state);
 		run_on(b, (uint32_t)n, c, ts);
+		b->preempting = false;
 	} else {
 		sw_rec(b, c, ts, -1);
 	}
@@ -712,12 +718,13 @@ struct ir_wl_builder *ir_wl_new(int nr_cpus)
 	b->w->nr_cpus = nr_cpus;
 	b->w->wait = calloc(1, sizeof(*b->w->wait));
 	b->idle_wait = calloc(1, sizeof(*b->idle_wait));
+	b->preempt_wait = calloc(1, sizeof(*b->preempt_wait));
 	b->w->nr_sw = calloc((size_t)nr_cpus, sizeof(*b->w->nr_sw));
 	b->w->sw = calloc((size_t)nr_cpus, sizeof(*b->w->sw));
 	b->sw_cap = calloc((size_t)nr_cpus, sizeof(*b->sw_cap));
 	b->cur = malloc((size_t)nr_cpus * sizeof(*b->cur));
 	b->cpu_seen = calloc((size_t)nr_cpus, sizeof(*b->cpu_seen));
-	if (!b->w->wait || !b->idle_wait || !b->w->nr_sw || !b->w->sw || !b->sw_cap || !b->cur || !b->cpu_seen)
+	if (!b->w->wait || !b->idle_wait || !b->preempt_wait || !b->w->nr_sw || !b->w->sw || !b->sw_cap || !b->cur || !b->cpu_seen)
 		goto fail;
 	for (int c = 0; c < nr_cpus; c++)
 		b->cur[c] = -1;
@@ -799,6 +806,7 @@ struct ir_workload *ir_wl_finish(struct ir_wl_builder *b, uint64_t last_ts)
 	}
 	w->completion_ns = (running ? last_ts : b->last_run_end) - w->first_ts;
 	w->idle_wake_ns = ir_hist_quantile(b->idle_wait, 0.5);
+	w->resched_ns = ir_hist_quantile(b->preempt_wait, 0.5);
 	w->bytes = sizeof(*w) + sizeof(*w->wait) + (uint64_t)w->nr_tasks * sizeof(*w->task) +
 		   w->nr_ops * sizeof(struct ir_op);
 	for (int c = 0; c < w->nr_cpus; c++)
@@ -825,6 +833,7 @@ void ir_wl_abort(struct ir_wl_builder *b)
 	free(b->cpu_seen);
 	free(b->sw_cap);
 	free(b->idle_wait);
+	free(b->preempt_wait);
 	free(b);
 }
 
