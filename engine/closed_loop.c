@@ -112,10 +112,14 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 		jobs[i].dom = cin->dom;
 		jobs[i].sp = sp;
 		if (i < n) {
+			struct ir_policy_params def;
+
 			pp[i] = cin->runs[i].p;
-			/* the policies run by default take the recording kernel's
-			 * sysctl_sched_migration_cost (its task_hot() threshold) */
-			if (!cin->explicit_policies && i < cin->nr_default)
+			/* task_hot() reads the kernel's sysctl_sched_migration_cost:
+			 * the trace's (or --migration-cost), unless this policy
+			 * instance set its own */
+			ir_policy_defaults(pp[i].kind, &def);
+			if (pp[i].sysctl_sched_migration_cost == def.sysctl_sched_migration_cost)
 				pp[i].sysctl_sched_migration_cost = cin->sched_migration_cost;
 			jobs[i].pol = &pp[i];
 		} else {

@@ -70,8 +70,7 @@ struct ir_closed_loop_input {
 	const struct ir_observed *obs;
 	const struct ir_domains *dom;
 	const struct ir_policy_run *runs;
-	int n, nr_default, fidelity;	/* nr_default: runs that are policies, not sweep points */
-	bool explicit_policies;		/* --policy given */
+	int n, fidelity;
 	uint64_t sched_migration_cost, max_idle_balance_cost;
 };
 /* Simulate every policy and the frozen schedule; add the closed-loop keys to doc. */

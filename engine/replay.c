@@ -464,8 +464,7 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 		struct ir_workload *w = run.wl_err ? NULL : ir_wl_finish(run.wl, ti->last_ts);
 		struct ir_closed_loop_input cin = {
 			.w = w, .obs = ir_state_observed(run.st), .dom = dom, .runs = run.runs, .n = nr_runs,
-			.nr_default = ir->nr_policy_args ? ir->nr_policy_args : IR_POL__COUNT,
-			.fidelity = tallies.fidelity, .explicit_policies = ir->nr_policy_args > 0,
+			.fidelity = tallies.fidelity,
 			.sched_migration_cost = sp.sched_migration_cost,
 			.max_idle_balance_cost = sp.max_idle_balance_cost,
 		};
