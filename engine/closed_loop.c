@@ -107,6 +107,8 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 	sp.max_idle_balance_cost = cin->max_idle_balance_cost;
 	if (ir->cl_refill_set)
 		sp.refill_ns = ir->cl_refill_ns;
+	/* EEVDF replaced CFS's picking in v6.6 (147f3efaa241); unknown: newest */
+	sp.eevdf = cin->kernel_major < 0 || ir_kver_at_least(cin->kernel_major, cin->kernel_minor, 6, 6);
 	for (int i = 0; i <= n; i++) {
 		jobs[i].w = w;
 		jobs[i].dom = cin->dom;
@@ -156,6 +158,8 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 	}
 	in.refill_ns = sp.refill_ns;
 	in.seed = sp.seed;
+	in.idle_wake_ns = w->idle_wake_ns;
+	in.resched_ns = w->resched_ns;
 	in.tasks = w->nr_tasks;
 	in.ops = w->nr_ops;
 	in.workload_bytes = w->bytes;

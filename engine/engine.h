@@ -71,6 +71,7 @@ struct ir_closed_loop_input {
 	const struct ir_domains *dom;
 	const struct ir_policy_run *runs;
 	int n, fidelity;
+	int kernel_major, kernel_minor;	/* the recording kernel's release, -1 unknown */
 	uint64_t sched_migration_cost, max_idle_balance_cost;
 };
 /* Simulate every policy and the frozen schedule; add the closed-loop keys to doc. */

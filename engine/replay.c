@@ -465,6 +465,7 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 		struct ir_closed_loop_input cin = {
 			.w = w, .obs = ir_state_observed(run.st), .dom = dom, .runs = run.runs, .n = nr_runs,
 			.fidelity = tallies.fidelity,
+			.kernel_major = ti->kernel_major, .kernel_minor = ti->kernel_minor,
 			.sched_migration_cost = sp.sched_migration_cost,
 			.max_idle_balance_cost = sp.max_idle_balance_cost,
 		};

@@ -151,6 +151,8 @@ int ir_report_closed_loop(json_object *doc, const struct ir_cl_input *in)
 	}
 	json_object_object_add(params, "refill_ns", u64(in->refill_ns));
 	json_object_object_add(params, "seed", u64(in->seed));
+	json_object_object_add(params, "idle_wake_ns", u64(in->idle_wake_ns));
+	json_object_object_add(params, "resched_ns", u64(in->resched_ns));
 	json_object_object_add(fit, "params", params);
 	json_object_object_add(wl, "tasks", u64(in->tasks));
 	json_object_object_add(wl, "ops", u64(in->ops));

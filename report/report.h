@@ -158,6 +158,7 @@ struct ir_cl_input {
 	double explained;		/* share of wakeups the workload reproduces */
 	const char *withheld;		/* NULL, or why the figures are withheld */
 	uint64_t refill_ns, seed;
+	uint64_t idle_wake_ns, resched_ns;	/* measured from the trace */
 	uint64_t tasks, ops, workload_bytes;
 };
 /* Add "closed_loop" and "closed_loop_fit" to a report document (schema

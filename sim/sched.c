@@ -50,6 +50,7 @@
  * kernel put them, each CPU switches to the task it switched to, at the
  * recorded preemptions; no balancing.  Its figures must equal the trace's.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,6 +85,10 @@ struct stask {
 	uint64_t blocked_at;	/* when it last blocked */
 	uint64_t waking;	/* frozen: its sched_waking, queued at sched_wakeup */
 	uint64_t penalty;	/* cache refill owed */
+	double avg;		/* PELT: runnable share, decaying with a 32 ms half-life */
+	uint64_t deadline;	/* EEVDF: se->deadline */
+	int64_t vlag;		/* EEVDF: se->vlag, kept while it sleeps */
+	uint64_t avg_ts;
 };
 
 struct srq {
@@ -92,6 +97,8 @@ struct srq {
 	uint32_t nr_queued, cap;
 	int32_t *q;
 	uint64_t load;		/* weights queued + curr */
+	double load_avg;	/* PELT of load: cfs_rq->avg.load_avg */
+	uint64_t load_ts;
 	uint64_t min_vruntime;
 	uint64_t avail;		/* busy balancing until then */
 	bool idle;		/* the idle task runs (from idle_since) */
@@ -231,6 +238,34 @@ static uint32_t weight_of(int prio)
 	return sched_prio_to_weight[prio - 100];
 }
 
+/* ___update_load_avg(): a geometric series whose weight halves every
+ * 32 ms (LOAD_AVG_PERIOD), over a signal that was `value` since *ts. */
+static double pelt(double avg, uint64_t *ts, uint64_t now, double value)
+{
+	if (now > *ts) {
+		double y = exp2(-(double)(now - *ts) / 32e6);
+
+		avg = avg * y + value * (1 - y);
+		*ts = now;
+	}
+	return avg;
+}
+
+static void rq_load_update(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+
+	r->load_avg = pelt(r->load_avg, &r->load_ts, s->now, (double)r->load);
+}
+
+/* The task's runnable average up to now; active: runnable until now. */
+static void task_avg_update(struct sim *s, int32_t ti, bool active)
+{
+	struct stask *t = &s->t[ti];
+
+	t->avg = pelt(t->avg, &t->avg_ts, s->now, active ? 1.0 : 0.0);
+}
+
 /* Integrate, before any change, the idle time of CPUs while another CPU
  * has a waiting task (SPEC 7, as replay/ measures it). */
 static void account(struct sim *s)
@@ -273,6 +308,7 @@ static void q_add(struct sim *s, int c, int32_t ti)
 		r->q = q;
 		r->cap = ncap;
 	}
+	rq_load_update(s, c);
 	s->t[ti].qpos = (int32_t)r->nr_queued;
 	if (!r->nr_queued) {
 		s->nr_cpus_queued++;
@@ -292,7 +328,10 @@ static void q_del(struct sim *s, int32_t ti)
 	struct stask *t = &s->t[ti];
 	struct srq *r = &s->rq[t->cpu];
 	unsigned before = nr_running(s, t->cpu);
-	int32_t last = r->q[--r->nr_queued];
+	int32_t last;
+
+	rq_load_update(s, t->cpu);
+	last = r->q[--r->nr_queued];
 
 	r->q[t->qpos] = last;
 	s->t[last].qpos = t->qpos;
@@ -367,6 +406,73 @@ static int32_t leftmost(const struct sim *s, int c)
 			who = x;
 	}
 	return who;
+}
+
+/* ------------------------------------------------ EEVDF (v6.6+) */
+
+/* calc_delta_fair(sysctl_sched_base_slice, se) */
+static uint64_t vslice(const struct sim *s, const struct stask *t)
+{
+	return s->sp->sysctl_sched_base_slice * NICE_0_LOAD / t->weight;
+}
+
+/* avg_vruntime(): the load-weighted mean vruntime of curr and the queue,
+ * relative to min_vruntime so that it never overflows */
+static uint64_t avg_vruntime(const struct sim *s, int c)
+{
+	const struct srq *r = &s->rq[c];
+	double sum = 0, w = 0;
+
+	if (r->curr >= 0) {
+		sum += (double)(int64_t)(s->t[r->curr].vruntime - r->min_vruntime) * s->t[r->curr].weight;
+		w += s->t[r->curr].weight;
+	}
+	for (uint32_t i = 0; i < r->nr_queued; i++) {
+		const struct stask *t = &s->t[r->q[i]];
+
+		sum += (double)(int64_t)(t->vruntime - r->min_vruntime) * t->weight;
+		w += t->weight;
+	}
+	return w ? r->min_vruntime + (uint64_t)(int64_t)(sum / w) : r->min_vruntime;
+}
+
+/* pick_eevdf(): of the eligible (vruntime <= avg_vruntime), the earliest
+ * deadline; curr competes while runnable */
+static int32_t pick_eevdf(const struct sim *s, int c, bool with_curr)
+{
+	const struct srq *r = &s->rq[c];
+	uint64_t v = avg_vruntime(s, c);
+	int32_t best = -1, least = -1;
+
+	for (int64_t i = with_curr && r->curr >= 0 ? -1 : 0; i < (int64_t)r->nr_queued; i++) {
+		int32_t x = i < 0 ? r->curr : r->q[i];
+		const struct stask *t = &s->t[x];
+
+		if (least < 0 || vbefore(t->vruntime, s->t[least].vruntime))
+			least = x;
+		if ((int64_t)(t->vruntime - v) > 0)
+			continue;
+		if (best < 0 || vbefore(t->deadline, s->t[best].deadline) ||
+		    (t->deadline == s->t[best].deadline && x < best))
+			best = x;
+	}
+	return best >= 0 ? best : least;
+}
+
+/* place_entity() (v6.6): at avg_vruntime minus the lag it slept with,
+ * deadline one vslice later (half for a new task: PLACE_DEADLINE_INITIAL) */
+static void place_eevdf(struct sim *s, int c, struct stask *t, bool initial)
+{
+	uint64_t v = avg_vruntime(s, c);
+	int64_t limit = (int64_t)(2 * vslice(s, t));
+	int64_t lag = initial ? 0 : t->vlag;
+
+	if (lag > limit)
+		lag = limit;
+	if (lag < -limit)
+		lag = -limit;
+	t->vruntime = v - (uint64_t)lag;
+	t->deadline = t->vruntime + (initial ? vslice(s, t) / 2 : vslice(s, t));
 }
 
 /* __sched_period() and sched_slice() */
@@ -462,6 +568,7 @@ static void set_curr(struct sim *s, int c, int32_t ti)
 		if (from != c)
 			migrate(s, ti, from, c, s->sp->frozen ? NULL : &s->res->mig_newidle);
 	}
+	rq_load_update(s, c);
 	r->curr = ti;
 	r->load += t->weight;
 	r->curr_start = at;
@@ -471,7 +578,14 @@ static void set_curr(struct sim *s, int c, int32_t ti)
 		ir_hist_add(s->wait, at - t->woken);
 		t->woken = 0;
 	}
-	r->slice_end = at + sched_slice(s, c, t);
+	if (s->sp->eevdf) {
+		/* update_deadline(): it runs to its deadline, then is picked again */
+		if (!vbefore(t->vruntime, t->deadline))
+			t->deadline = t->vruntime + vslice(s, t);
+		r->slice_end = at + (t->deadline - t->vruntime) * t->weight / NICE_0_LOAD;
+	} else {
+		r->slice_end = at + sched_slice(s, c, t);
+	}
 	update_min_vruntime(s, c);
 }
 
@@ -482,6 +596,7 @@ static void put_curr(struct sim *s, int c)
 	struct stask *t = &s->t[r->curr];
 
 	update_curr(s, c);
+	rq_load_update(s, c);
 	r->load -= t->weight;
 	t->last_ran = s->now;
 	r->curr = -1;
@@ -521,6 +636,9 @@ static void advance(struct sim *s, int32_t ti)
 static void block(struct sim *s, int c, int32_t ti, uint8_t on)
 {
 	put_curr(s, c);
+	task_avg_update(s, ti, true);
+	if (s->sp->eevdf)	/* update_entity_lag(): what it was owed when it left */
+		s->t[ti].vlag = (int64_t)(avg_vruntime(s, c) - s->t[ti].vruntime);
 	s->t[ti].state = S_BLOCKED;
 	s->t[ti].blocked_on = on;
 	s->t[ti].blocked_at = s->now;
@@ -733,7 +851,7 @@ static void pick_next(struct sim *s, int c)
 			return;
 		}
 	} else {
-		who = leftmost(s, c);
+		who = s->sp->eevdf ? pick_eevdf(s, c, false) : leftmost(s, c);
 	}
 	set_curr(s, c, who);
 	run_curr(s, c);
@@ -828,7 +946,7 @@ static int select_idle_sibling(struct sim *s, int prev, int target)
 static int wake_affine(struct sim *s, int l, const struct stask *t, int this_cpu, int prev)
 {
 	bool sync = s->sp->sync_wakeups;
-	uint64_t this_load = s->rq[this_cpu].load, prev_load = s->rq[prev].load, task_load = t->weight;
+	double this_load, prev_load, task_load = t->weight * t->avg;
 	unsigned pct = s->rq[this_cpu].imbalance_pct[l];
 
 	if (cpu_idle(s, this_cpu) && share_cache(s, this_cpu, prev))
@@ -837,12 +955,19 @@ static int wake_affine(struct sim *s, int l, const struct stask *t, int this_cpu
 		return this_cpu;
 	if (cpu_idle(s, prev))
 		return prev;
-	if (sync && s->rq[this_cpu].curr >= 0)
-		this_load -= s->t[s->rq[this_cpu].curr].weight;
-	/* cpu_load(prev) - task_h_load(p): PELT keeps a sleeping task's
-	 * load on prev; the runnable weight here never held it */
+	/* wake_affine_weight() on PELT averages of the runnable weight */
+	rq_load_update(s, this_cpu);
+	rq_load_update(s, prev);
+	this_load = s->rq[this_cpu].load_avg;
+	prev_load = s->rq[prev].load_avg;
+	if (sync && s->rq[this_cpu].curr >= 0) {
+		const struct stask *cur = &s->t[s->rq[this_cpu].curr];
+		double cl = cur->weight * cur->avg;
+
+		this_load = this_load > cl ? this_load - cl : 0;
+	}
 	this_load = (this_load + task_load) * 100;
-	prev_load = prev_load * (100 + (pct - 100) / 2);
+	prev_load = (prev_load > task_load ? prev_load - task_load : 0) * (100 + (pct - 100) / 2);
 	return this_load < prev_load ? this_cpu : prev;
 }
 
@@ -906,6 +1031,7 @@ static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enu
 	}
 	if (waker_cpu >= s->n)
 		waker_cpu = 0;
+	task_avg_update(s, ti, false);		/* it slept until now */
 	c = s->sp->frozen ? (rec_cpu < s->n ? rec_cpu : 0) : select_task_rq_fair(s, ti, waker_cpu, how == W_FORK);
 	if (how != W_START) {
 		s->res->wakeups++;
@@ -913,7 +1039,13 @@ static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enu
 		t->woken = how == W_IRQ ? s->now : (t->waking > t->blocked_at ? t->waking : t->blocked_at);
 	}
 	r = &s->rq[c];
-	if (how == W_FORK) {
+	if (s->sp->eevdf) {
+		if (how == W_START)
+			t->cpu = (int16_t)c;
+		else if (how != W_FORK)
+			migrate(s, ti, t->cpu, c, &s->res->mig_wakeup);
+		place_eevdf(s, c, t, how == W_FORK || how == W_START);
+	} else if (how == W_FORK) {
 		t->vruntime = r->min_vruntime + sched_slice(s, c, t);	/* place_entity(): START_DEBIT */
 	} else {
 		uint64_t half = s->sp->sysctl_sched_latency / 2;
@@ -954,7 +1086,20 @@ static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enu
 		const struct stask *cur = &s->t[r->curr];
 		uint64_t gran = s->sp->sysctl_sched_wakeup_granularity * NICE_0_LOAD / t->weight;
 
-		if ((int64_t)(cur->vruntime - t->vruntime) > (int64_t)gran) {
+		bool preempt;
+
+		if (s->sp->eevdf) {
+			/* check_preempt_wakeup_fair() (v6.6+): pick_eevdf() with
+			 * RUN_TO_PARITY: an eligible curr keeps the CPU until its
+			 * deadline; else the wakee if it is the pick */
+			uint64_t v = avg_vruntime(s, c);
+
+			preempt = !((int64_t)(cur->vruntime - v) <= 0 && vbefore(cur->vruntime, cur->deadline)) &&
+				  pick_eevdf(s, c, true) == ti;
+		} else {
+			preempt = (int64_t)(cur->vruntime - t->vruntime) > (int64_t)gran;
+		}
+		if (preempt) {
 			/* resched_curr(): the switch comes after the machine's
 			 * measured rescheduling latency */
 			if (!s->w->resched_ns) {
@@ -1019,6 +1164,7 @@ void ir_sim_params_default(struct ir_sim_params *p, int nr_cpus)
 	p->sysctl_sched_latency = 6000000ull * factor;
 	p->sysctl_sched_min_granularity = 750000ull * factor;
 	p->sysctl_sched_wakeup_granularity = 1000000ull * factor;
+	p->sysctl_sched_base_slice = 750000ull * factor;
 	p->sysctl_sched_migration_cost = 500000;
 	p->max_idle_balance_cost = 500000;
 	p->busy_factor = 16;
@@ -1128,14 +1274,21 @@ static void on_cpu_event(struct sim *s, int c)
 	}
 	if ((s->t[r->curr].left || s->t[r->curr].penalty) && !s->sp->frozen &&
 	    r->nr_queued && s->now >= r->slice_end) {
-		/* check_preempt_tick(): the slice is used up */
-		int32_t who = leftmost(s, c);
+		/* check_preempt_tick() (CFS): the slice is used up;
+		 * update_deadline() (EEVDF): the deadline is reached */
+		struct stask *cur = &s->t[r->curr];
+		int32_t who = s->sp->eevdf ? -1 : leftmost(s, c);
 
-		if (who >= 0 && vbefore(s->t[who].vruntime, s->t[r->curr].vruntime)) {
+		if (s->sp->eevdf) {
+			cur->deadline = cur->vruntime + vslice(s, cur);
+			preempt_curr(s, c);	/* pick_eevdf() again, curr among them */
+			return;
+		}
+		if (who >= 0 && vbefore(s->t[who].vruntime, cur->vruntime)) {
 			preempt_curr(s, c);
 			return;
 		}
-		r->slice_end = s->now + sched_slice(s, c, &s->t[r->curr]);
+		r->slice_end = s->now + sched_slice(s, c, cur);
 	}
 	run_curr(s, c);
 }

@@ -153,6 +153,8 @@ struct ir_sim_params {
 	uint64_t max_idle_balance_cost;	/* initial rq->max_idle_balance_cost, 500 us */
 	unsigned busy_factor;		/* sd->busy_factor, 16 (v5.12+ 32 since 6.? see sched.c) */
 	bool sync_wakeups;		/* WF_SYNC on task wakeups (default false) */
+	bool eevdf;			/* v6.6+ (147f3efaa241): EEVDF picking and placement */
+	uint64_t sysctl_sched_base_slice;	/* EEVDF slice, 0.75 ms x the CFS factor */
 };
 void ir_sim_params_default(struct ir_sim_params *p, int nr_cpus);
 
