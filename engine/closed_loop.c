@@ -84,6 +84,7 @@ static void figures(struct ir_cl_run *r, const struct ir_sim_result *s)
 	r->wakeups = s->wakeups;
 	r->events = s->events;
 	r->stalled = s->stalled;
+	r->forced = s->forced;
 }
 
 int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_input *cin, json_object *doc)

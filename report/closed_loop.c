@@ -46,6 +46,7 @@ static json_object *run_obj(const struct ir_cl_run *r)
 	json_object_object_add(o, "wakeups", u64(r->wakeups));
 	json_object_object_add(o, "events", u64(r->events));
 	json_object_object_add(o, "stalled", json_object_new_boolean(r->stalled));
+	json_object_object_add(o, "forced_wakeups", u64(r->forced));
 	return o;
 }
 

@@ -143,6 +143,7 @@ struct ir_cl_run {
 	const char *label;
 	struct ir_cl_figures f;
 	uint64_t newidle_calls, newidle_attempts, mig_wakeup, mig_newidle, mig_periodic, wakeups, events;
+	uint64_t forced;		/* frozen only: wakeups it had to force */
 	bool stalled;
 };
 

@@ -1293,6 +1293,37 @@ static void on_cpu_event(struct sim *s, int c)
 	run_curr(s, c);
 }
 
+/* Frozen: every CPU waits for a task the simulation never woke (a wakeup
+ * the trace lost or the workload misread).  The earliest such record
+ * wakes its task, counted as forced; false when none waits. */
+static bool frozen_unstick(struct sim *s)
+{
+	int best = -1;
+
+	for (int c = 0; c < s->n; c++) {
+		const struct srq *r = &s->rq[c];
+
+		if (r->curr >= 0 || r->frozen_want < 0 || s->t[r->frozen_want].state != S_BLOCKED)
+			continue;
+		if (best < 0 || s->w->sw[c][r->swpos].ns < s->w->sw[best][s->rq[best].swpos].ns)
+			best = c;
+	}
+	if (best < 0)
+		return false;
+	{
+		int32_t ti = s->rq[best].frozen_want;
+		uint64_t at = s->w->sw[best][s->rq[best].swpos].ns;
+
+		if (at > s->now)
+			s->now = at;
+		account(s);
+		s->res->forced++;
+		s->t[ti].blocked_on = IR_OP_BLOCK_DELAY;
+		wake_task(s, ti, best, best, W_START);
+	}
+	return true;
+}
+
 int ir_simulate(const struct ir_workload *w, const struct ir_domains *dom,
 		const struct ir_policy_params *pol, const struct ir_sim_params *sp,
 		struct ir_sim_result *res)
@@ -1313,6 +1344,7 @@ int ir_simulate(const struct ir_workload *w, const struct ir_domains *dom,
 	}
 	if (setup(&s, dom))
 		goto out;
+	for (;;) {
 	while (s.nh && s.pending && !s.oom) {
 		struct hev e = hpop(&s);
 
@@ -1384,6 +1416,10 @@ int ir_simulate(const struct ir_workload *w, const struct ir_domains *dom,
 				frozen_pick(&s, (int)e.id);
 			break;
 		}
+	}
+	if (!s.oom && sp->frozen && frozen_unstick(&s))
+		continue;
+	break;
 	}
 	if (s.oom)
 		goto out;

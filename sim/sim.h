@@ -171,6 +171,8 @@ struct ir_sim_result {
 	uint64_t events;		/* simulated events handled */
 	uint64_t wakeups;
 	bool stalled;			/* a task waited on a wakeup that never came */
+	uint64_t forced;		/* frozen: recorded switches to a task the simulation had
+					 * not woken, forced to stay on the record (0: exact) */
 };
 
 /*
