@@ -23,6 +23,9 @@ measured from the trace being simulated.
 """
 import json, os, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "hostile"))
+import tracedat as T  # noqa: E402  (writes trace.dat files by hand)
+
 IR = os.environ["IDLEREPLAY"]
 TRACES = os.environ["IR_TRACES"]
 TOPO = "sockets=2,cores=2,threads=2,nodes=2"
@@ -158,6 +161,25 @@ def determinism_and_withheld(tmp):
     check("byte-identical JSON", a == b, "%d bytes" % len(a))
     doc = json.loads(a)
     check("every policy and sweep point simulated", len(doc["closed_loop"]) == 6 + 4, str(list(doc["closed_loop"])))
+    # A task switched in after each sleep with no wakeup in the trace: none
+    # of its wakeups is explained, so the closed-loop figures are withheld.
+    ev, t = [], 1_000_000_000
+    for _ in range(50):
+        ev.append((t, T.ev_switch(0, 0, 1000)))
+        ev.append((t + 20_000, T.ev_switch(1000, 1, 0)))
+        t += 100_000
+    tr = T.Trace()
+    tr.buffers = [("", {0: T.pages(ev)})]
+    path = os.path.join(tmp, "unexplained.dat")
+    open(path, "wb").write(tr.build())
+    out = os.path.join(tmp, "unexplained.json")
+    r = subprocess.run([IR, "simulate", path, "--quiet", "--json", out], capture_output=True, text=True)
+    check("unexplained trace runs", r.returncode == 0, r.stderr.strip())
+    fit = json.load(open(out))["closed_loop_fit"] if r.returncode == 0 else {}
+    check("withheld below 90 %", bool(fit.get("withheld")) and "explained" in fit.get("withheld", "") and
+          not json.load(open(out))["closed_loop"], str(fit.get("withheld")))
+    r = subprocess.run([IR, "simulate", path], capture_output=True, text=True)
+    check("text says withheld", "withheld" in r.stdout, r.stdout[-300:])
 
 
 with tempfile.TemporaryDirectory() as tmp:
