@@ -105,7 +105,8 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 	}
 	ir_sim_params_default(&sp, w->nr_cpus);
 	sp.sysctl_sched_migration_cost = cin->sched_migration_cost;
-	sp.max_idle_balance_cost = cin->max_idle_balance_cost;
+	sp.max_idle_balance_cost = w->probed_max_idle_balance_cost ? w->probed_max_idle_balance_cost :
+				   cin->max_idle_balance_cost;
 	if (ir->cl_refill_set)
 		sp.refill_ns = ir->cl_refill_ns;
 	/* EEVDF replaced CFS's picking in v6.6 (147f3efaa241); unknown: newest */
@@ -124,6 +125,17 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 			ir_policy_defaults(pp[i].kind, &def);
 			if (pp[i].sysctl_sched_migration_cost == def.sysctl_sched_migration_cost)
 				pp[i].sysctl_sched_migration_cost = cin->sched_migration_cost;
+			/* with newidle probes, the kernel's own per-level costs (their
+			 * medians) replace the assumed ones the instance left alone */
+			for (int l = 0; l < 3 && cin->dom && w->probe_calls; l++) {
+				const struct ir_sched_domain *sd;
+
+				if (l >= ir_domains_nr_levels(cin->dom, 0) || !w->probed_lb_cost[l])
+					continue;
+				sd = ir_domains_level(cin->dom, 0, l);
+				if (pp[i].max_newidle_lb_cost[sd->kind] == def.max_newidle_lb_cost[sd->kind])
+					pp[i].max_newidle_lb_cost[sd->kind] = w->probed_lb_cost[l];
+			}
 			jobs[i].pol = &pp[i];
 		} else {
 			jobs[i].sp.frozen = true;
@@ -161,6 +173,9 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 	in.seed = sp.seed;
 	in.idle_wake_ns = w->idle_wake_ns;
 	in.resched_ns = w->resched_ns;
+	for (int l = 0; l < 3; l++)
+		in.probed_lb_cost[l] = w->probed_lb_cost[l];
+	in.probed_max_idle_balance_cost = w->probed_max_idle_balance_cost;
 	in.tasks = w->nr_tasks;
 	in.ops = w->nr_ops;
 	in.workload_bytes = w->bytes;

@@ -94,7 +94,9 @@ static const char *const assumptions[] = {
 	"wakeup preemption by wakeup_gran; RT tasks weigh as nice -20",
 	"wake_affine() and load_balance() use the instantaneous runnable weight, not PELT; load_balance() "
 	"moves one task per call",
-	"each newidle load_balance() attempt costs the policy's modelled per-level cost on the balancing CPU",
+	"each newidle load_balance() attempt costs the policy's per-level cost on the balancing CPU: with newidle "
+	"probes in the trace, the medians of the kernel's own sd->max_newidle_lb_cost per level (and of "
+	"max_idle_balance_cost) replace the assumed defaults a policy instance leaves alone",
 	"a migrated task pays refill_ns per sched domain level boundary crossed (level index + 1)",
 	"a wakeup onto an idle CPU takes effect after the trace's own median wakeup-to-run latency of "
 	"wakeups onto idle CPUs (IPI and idle exit on the recording machine)",
@@ -154,6 +156,14 @@ int ir_report_closed_loop(json_object *doc, const struct ir_cl_input *in)
 	json_object_object_add(params, "seed", u64(in->seed));
 	json_object_object_add(params, "idle_wake_ns", u64(in->idle_wake_ns));
 	json_object_object_add(params, "resched_ns", u64(in->resched_ns));
+	{
+		json_object *pc = json_object_new_array();
+
+		for (int l = 0; l < 3; l++)
+			json_object_array_add(pc, u64(in->probed_lb_cost[l]));
+		json_object_object_add(params, "probed_max_newidle_lb_cost", pc);
+		json_object_object_add(params, "probed_max_idle_balance_cost", u64(in->probed_max_idle_balance_cost));
+	}
 	json_object_object_add(fit, "params", params);
 	json_object_object_add(wl, "tasks", u64(in->tasks));
 	json_object_object_add(wl, "ops", u64(in->ops));

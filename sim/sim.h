@@ -126,6 +126,12 @@ struct ir_workload {
 	uint64_t resched_ns;	/* median wait of a wakeup that preempted the running task:
 				 * how long after check_preempt_wakeup()'s resched_curr()
 				 * the switch came (IPI, the next preemption point) */
+	/* newidle probes (record --probe-newidle), when the trace has them:
+	 * the kernel's own sd->max_newidle_lb_cost per level (0..2) and
+	 * rq->max_idle_balance_cost, medians over its calls; 0 none */
+	uint64_t probe_calls;
+	uint64_t probed_lb_cost[3];
+	uint64_t probed_max_idle_balance_cost;
 	uint64_t bytes;		/* memory the workload holds */
 };
 

@@ -64,6 +64,7 @@ struct ir_wl_builder {
 	bool has_waking, started;
 	struct ir_hist *idle_wait;	/* waits of wakeups onto idle CPUs */
 	struct ir_hist *preempt_wait;	/* waits of wakeups that preempted the running task */
+	struct ir_hist *probe_cost;	/* [4]: probed per-level costs, max_idle_balance_cost */
 	bool preempting;		/* this switch preempts its prev */
 	uint64_t last_run_end;
 	int oom;
@@ -719,12 +720,13 @@ struct ir_wl_builder *ir_wl_new(int nr_cpus)
 	b->w->wait = calloc(1, sizeof(*b->w->wait));
 	b->idle_wait = calloc(1, sizeof(*b->idle_wait));
 	b->preempt_wait = calloc(1, sizeof(*b->preempt_wait));
+	b->probe_cost = calloc(4, sizeof(*b->probe_cost));
 	b->w->nr_sw = calloc((size_t)nr_cpus, sizeof(*b->w->nr_sw));
 	b->w->sw = calloc((size_t)nr_cpus, sizeof(*b->w->sw));
 	b->sw_cap = calloc((size_t)nr_cpus, sizeof(*b->sw_cap));
 	b->cur = malloc((size_t)nr_cpus * sizeof(*b->cur));
 	b->cpu_seen = calloc((size_t)nr_cpus, sizeof(*b->cpu_seen));
-	if (!b->w->wait || !b->idle_wait || !b->preempt_wait || !b->w->nr_sw || !b->w->sw || !b->sw_cap || !b->cur || !b->cpu_seen)
+	if (!b->w->wait || !b->idle_wait || !b->preempt_wait || !b->probe_cost || !b->w->nr_sw || !b->w->sw || !b->sw_cap || !b->cur || !b->cpu_seen)
 		goto fail;
 	for (int c = 0; c < nr_cpus; c++)
 		b->cur[c] = -1;
@@ -765,6 +767,15 @@ int ir_wl_feed(struct ir_wl_builder *b, const struct ir_event *ev)
 		break;
 	case IR_EV_MIGRATE:
 		on_migrate(b, ev);
+		break;
+	case IR_EV_PROBE_ENTRY:
+		/* the kernel's own costs at each newidle call (SPEC 6) */
+		b->w->probe_calls++;
+		for (int l = 0; l < 3; l++)
+			if (ev->probe_entry.v.sd_max_newidle_lb_cost[l] > 0)
+				ir_hist_add(&b->probe_cost[l], (uint64_t)ev->probe_entry.v.sd_max_newidle_lb_cost[l]);
+		if (ev->probe_entry.v.max_idle_balance_cost > 0)
+			ir_hist_add(&b->probe_cost[3], (uint64_t)ev->probe_entry.v.max_idle_balance_cost);
 		break;
 	case IR_EV_FORK:
 		on_fork(b, ev, ev->fork.parent_pid, ev->fork.child_pid, ev->fork.child_comm,
@@ -807,6 +818,9 @@ struct ir_workload *ir_wl_finish(struct ir_wl_builder *b, uint64_t last_ts)
 	w->completion_ns = (running ? last_ts : b->last_run_end) - w->first_ts;
 	w->idle_wake_ns = ir_hist_quantile(b->idle_wait, 0.5);
 	w->resched_ns = ir_hist_quantile(b->preempt_wait, 0.5);
+	for (int l = 0; l < 3; l++)
+		w->probed_lb_cost[l] = ir_hist_quantile(&b->probe_cost[l], 0.5);
+	w->probed_max_idle_balance_cost = ir_hist_quantile(&b->probe_cost[3], 0.5);
 	w->bytes = sizeof(*w) + sizeof(*w->wait) + (uint64_t)w->nr_tasks * sizeof(*w->task) +
 		   w->nr_ops * sizeof(struct ir_op);
 	for (int c = 0; c < w->nr_cpus; c++)
@@ -834,6 +848,7 @@ void ir_wl_abort(struct ir_wl_builder *b)
 	free(b->sw_cap);
 	free(b->idle_wait);
 	free(b->preempt_wait);
+	free(b->probe_cost);
 	free(b);
 }
 
