@@ -533,6 +533,19 @@ static void placed(struct ir_op *op, const struct ir_event *ev, uint64_t base)
 		op->ns = lag;
 }
 
+/* The waker w's burst so far, then its IR_OP_WAKE of p: the op's index, -1. */
+static int64_t emit_wake(struct ir_wl_builder *b, uint32_t w, uint32_t p, const struct ir_event *ev)
+{
+	struct ir_op *op;
+
+	emit_run(b, w, ev->ts);
+	if (!(op = push(b, w, IR_OP_WAKE)))
+		return -1;
+	op->arg = p;
+	op->cpu = (uint16_t)ev->wake.target_cpu;
+	return b->w->task[w].nr_ops - 1;
+}
+
 static void on_wake(struct ir_wl_builder *b, const struct ir_event *ev)
 {
 	int64_t p, w;
@@ -577,27 +590,14 @@ static void on_wake(struct ir_wl_builder *b, const struct ir_event *ev)
 		bt->early_task = w >= 0 && w != p && !b->bt[w].kthread;
 		bt->early_op = -1;
 		if (bt->early_task) {
-			struct ir_op *op;
-
-			emit_run(b, (uint32_t)w, ev->ts);
-			if (!(op = push(b, (uint32_t)w, IR_OP_WAKE)))
-				return;
-			op->arg = (uint32_t)p;
-			op->cpu = (uint16_t)ev->wake.target_cpu;
-			bt->early_op = b->w->task[w].nr_ops - 1;
+			bt->early_op = emit_wake(b, (uint32_t)w, (uint32_t)p, ev);
 			bt->early_owner = (uint32_t)w;
 		}
 		return;
 	}
 	if (w >= 0 && w != p && !b->bt[w].kthread) {
-		struct ir_op *op;
-
-		emit_run(b, (uint32_t)w, ev->ts);
-		if (!(op = push(b, (uint32_t)w, IR_OP_WAKE)))
+		if ((bt->pending_op = emit_wake(b, (uint32_t)w, (uint32_t)p, ev)) < 0)
 			return;
-		op->arg = (uint32_t)p;
-		op->cpu = (uint16_t)ev->wake.target_cpu;
-		bt->pending_op = b->w->task[w].nr_ops - 1;
 		bt->pending_owner = (uint32_t)w;
 		push(b, (uint32_t)p, IR_OP_BLOCK_TASK);
 		b->w->wakes[IR_WK_TASK]++;
