@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* idlereplay calibrate: parameters measured from a trace's newidle probes. */
+/* idlereplay calibrate: parameters measured from a trace's newidle probes,
+ * or costs fitted to its observed pulls without them. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,7 +14,9 @@ static const char usage[] =
 	"From a trace with newidle probes (kprobe on sched_balance_newidle and its return),\n"
 	"the distributions of per-level max_newidle_lb_cost, max_idle_balance_cost, newidle\n"
 	"call durations and the entry-to-switch lead, and the replay options they suggest\n"
-	"for traces of the same machine recorded without probes.\n";
+	"for traces of the same machine recorded without probes.\n"
+	"Without probes: fits the per-level costs (one scale on the defaults) of the\n"
+	"model of the recording kernel to the trace's own observed newidle pulls.\n";
 
 static const struct option opts[] = {
 	{ "topology", required_argument, NULL, 'T' },

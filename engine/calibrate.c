@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* One calibration: a trace's newidle probes -> parameter distributions and
- * the replay options they suggest (document idlereplay.calibration/1). */
+/* One calibration (document idlereplay.calibration/1): a trace's newidle
+ * probes -> parameter distributions and the replay options they suggest;
+ * without probes, the per-level costs (one cost_scale on the defaults) of
+ * the recording kernel's model fitted to the trace's own observed newidle
+ * pulls (model/costfit.c). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine.h"
@@ -112,6 +116,122 @@ static json_object *calib_doc(const char *path, const struct ir_trace_info *ti, 
 	return doc;
 }
 
+/* The cost_scale grid, permille: 1/8x .. 16384x the assumed defaults. */
+#define NR_SCALES 18
+
+static const char *const fit_verdict[] = {
+	"fitted", "lower bound only: the kernel pulled nothing",
+	"upper bound: the model pulls fewer than observed even at the lowest costs",
+	"no information: nothing observed and nothing predicted at any cost",
+	"lower bound: the model pulls more than observed even at the highest costs",
+};
+
+/* Replay the trace with the model of its kernel at every scale of the grid,
+ * in one pass (a sweep per scale), on a handle of our own: its report
+ * document stays in memory. */
+static int replay_grid(struct idlereplay *ir, const char *name, enum ir_policy_kind kind,
+		       const uint64_t *scale, idlereplay_progress_fn *progress, void *arg, idlereplay **out)
+{
+	idlereplay *sub = idlereplay_new();
+	char sweep[128];
+	int ret = IR_OK;
+
+	*out = sub;
+	if (!sub)
+		return ir_engine_fail(ir, IR_ERR_INPUT, "out of memory");
+	idlereplay_on_warning(sub, ir->warn, ir->warn_arg);
+	if (ir->topo_arg)
+		ret = idlereplay_set(sub, "topology", ir->topo_arg);
+	for (int i = 0; i < NR_SCALES && !ret; i++) {
+		/* NI_RANDOM draws: average several seeds rather than trust one */
+		snprintf(sweep, sizeof(sweep), "%s%s.cost_scale=%llu:%llu:1", name,
+			 kind == IR_POL_PROPORTIONAL ? ":seeds=8" : "",
+			 (unsigned long long)scale[i], (unsigned long long)scale[i]);
+		ret = idlereplay_set(sub, "sweep", sweep);
+	}
+	if (!ret && !(ret = idlereplay_open(sub, ir->path)))
+		ret = idlereplay_run(sub, progress, arg);
+	if (ret)
+		ir_engine_fail(ir, ret, "%s", sub->err);
+	return ret;
+}
+
+static json_object *fit_doc(const char *path, const struct ir_trace_info *ti, const char *name,
+			    json_object *report, const uint64_t *scale, const double *pred,
+			    double observed, const struct ir_cost_fit *fit, const char *topo_arg)
+{
+	json_object *res = json_object_new_object(), *g = json_object_new_array();
+	char opt_line[1400], topo[1200] = "";
+
+	json_object_object_add(res, "schema", json_object_new_string(IR_CALIB_SCHEMA));
+	json_object_object_add(res, "trace", json_object_new_string(path));
+	json_object_object_add(res, "kernel", json_object_new_string(ti->kernel));
+	json_object_object_add(res, "method", json_object_new_string("observed_pulls"));
+	json_object_object_add(res, "policy", json_object_new_string(name));
+	json_object_object_add(res, "observed_pulls", json_object_new_double(observed));
+	json_object_object_add(res, "newidle_points",
+			       json_object_get(json_object_object_get(json_object_object_get(report, "fidelity"), "points")));
+	for (int i = 0; i < NR_SCALES; i++) {
+		json_object *x = json_object_new_object();
+
+		json_object_object_add(x, "cost_scale", json_object_new_int64((int64_t)scale[i]));
+		json_object_object_add(x, "predicted_pulls", json_object_new_double(pred[i]));
+		json_object_array_add(g, x);
+	}
+	json_object_object_add(res, "grid", g);
+	json_object_object_add(res, "status", json_object_new_string(fit_verdict[fit->status]));
+	json_object_object_add(res, "cost_scale", fit->scale < 0 ? NULL : json_object_new_double(fit->scale));
+	json_object_object_add(res, "cost_scale_lo", fit->lo < 0 ? NULL : json_object_new_double(fit->lo));
+	json_object_object_add(res, "cost_scale_hi", fit->hi < 0 ? NULL : json_object_new_double(fit->hi));
+	if (fit->scale >= 0) {
+		/* a complete command: the topology the replay used, then the fit */
+		if (topo_arg) {
+			char q[1100];
+
+			shell_arg(q, sizeof(q), topo_arg);
+			snprintf(topo, sizeof(topo), "--topology %s ", q);
+		}
+		snprintf(opt_line, sizeof(opt_line), "%s--policy %s:cost_scale=%.0f", topo, name, fit->scale);
+		json_object_object_add(res, "replay_options", json_object_new_string(opt_line));
+	}
+	return res;
+}
+
+/* A trace without probes: fit cost_scale to its observed newidle pulls. */
+static int calibrate_unprobed(struct idlereplay *ir, const struct ir_trace_info *ti,
+			      idlereplay_progress_fn *progress, void *arg)
+{
+	enum ir_policy_kind kind = ir_policy_for_trace(ti->kernel_major, ti->kernel_minor, NULL, false);
+	const char *name = ir_policy_name(kind);
+	uint64_t scale[NR_SCALES];
+	double pred[NR_SCALES], observed;
+	struct ir_cost_fit fit;
+	json_object *doc, *sw;
+	idlereplay *sub;
+	int ret;
+
+	for (int i = 0; i < NR_SCALES; i++)
+		scale[i] = 125ull << i;
+	if ((ret = replay_grid(ir, name, kind, scale, progress, arg, &sub)))
+		goto out;
+	doc = sub->doc;
+	sw = json_object_object_get(doc, "sweeps");
+	observed = (double)json_object_get_int64(json_object_object_get(
+		json_object_object_get(doc, "observed"), "newidle_pulls"));
+	for (int i = 0; i < NR_SCALES; i++) {
+		json_object *pt = json_object_array_get_idx(json_object_object_get(
+			json_object_array_get_idx(sw, (size_t)i), "points"), 0);
+
+		pred[i] = (double)json_object_get_int64(json_object_object_get(pt, "pulls"));
+	}
+	ir_cost_fit(scale, pred, NR_SCALES, observed, &fit);
+	ir->doc = fit_doc(ir->path, ti, name, doc, scale, pred, observed, &fit, ir->topo_arg);
+	ret = ir->json_path ? idlereplay_write(ir, "json", ir->json_path) : IR_OK;
+out:
+	idlereplay_free(sub);
+	return ret;
+}
+
 int idlereplay_calibrate(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 {
 	const struct ir_trace_info *ti;
@@ -131,8 +251,7 @@ int idlereplay_calibrate(idlereplay *ir, idlereplay_progress_fn *progress, void 
 	ir->ran = true;
 	ti = ir_trace_info(ir->tr);
 	if (!ti->has_probes)
-		return ir_engine_fail(ir, IR_ERR_INPUT, "%s: no newidle probes in the trace (a kprobe with avg_idle and max_idle_balance_cost fields)",
-				      ir->path);
+		return calibrate_unprobed(ir, ti, progress, arg);
 	if ((ret = ir_engine_domains(ir, ir->topo_arg, ti, &topo, &dom, &topo_source)))
 		goto out;
 	if (!strcmp(topo_source, "flat")) {

@@ -31,6 +31,7 @@ struct run {
 	struct ir_out dec_out;		/* where it goes (report/report.h) */
 	int decisions_err;
 	int fidelity;			/* run index of the recording kernel's policy */
+	bool probed;			/* every policy takes the probed costs */
 	struct ir_wl_builder *wl;	/* closed loop: the workload, built in the same pass */
 	int wl_err;
 };
@@ -53,44 +54,20 @@ static int feed(void *arg, const struct ir_event *ev)
 	return 0;
 }
 
-/* Check the recording kernel's model against the probe at this point: with
- * the assumed parameters (its own run), or the probed ones (a scratch decision
- * that leaves the run's state alone). */
-static void check_truth(struct run *r, const struct ir_point *pt, bool before)
-{
-	struct ir_policy_run *k = &r->runs[r->fidelity];
-	struct ir_decision_ctx ctx;
-	struct ir_decision dd;
-	struct ir_outcome oo;
-
-	if (before != r->truth->probed)
-		return;
-	ir_decision_ctx_init(&ctx, pt, r->dom);
-	if (r->truth->probed) {
-		struct ir_policy_params pp = k->p;
-
-		ir_params_from_probe(pt, &ctx, &pp);
-		ir_decide(&ctx, &pp, &k->st, &dd);
-		ir_outcome(pt, &dd, &oo);
-		ir_truth_add(r->truth, pt, &ctx, &dd, &oo, k->p.kind == IR_POL_PROPORTIONAL);
-	} else {
-		ir_truth_add(r->truth, pt, &ctx, &r->d[r->fidelity], &r->o[r->fidelity],
-			     k->p.kind == IR_POL_PROPORTIONAL);
-	}
-}
-
 static void on_point(void *arg, const struct ir_point *pt)
 {
 	struct run *r = arg;
 	bool truth = r->truth && pt->has_probe && r->fidelity >= 0;
 
-	if (truth)
-		check_truth(r, pt, true);
-	ir_evaluate(pt, r->dom, r->runs, r->n, r->d, r->o);
+	ir_evaluate(pt, r->dom, r->probed, r->runs, r->n, r->d, r->o);
 	for (int i = 0; i < r->n; i++)
 		ir_tally_add(&r->tallies[i], pt, &r->d[i], &r->o[i]);
-	if (truth)
-		check_truth(r, pt, false);
+	if (truth) {
+		struct ir_decision_ctx ctx;
+
+		ir_decision_ctx_init(&ctx, pt, r->dom);
+		ir_truth_add(r->truth, pt, &ctx, &r->d[r->fidelity], &r->o[r->fidelity]);
+	}
 	if (r->decisions && !r->decisions_err) {
 		struct ir_decision_ctx ctx;
 
@@ -213,14 +190,31 @@ static int find_fidelity(struct idlereplay *ir, const struct ir_trace_info *ti,
 		}
 		kind = kp.kind;
 	} else {
-		kind = ir_policy_for_kernel(ti->kernel_major, ti->kernel_minor,
-					    features && strcmp(features, "unknown") ? features : NULL);
+		kind = ir_policy_for_trace(ti->kernel_major, ti->kernel_minor,
+					   features && strcmp(features, "unknown") ? features : NULL,
+					   ti->probes_have_ratio);
 	}
 	free(features);
 	for (int i = 0; i < tallies->n && *fidelity < 0; i++)
 		if (tallies->t[i].sweep < 0 && ir->runs[i].p.kind == kind)
 			*fidelity = i;
 	return IR_OK;
+}
+
+/* Where the kernel policy's per-level costs come from, for the fidelity
+ * line: the probes, a cost_scale fitted by `idlereplay calibrate`, costs set
+ * by hand, or the model's assumed defaults. */
+static const char *costs_source(const struct ir_policy_params *kp, bool probed)
+{
+	struct ir_policy_params def;
+
+	if (probed)
+		return "probed";
+	if (kp->cost_scale != 1000)
+		return "calibrated";
+	ir_policy_defaults(kp->kind, &def);
+	return memcmp(kp->max_newidle_lb_cost, def.max_newidle_lb_cost, sizeof(def.max_newidle_lb_cost)) ?
+		"set" : "assumed";
 }
 
 /* --reference NAME that no replayed policy answers to: say which do. */
@@ -369,7 +363,7 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 	tallies.nr_sweeps = ir->nr_sweep_args;
 	for (int i = 0; i < nr_runs; i++) {
 		if (ir_tally_init(&tallies.t[i], &run.runs[i].p, rings.nr_cpus) ||
-		    ir_policy_state_init(&run.runs[i].st, &run.runs[i].p, rings.nr_cpus)) {
+		    ir_policy_run_init(&run.runs[i], rings.nr_cpus)) {
 			ret = ir_engine_fail(ir, IR_ERR_INPUT, "out of memory");
 			goto out;
 		}
@@ -394,6 +388,9 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 	run.tallies = tallies.t;
 	run.dom = dom;
 	run.fidelity = tallies.fidelity;
+	run.probed = sp.probe_seed && ti->has_probes;
+	if (tallies.fidelity >= 0)
+		tallies.costs = costs_source(&run.runs[tallies.fidelity].p, run.probed);
 	if (ti->has_probes && tallies.fidelity >= 0) {
 		run.truth = calloc(1, sizeof(*run.truth));
 		if (!run.truth) {
@@ -445,6 +442,10 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 			goto out;
 		}
 	}
+	for (int i = 0; i < run.n; i++)
+		ir_tally_seeds(&tallies.t[i], &run.runs[i]);
+	if (run.truth)
+		ir_truth_seeds(run.truth, &tallies.t[tallies.fidelity]);
 	ir_trace_event_counts(ir->tr, add_count, &counts);
 	{
 		struct ir_report_input in = {
@@ -494,7 +495,7 @@ out:
 	ir_timeline_free(tl);
 	for (int i = 0; i < run.n; i++) {
 		ir_tally_free(&tallies.t[i]);
-		ir_policy_state_free(&run.runs[i].st);
+		ir_policy_run_free(&run.runs[i]);
 	}
 	free(tallies.t);
 	free(run.truth);

@@ -97,8 +97,10 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg);
 
 /*
  * Instead of a replay: from a trace with newidle probes, the distributions
- * of the parameters a replay assumes and the options they suggest (schema
- * idlereplay.calibration/1); writes the "json" output if set.
+ * of the parameters a replay assumes and the options they suggest; without
+ * probes, the cost_scale of the recording kernel's model fitted to the
+ * trace's observed newidle pulls (one replay pass over a grid of scales).
+ * Schema idlereplay.calibration/1; writes the "json" output if set.
  */
 int idlereplay_calibrate(idlereplay *ir, idlereplay_progress_fn *progress, void *arg);
 

@@ -106,7 +106,7 @@ static inline uint64_t ir_level_lb_cost(const struct ir_policy_params *p,
 		if (v != IR_COST_UNSET)
 			return v;
 	}
-	return p->max_newidle_lb_cost[kind];
+	return p->max_newidle_lb_cost[kind] * p->cost_scale / 1000;
 }
 
 #endif

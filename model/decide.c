@@ -24,6 +24,10 @@ void ir_decision_ctx_init(struct ir_decision_ctx *ctx, const struct ir_point *pt
 	ctx->now = pt->ts;
 	ctx->avg_idle = pt->avg_idle;
 	ctx->overload = pt->overload;
+	ctx->ttwu_pending = pt->ttwu_pending;
+	ctx->arrival_ns = pt->arrival_ns;
+	ctx->dom = d;
+	ctx->pt = pt;
 	ctx->nr_levels = d ? ir_domains_nr_levels(d, pt->cpu) : pt->nr_levels;
 	if (ctx->nr_levels > IR_MAX_LEVELS)
 		ctx->nr_levels = IR_MAX_LEVELS;
@@ -32,6 +36,34 @@ void ir_decision_ctx_init(struct ir_decision_ctx *ctx, const struct ir_point *pt
 
 		ctx->kind[l] = sd ? sd->kind : IR_LVL_MC;
 	}
+	for (int l = 0; l < IR_MAX_LEVELS; l++)
+		ctx->probe_cost[l] = ctx->probe_ratio[l] = -1;
+}
+
+void ir_decision_ctx_probe(struct ir_decision_ctx *ctx, const struct ir_point *pt)
+{
+	if (!pt->has_probe)
+		return;
+	ctx->probed = true;
+	for (int l = 0; l < ctx->nr_levels && l < 3; l++) {
+		ctx->probe_cost[l] = pt->probe.sd_max_newidle_lb_cost[l];
+		ctx->probe_ratio[l] = pt->probe.sd_newidle_ratio[l];
+	}
+	ctx->probe_dur = pt->probe_dur;
+}
+
+/* sd->max_newidle_lb_cost the policy sees at level l: probed where the
+ * kernel's own value is known (bump keeps its own, bumped, state: its cap
+ * at sysctl_sched_migration_cost + 200 is bump's, 155213a2aed4). */
+static uint64_t level_cost(const struct ir_decision_ctx *ctx, const struct ir_policy_params *p,
+			   const struct ir_policy_state *st, int l)
+{
+	uint64_t v = ir_level_lb_cost(p, st, ctx->cpu, l, ctx->kind[l]);
+
+	if (ctx->probed && ctx->probe_cost[l] >= 0 && p->kind != IR_POL_BUMP) {
+		v = (uint64_t)ctx->probe_cost[l];
+	}
+	return v;
 }
 
 int ir_policy_state_init(struct ir_policy_state *st, const struct ir_policy_params *p, int nr_cpus)
@@ -80,6 +112,11 @@ void ir_policy_state_free(struct ir_policy_state *st)
 static enum ir_bail early_bail(const struct ir_decision_ctx *ctx, const struct ir_policy_params *p,
 			       const struct ir_policy_state *st)
 {
+	/* v5.13+ (e5e678e4fea2): a queued remote wakeup is on its way; the
+	 * mainline family returns before anything else */
+	if (ctx->ttwu_pending && (p->kind == IR_POL_MAINLINE || p->kind == IR_POL_BUMP ||
+				  p->kind == IR_POL_PROPORTIONAL))
+		return IR_BAIL_TTWU_PENDING;
 	/* every policy: nothing to pull when no rq has two tasks */
 	if (!ctx->overload)
 		return IR_BAIL_NOT_OVERLOADED;
@@ -93,8 +130,7 @@ static enum ir_bail early_bail(const struct ir_decision_ctx *ctx, const struct i
 	case IR_POL_BUMP:
 	case IR_POL_PROPORTIONAL:
 		/* 5.16+ (c5b0a7eefc70): this_rq->sd, the lowest domain */
-		if (ctx->nr_levels > 0 &&
-		    ctx->avg_idle < ir_level_lb_cost(p, st, ctx->cpu, 0, ctx->kind[0]))
+		if (ctx->nr_levels > 0 && ctx->avg_idle < level_cost(ctx, p, st, 0))
 			return IR_BAIL_LOWEST_COST;
 		break;
 	default:	/* domain-cost, no-check: the RFC/v2 dropped the avg_idle bail */
@@ -103,8 +139,11 @@ static enum ir_bail early_bail(const struct ir_decision_ctx *ctx, const struct i
 	return IR_BAIL_NONE;
 }
 
-static uint32_t ratio_of(const struct ir_policy_state *st, int cpu, int level)
+static uint32_t ratio_of(const struct ir_decision_ctx *ctx, const struct ir_policy_state *st,
+			 int cpu, int level)
 {
+	if (ctx->probed && ctx->probe_ratio[level] >= 0)
+		return (uint32_t)ctx->probe_ratio[level];	/* the kernel's own */
 	if (!st || !st->newidle_ratio || cpu < 0 || cpu >= st->nr_cpus)
 		return 512;
 	return st->newidle_ratio[cpu * IR_MAX_LEVELS + level];
@@ -123,8 +162,8 @@ void ir_decide(const struct ir_decision_ctx *ctx, const struct ir_policy_params 
 		return;
 	for (int l = 0; l < nr_levels; l++) {
 		enum ir_level_kind kind = ctx->kind[l];
-		uint64_t max_cost = ir_level_lb_cost(p, st, ctx->cpu, l, kind);
-		uint64_t limit = curr_cost + max_cost;
+		uint64_t max_cost = level_cost(ctx, p, st, l);
+		uint64_t limit = curr_cost + max_cost, cost;
 
 		/* RFC: the domain's own sd->sched_migration_cost joins the check */
 		if (p->kind == IR_POL_DOMAIN_COST)
@@ -133,22 +172,35 @@ void ir_decide(const struct ir_decision_ctx *ctx, const struct ir_policy_params 
 			d->stop_level = l;
 			break;
 		}
-		if (p->kind == IR_POL_PROPORTIONAL) {
+		if (p->kind == IR_POL_PROPORTIONAL && p->ni_random) {
 			/* "Throw a 1k sided dice": d1k = sched_rng() % 1024,
 			 * skip the level when d1k > 1 + sd->newidle_ratio */
 			uint32_t d1k = ir_rng_next(&rng) % 1024;
 
-			if (d1k > 1 + ratio_of(st, ctx->cpu, l)) {
+			if (d1k > 1 + ratio_of(ctx, st, ctx->cpu, l)) {
 				d->skipped[d->nr_skipped++] = (uint8_t)l;
 				continue;
 			}
 		}
 		/* load_balance(CPU_NEWLY_IDLE): its duration is modelled by the
-		 * level's assumed cost, not the (bumped) max */
+		 * level's cost (assumed, or probed), not the (bumped) max; in
+		 * probed mode the walk never costs more than the call measured */
+		cost = ctx->probed && ctx->probe_cost[l] >= 0 ? (uint64_t)ctx->probe_cost[l] :
+			p->max_newidle_lb_cost[kind] * p->cost_scale / 1000;
+		if (ctx->probed && ctx->probe_dur)
+			cost = curr_cost >= ctx->probe_dur ? 0 :
+				cost < ctx->probe_dur - curr_cost ? cost : ctx->probe_dur - curr_cost;
 		d->tried[d->nr_tried] = (uint8_t)l;
 		d->kind[d->nr_tried] = kind;
-		d->cost[d->nr_tried] = p->max_newidle_lb_cost[kind];
+		d->cost[d->nr_tried] = cost;
 		curr_cost += d->cost[d->nr_tried];
 		d->nr_tried++;
+		/* v4.15 idle_balance(), v6.1 newidle_balance(): "Stop searching for
+		 * tasks to pull if there are now runnable tasks on this rq": a
+		 * wakeup that landed while this level was balanced */
+		if (ctx->arrival_ns && curr_cost >= ctx->arrival_ns) {
+			d->stop_level = l + 1 < nr_levels ? l + 1 : -1;
+			break;
+		}
 	}
 }

@@ -113,6 +113,19 @@ struct ir_policy_params {
 	uint64_t max_newidle_lb_cost[IR_LVL__COUNT];	/* assumed per level */
 	uint64_t sd_migration_cost[IR_LVL__COUNT];	/* domain-cost only */
 	uint64_t seed;					/* proportional only */
+	/* load_balance() (model/lb.c) */
+	uint64_t lb_release;		/* rules by release: 415 (v4.15), 516 (v5.16-5.18
+					 * NUMA allowance), 519 (v5.19+); default by policy */
+	uint64_t preemption;		/* CONFIG_PREEMPTION: a newidle detach_tasks() stops
+					 * after one task (default 1) */
+	uint64_t smt_never_hot;		/* task_hot() exempts SD_SHARE_CPUCAPACITY levels */
+	uint64_t nr_balance_failed;	/* sd->nr_balance_failed (raised only by periodic
+					 * balance failures the trace does not show; default 0) */
+	uint64_t ni_random;		/* proportional: sched_feat(NI_RANDOM) (default 1) */
+	uint64_t seeds;			/* proportional: seeds replayed in the same pass for
+					 * the expected value and its spread (default 32) */
+	uint64_t cost_scale;		/* assumed per-level costs x cost_scale / 1000
+					 * (default 1000; `idlereplay calibrate` fits it) */
 };
 
 /* A duration: "500us", "0.5ms", "2s" or plain nanoseconds; 0, or -1 if bad. */
@@ -137,6 +150,7 @@ enum ir_bail {
 	IR_BAIL_NOT_OVERLOADED,		/* !rd->overload */
 	IR_BAIL_MIGRATION_COST,		/* avg_idle < sysctl_sched_migration_cost */
 	IR_BAIL_LOWEST_COST,		/* avg_idle < lowest sd->max_newidle_lb_cost (v5.16+) */
+	IR_BAIL_TTWU_PENDING,		/* this_rq->ttwu_pending (v5.13 e5e678e4fea2) */
 	IR_BAIL__COUNT
 };
 extern const char *const ir_bail_name[IR_BAIL__COUNT];
@@ -147,14 +161,28 @@ struct ir_decision_ctx {
 	uint64_t now;
 	uint64_t avg_idle;
 	bool overload;
+	bool ttwu_pending;
+	uint64_t arrival_ns;		/* a task arrived this long after entry; 0 none */
 	int nr_levels;
 	enum ir_level_kind kind[IR_MAX_LEVELS];
+	/* probed mode (ir_decision_ctx_probe()): the kernel's own per-level
+	 * sd->max_newidle_lb_cost and newidle_ratio at this call, -1 absent,
+	 * and the call's measured duration (its curr_cost walk), 0 unknown */
+	bool probed;
+	int64_t probe_cost[IR_MAX_LEVELS];
+	int64_t probe_ratio[IR_MAX_LEVELS];
+	uint64_t probe_dur;
+	const struct ir_domains *dom;	/* for load_balance(); NULL: ring candidates */
+	const struct ir_point *pt;
 };
 
 /* Fill a context from a point and the domains it was resolved with
  * (d NULL: one flat MC level, as ir_rings NULL means). */
 void ir_decision_ctx_init(struct ir_decision_ctx *ctx, const struct ir_point *pt,
 			  const struct ir_domains *d);
+/* Probed mode: take the per-level costs and ratios from the point's probe
+ * (levels 0..2, as the probes carry them); no effect without one. */
+void ir_decision_ctx_probe(struct ir_decision_ctx *ctx, const struct ir_point *pt);
 
 /* Per-CPU, per-level state of the policies that learn.  ir_decide() only
  * reads it; ir_policy_update() advances it, so call it once per decision. */
@@ -193,11 +221,49 @@ struct ir_outcome {
 	uint64_t idle_recovered_ns;
 	uint64_t idle_lost_ns;
 	int attempts;			/* load_balance() calls made */
+	int moved;			/* tasks pulled (lb_gained), 0 or more */
 	uint64_t cost_ns;		/* their modelled cost */
 	uint64_t attempt_cost[IR_MAX_LEVELS];
 };
 
 void ir_outcome(const struct ir_point *pt, const struct ir_decision *d, struct ir_outcome *o);
+/* The same with load_balance() per tried level (model/lb.c) when the context
+ * has domains and the point a runqueue snapshot; else ir_outcome(). */
+void ir_outcome_lb(const struct ir_decision_ctx *ctx, const struct ir_policy_params *p,
+		   const struct ir_decision *d, struct ir_outcome *o);
+
+/* ---------------------------------------------------- load_balance (lb.c) */
+
+enum ir_lb_rules { IR_LB_V415, IR_LB_V516, IR_LB_V519 };
+enum ir_lb_verdict {
+	IR_LB_PULLED,
+	IR_LB_NO_BUSIEST,		/* no other group with a task */
+	IR_LB_BALANCED,			/* find_busiest_group(): balanced */
+	IR_LB_NO_QUEUE,			/* find_busiest_queue(): none */
+	IR_LB_NOTHING_MOVABLE,		/* detach_tasks(): pinned, running or cache hot */
+};
+struct ir_lb_env {
+	const struct ir_domains *dom;
+	const struct ir_point *pt;	/* pt->rq: the runqueues */
+	int level;			/* index into pt->cpu's domains */
+	enum ir_lb_rules rules;
+	uint64_t now, sysctl_sched_migration_cost;
+	unsigned nr_balance_failed;
+	bool preemption, smt_never_hot;
+};
+struct ir_lb_result {
+	enum ir_lb_verdict why;
+	int moved;			/* tasks detached (schedstat lb_gained) */
+	int32_t pid, from_cpu;		/* the first of them */
+	int hot_skipped;
+};
+void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res);
+/* What load_balance() needs and a trace lacks, as the model assumes it. */
+#define IR_LB_ASSUMPTIONS "load weight: every task nice 0 (1024; prio is not kept); capacity 1024 per CPU; " \
+	"utilisation: PELT util_avg rebuilt from run times (util_est taken equal); affinity: only per-CPU " \
+	"kthreads pinned; nr_balance_failed 0 (periodic balance failures are not in a trace); no asym " \
+	"capacity, misfit or group_imbalanced"
+enum ir_lb_rules ir_lb_rules_of(const struct ir_policy_params *p);
 /* Let a learning policy see what its decision led to. */
 void ir_policy_update(const struct ir_decision_ctx *ctx, const struct ir_policy_params *p,
 		      const struct ir_decision *d, const struct ir_outcome *o,
@@ -205,31 +271,59 @@ void ir_policy_update(const struct ir_decision_ctx *ctx, const struct ir_policy_
 
 /* ------------------------------------------------------------ evaluate */
 
-/* One policy instance being replayed: its parameters and learning state. */
+/* Totals of one seed of a randomised policy (SPEC 9: NI_RANDOM is a die,
+ * so it is compared on expected counts). */
+struct ir_seed_totals {
+	uint64_t attempts, pulls, moved, cost_ns, idle_recovered_ns, idle_lost_ns;
+	uint64_t level_attempts[IR_LVL__COUNT], level_pulls[IR_LVL__COUNT], level_moved[IR_LVL__COUNT];
+};
+
+/* One policy instance being replayed: its parameters and learning state.
+ * A randomised policy (proportional with seeds > 1) also replays seeds
+ * seed+1 .. seed+seeds-1 in the same pass; seed_tot[0] is st's own. */
 struct ir_policy_run {
 	struct ir_policy_params p;
 	struct ir_policy_state st;
+	int nr_seeds;
+	struct ir_policy_state *seed_st;	/* [1 .. nr_seeds - 1] used */
+	struct ir_seed_totals *seed_tot;	/* nr_seeds */
 };
+int ir_policy_run_init(struct ir_policy_run *r, int nr_cpus);
+void ir_policy_run_free(struct ir_policy_run *r);
 
 /* At one resolved point, every policy decides and is evaluated, in order;
- * d and o have n entries.  Allocation-free. */
-void ir_evaluate(const struct ir_point *pt, const struct ir_domains *dom,
+ * d and o have n entries (seed 0's, for randomised policies).  probed:
+ * every policy takes the kernel's own per-level costs from the point's
+ * probe.  Allocation-free. */
+void ir_evaluate(const struct ir_point *pt, const struct ir_domains *dom, bool probed,
 		 struct ir_policy_run *runs, int n, struct ir_decision *d, struct ir_outcome *o);
 
 /* The policy that models the kernel that recorded a trace: from its release
  * (< 5.16 baseline, 5.16+ mainline, 6.17-6.18 bump, 6.19+ proportional) and,
  * when known, its sched_features (NI_RANDOM means proportional). */
 enum ir_policy_kind ir_policy_for_kernel(int major, int minor, const char *sched_features);
+/* The same, and a trace whose newidle probes carry sd->newidle_ratio was
+ * recorded under NI_RANDOM code (33cf66d88306 or a backport): proportional. */
+enum ir_policy_kind ir_policy_for_trace(int major, int minor, const char *sched_features,
+					bool probes_have_newidle_ratio);
+
+/* ------------------------------------------- cost calibration (costfit.c) */
+
+/* Fit of cost_scale to a trace's observed newidle pulls: the model's pulls
+ * at n increasing scales (pred[], non-increasing in expectation). */
+struct ir_cost_fit {
+	int status;		/* 0 fitted; 1 lower bound only (nothing observed);
+				 * 2 the model pulls too few even at the lowest scale;
+				 * 3 nothing observed and nothing predicted: no information;
+				 * 4 the model pulls too many even at the highest scale */
+	double scale, lo, hi;	/* estimate and 1-sigma (Poisson) range, permille; hi < 0: unbounded */
+};
+void ir_cost_fit(const uint64_t *scale, const double *pred, int n, double observed,
+		 struct ir_cost_fit *out);
 
 /* ---------------------------------------------------- ground truth (truth.c) */
 
 /* Did the kernel bail out before any domain at this probed call? */
 bool ir_probe_early_bail(const struct ir_probe_entry *v);
-/* Per-level max_newidle_lb_cost as the probe saw them (levels 0..2). */
-void ir_params_from_probe(const struct ir_point *pt, const struct ir_decision_ctx *ctx,
-			  struct ir_policy_params *p);
-/* Add this point's expected pulls per level kind under NI_RANDOM. */
-void ir_expected_pulls(const struct ir_point *pt, const struct ir_decision_ctx *ctx,
-		       double expected[IR_LVL__COUNT]);
 
 #endif

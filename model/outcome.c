@@ -47,6 +47,7 @@ void ir_outcome(const struct ir_point *pt, const struct ir_decision *d, struct i
 		if (best >= 0) {
 			/* load_balance() pulled: the walk stops here */
 			o->pulled = true;
+			o->moved = 1;
 			o->level = lvl;
 			o->level_kind = d->kind[i];
 			o->pid = pt->ring[best].pid;
@@ -56,6 +57,64 @@ void ir_outcome(const struct ir_point *pt, const struct ir_decision *d, struct i
 		}
 	}
 	/* nothing pulled: the nearest waiting task is the idle time lost */
+	for (int r = 0; r < pt->nr_levels && r < IR_MAX_LEVELS; r++)
+		if (pt->ring[r].pid >= 0) {
+			o->idle_lost_ns = pt->ring[r].gain_ns;
+			return;
+		}
+}
+
+/* The candidate of rings 0..upto that pid is, for the idle time it gains. */
+static uint64_t gain_of(const struct ir_point *pt, int32_t pid, int upto)
+{
+	for (int r = 0; r <= upto && r < pt->nr_levels && r < IR_MAX_LEVELS; r++)
+		if (pt->ring[r].pid == pid)
+			return pt->ring[r].gain_ns;
+	/* not the ring's best waiting task: it gains at most the idle time */
+	return pt->idle_ns;
+}
+
+void ir_outcome_lb(const struct ir_decision_ctx *ctx, const struct ir_policy_params *p,
+		   const struct ir_decision *d, struct ir_outcome *o)
+{
+	const struct ir_point *pt = ctx->pt;
+	struct ir_lb_env env;
+
+	if (!ctx->dom || !pt || !pt->rq || pt->nr_rq != ir_domains_nr_cpus(ctx->dom)) {
+		ir_outcome(pt, d, o);
+		return;
+	}
+	memset(o, 0, sizeof(*o));
+	o->level = -1;
+	o->pid = -1;
+	o->from_cpu = -1;
+	env = (struct ir_lb_env){
+		.dom = ctx->dom, .pt = pt, .rules = ir_lb_rules_of(p), .now = pt->rq_ts ? pt->rq_ts : pt->ts,
+		.sysctl_sched_migration_cost = p->sysctl_sched_migration_cost,
+		.nr_balance_failed = (unsigned)p->nr_balance_failed,
+		.preemption = p->preemption != 0, .smt_never_hot = p->smt_never_hot != 0,
+	};
+	for (int i = 0; i < d->nr_tried; i++) {
+		int lvl = d->tried[i];
+		struct ir_lb_result r;
+
+		o->attempts++;
+		o->cost_ns += d->cost[i];
+		o->attempt_cost[lvl] = d->cost[i];
+		env.level = lvl;
+		ir_load_balance(&env, &r);
+		if (r.moved) {
+			/* sched_balance_newidle(): "if (pulled_task ...) break" */
+			o->pulled = true;
+			o->moved = r.moved;
+			o->level = lvl;
+			o->level_kind = d->kind[i];
+			o->pid = r.pid;
+			o->from_cpu = r.from_cpu;
+			o->idle_recovered_ns = gain_of(pt, r.pid, lvl);
+			return;
+		}
+	}
 	for (int r = 0; r < pt->nr_levels && r < IR_MAX_LEVELS; r++)
 		if (pt->ring[r].pid >= 0) {
 			o->idle_lost_ns = pt->ring[r].gain_ns;
@@ -121,7 +180,10 @@ void ir_policy_update(const struct ir_decision_ctx *ctx, const struct ir_policy_
 			int idx;
 
 			if (*max == IR_COST_UNSET) {
-				*max = p->max_newidle_lb_cost[ctx->kind[l]];
+				/* the kernel's own value where probed, else assumed */
+				*max = ctx->probed && l < IR_MAX_LEVELS && ctx->probe_cost[l] >= 0 ?
+					(uint64_t)ctx->probe_cost[l] :
+					p->max_newidle_lb_cost[ctx->kind[l]] * p->cost_scale / 1000;
 				st->last_decay_max_lb_cost[i] = ctx->now;
 			}
 			if (l < walked && was_tried(d, l, &idx))
@@ -144,10 +206,15 @@ void ir_policy_update(const struct ir_decision_ctx *ctx, const struct ir_policy_
 			}
 			if (!d->cost[idx])
 				continue;	/* update_newidle_cost(): "if (cost)" */
-			uint32_t weight = 1 + st->newidle_ratio[i];
+			uint32_t weight = 1;
+
 			/* a success counts 1024/weight, rounded: 1-in-4 tries
-			 * weigh 4 so a full success rate can climb back */
-			weight = (1024 + weight / 2) / weight;
+			 * weigh 4 so a full success rate can climb back;
+			 * NO_NI_RANDOM leaves weight 1 */
+			if (p->ni_random) {
+				weight = 1 + st->newidle_ratio[i];
+				weight = (1024 + weight / 2) / weight;
+			}
 			update_newidle_stats(st, i, o->pulled && o->level == l ? weight : 0);
 		}
 	}

@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,7 @@ static const char *const policy_names[IR_POL__COUNT] = {
 };
 
 const char *const ir_bail_name[IR_BAIL__COUNT] = {
-	"none", "not_overloaded", "migration_cost", "lowest_cost",
+	"none", "not_overloaded", "migration_cost", "lowest_cost", "ttwu_pending",
 };
 
 /* Lower-case level names used in parameter keys ("mc.max_newidle_lb_cost"). */
@@ -88,6 +89,21 @@ void ir_policy_defaults(enum ir_policy_kind kind, struct ir_policy_params *p)
 	memcpy(p->max_newidle_lb_cost, default_max_newidle_lb_cost, sizeof(p->max_newidle_lb_cost));
 	apply_preset(p, &presets[0]);
 	p->seed = 1;
+	/* load_balance(): the 2018 policies patch v4.15; the others follow
+	 * v5.19+ (7d2b5dd0bcc4) and the SMT task_hot() exemption */
+	p->lb_release = kind == IR_POL_BASELINE || kind == IR_POL_DOMAIN_COST || kind == IR_POL_NO_CHECK ?
+			415 : 519;
+	p->smt_never_hot = p->lb_release >= 516;
+	p->preemption = 1;	/* distribution kernels: PREEMPT_DYNAMIC implies CONFIG_PREEMPTION */
+	p->nr_balance_failed = 0;
+	p->ni_random = 1;
+	p->seeds = kind == IR_POL_PROPORTIONAL ? 32 : 1;
+	p->cost_scale = 1000;
+}
+
+enum ir_lb_rules ir_lb_rules_of(const struct ir_policy_params *p)
+{
+	return p->lb_release < 505 ? IR_LB_V415 : p->lb_release < 519 ? IR_LB_V516 : IR_LB_V519;
 }
 
 /* The parameter a key names, or NULL. */
@@ -97,8 +113,20 @@ static uint64_t *param_slot(struct ir_policy_params *p, const char *key)
 
 	if (!strcmp(key, "sysctl_sched_migration_cost"))
 		return &p->sysctl_sched_migration_cost;
-	if (!strcmp(key, "seed"))
-		return &p->seed;
+	static const struct { const char *key; size_t off; } plain[] = {
+		{ "seed", offsetof(struct ir_policy_params, seed) },
+		{ "seeds", offsetof(struct ir_policy_params, seeds) },
+		{ "lb_release", offsetof(struct ir_policy_params, lb_release) },
+		{ "preemption", offsetof(struct ir_policy_params, preemption) },
+		{ "smt_never_hot", offsetof(struct ir_policy_params, smt_never_hot) },
+		{ "nr_balance_failed", offsetof(struct ir_policy_params, nr_balance_failed) },
+		{ "ni_random", offsetof(struct ir_policy_params, ni_random) },
+		{ "cost_scale", offsetof(struct ir_policy_params, cost_scale) },
+	};
+
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		if (!strcmp(key, plain[i].key))
+			return (uint64_t *)((char *)p + plain[i].off);
 	if (!dot)
 		return NULL;
 	for (int l = 0; l < IR_LVL__COUNT; l++) {
@@ -114,31 +142,33 @@ static uint64_t *param_slot(struct ir_policy_params *p, const char *key)
 	return NULL;
 }
 
-/* The parameters each policy reads (model/decide.c, model/outcome.c):
- * sysctl_sched_migration_cost only where the kernel code it mirrors uses it
- * (4.15's early bail, the RFC's "sysctl" preset, bump's cap), the per-level
- * migration_cost only in domain-cost, seed only in proportional. */
+/* The parameters each policy reads (model/decide.c, model/outcome.c,
+ * model/lb.c): sysctl_sched_migration_cost in every policy (task_hot() in
+ * load_balance() reads it; also 4.15's early bail, the RFC's "sysctl"
+ * preset, bump's cap), the per-level migration_cost only in domain-cost, the NI_RANDOM draw and
+ * its seeds only in proportional; the costs' scale and the load_balance()
+ * rules in every policy. */
+#define LB_PARAMS "cost_scale, lb_release, preemption, smt_never_hot, nr_balance_failed"
 static const char *valid_params(enum ir_policy_kind kind)
 {
 	switch (kind) {
-	case IR_POL_BASELINE:
-	case IR_POL_BUMP:
-		return "sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost";
 	case IR_POL_DOMAIN_COST:
-		return "preset, sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost, LEVEL.migration_cost";
+		return "preset, sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost, LEVEL.migration_cost, " LB_PARAMS;
 	case IR_POL_PROPORTIONAL:
-		return "LEVEL.max_newidle_lb_cost, seed";
+		return "sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost, seed, seeds, ni_random, " LB_PARAMS;
 	default:
-		return "LEVEL.max_newidle_lb_cost";
+		return "sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost, " LB_PARAMS;
 	}
 }
 
 static bool applies(const struct ir_policy_params *p, const char *key, const uint64_t *slot)
 {
-	if (slot == &p->seed)
+	if (slot == &p->seed || slot == &p->seeds || slot == &p->ni_random)
 		return p->kind == IR_POL_PROPORTIONAL;
-	if (slot == &p->sysctl_sched_migration_cost)
-		return p->kind == IR_POL_BASELINE || p->kind == IR_POL_BUMP || p->kind == IR_POL_DOMAIN_COST;
+	if (slot == &p->cost_scale || slot == &p->lb_release || slot == &p->preemption ||
+	    slot == &p->smt_never_hot || slot == &p->nr_balance_failed ||
+	    slot == &p->sysctl_sched_migration_cost)
+		return true;
 	if (!strstr(key, "max_newidle"))	/* LEVEL.migration_cost */
 		return p->kind == IR_POL_DOMAIN_COST;
 	return true;
@@ -296,8 +326,14 @@ int ir_policy_params_format(const struct ir_policy_params *p, char *buf, size_t 
 	if (p->kind == IR_POL_DOMAIN_COST)
 		for (int l = 0; l < IR_LVL__COUNT; l++)
 			PUT(",%s.migration_cost=%llu", level_key[l], (unsigned long long)p->sd_migration_cost[l]);
+	if (p->cost_scale != 1000)
+		PUT(",cost_scale=%llu", (unsigned long long)p->cost_scale);
+	PUT(",lb_release=%llu,preemption=%llu,smt_never_hot=%llu,nr_balance_failed=%llu",
+	    (unsigned long long)p->lb_release, (unsigned long long)p->preemption,
+	    (unsigned long long)p->smt_never_hot, (unsigned long long)p->nr_balance_failed);
 	if (p->kind == IR_POL_PROPORTIONAL)
-		PUT(",seed=%llu", (unsigned long long)p->seed);
+		PUT(",ni_random=%llu,seed=%llu,seeds=%llu", (unsigned long long)p->ni_random,
+		    (unsigned long long)p->seed, (unsigned long long)p->seeds);
 #undef PUT
 	return n < len ? 0 : -1;
 }

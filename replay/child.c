@@ -329,7 +329,7 @@ static int child_run(struct ir_trace *t, struct wbuf *w)
 	}
 	{
 		unsigned char h[2] = { MSG_OPEN, 0 };
-		uint8_t probes = (uint8_t)t->info.has_probes, waking = (uint8_t)t->info.has_waking;
+		uint8_t probes = (uint8_t)(t->info.has_probes | t->info.probes_have_ratio << 1), waking = (uint8_t)t->info.has_waking;
 
 		if (wput(w, h, 2) || wput(w, &probes, 1) || wput(w, &waking, 1) || wflush(w))
 			return 1;
@@ -508,7 +508,8 @@ static int read_open_msg(struct ir_trace *t, char *err, size_t errlen)
 	if ((r = need(t, 4, err, errlen)))
 		return r > 0 ? child_broke(t, 1, err, errlen) : -1;
 	p = t->rbuf + t->rhead;
-	t->info.has_probes = p[2] == 1;
+	t->info.has_probes = p[2] & 1;
+	t->info.probes_have_ratio = (p[2] >> 1) & 1;
 	t->info.has_waking = p[3] == 1;
 	t->rhead += 4;
 	return 0;

@@ -238,6 +238,8 @@ static void find_probes(struct ir_trace *t)
 		if (tep_find_field(ev, "avg_idle") && tep_find_field(ev, "max_idle_balance_cost")) {
 			if (!add_kind(t, ev, IR_EV_PROBE_ENTRY)) {
 				t->info.has_probes = 1;
+				if (tep_find_field(ev, "sd0_newidle_ratio"))
+					t->info.probes_have_ratio = 1;
 				sys = ev->system;
 			}
 		}

@@ -150,6 +150,7 @@ struct ir_trace_info {
 	uint64_t events_total;
 	uint64_t data_bytes;		/* per-CPU data in the file (compressed size if compressed) */
 	int has_waking, has_probes;
+	int probes_have_ratio;		/* newidle probes carry sd->newidle_ratio (NI_RANDOM code) */
 	int nr_loss;			/* CPUs with any loss */
 	struct ir_cpu_loss *loss;	/* nr_cpus entries, one per CPU */
 };
@@ -266,6 +267,34 @@ struct ir_cand {
 	uint64_t gain_ns;	/* min(idle from ts, its wait from ts), resolved */
 };
 
+/*
+ * The runqueues as a newidle call on a point's CPU found them (the kernel's
+ * rq->nr_running and the tail of rq->cfs_tasks, which detach_tasks() walks:
+ * enqueue adds at the head, so the tail holds the tasks queued longest).
+ * The point's own CPU is empty (prev is already dequeued); tasks the kernel
+ * pulled in this call are back on their source runqueue, at its tail.
+ * Kept only for traces of at most IR_SNAP_MAX_CPUS CPUs (memory: one
+ * snapshot per CPU's open point); above that ir_point.rq is NULL and the
+ * models fall back to the per-ring candidates.
+ */
+#define IR_SNAP_TASKS 8
+#define IR_SNAP_MAX_CPUS 256
+struct ir_snap_task {
+	int32_t pid;
+	int32_t prio;			/* -1 unknown (nice 0 assumed) */
+	uint64_t exec_start;		/* when it last ran (switched out); 0 never seen run */
+	bool pinned;			/* per-CPU kthread: cpus_ptr excludes other CPUs */
+	float util;			/* PELT util_avg rebuilt from its run times */
+};
+struct ir_rq_snap {
+	uint16_t nr_running;		/* rq->nr_running: queued CFS and RT tasks, plus curr */
+	uint16_t nr_tasks;		/* task[] entries kept: queued CFS tasks, tail first */
+	bool curr_idle;			/* the idle task runs (idle_cpu()) */
+	uint64_t idle_since;		/* curr_idle: when that idle period began */
+	float util;			/* PELT util_avg of the CPU rebuilt from busy/idle times */
+	struct ir_snap_task task[IR_SNAP_TASKS];
+};
+
 /* A resolved newidle point: everything a policy may look at. */
 struct ir_point {
 	uint64_t ts;
@@ -274,8 +303,9 @@ struct ir_point {
 	uint64_t avg_idle;		/* reconstructed, at entry */
 	uint64_t max_idle_balance_cost;	/* in force for the cap */
 	bool overload;			/* rd->overload as reconstructed */
-	bool ttwu_pending;		/* this_rq->ttwu_pending at entry: v5.13+ newidle
-					 * returns 0 before anything else (SPEC 9) */
+	bool ttwu_pending;		/* this_rq->ttwu_pending at entry: v5.13+ (e5e678e4fea2)
+					 * newidle returns 0 before anything else (SPEC 9); from
+					 * the probe in probed mode, else from wake-list wakeups */
 	uint64_t idle_ns;		/* how long cpu stayed idle from ts (estimate for PULLED) */
 	int32_t pulled_pid, pulled_from;	/* PULLED only, else -1 */
 	int nr_levels;			/* of cpu's domains, from the ring table */
@@ -283,6 +313,11 @@ struct ir_point {
 	bool has_probe;			/* a probed newidle call matched this point */
 	struct ir_probe_entry probe;
 	int64_t probe_ret;		/* -1 if no exit probe */
+	uint64_t probe_dur;		/* probed call's duration (curr_cost walk), 0 unknown */
+	const struct ir_rq_snap *rq;	/* nr_cpus entries, valid during the callback; NULL: none */
+	uint64_t rq_ts;			/* when rq was taken (newidle entry) */
+	uint64_t arrival_ns;		/* first task enqueued on cpu, from rq_ts; 0 none */
+	int nr_rq;
 };
 
 /*

@@ -31,6 +31,7 @@
  * Hot path: no allocation except the first time a pid is seen, no string
  * work except the first time a task's comm is seen.
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,8 @@ struct task {
 	uint64_t enq_ts;	/* when it became runnable on cpu */
 	uint64_t q_ts;		/* when it joined cpu's queue (> enq_ts if it migrated) */
 	uint64_t last_ran;	/* switched out: approximates p->se.exec_start */
+	float util;		/* PELT util_avg while it runs, at util_ts */
+	uint64_t util_ts, run_ts;
 	uint64_t waking_ts;
 	int32_t waking_cpu;
 	uint64_t wl_waking_ts;	/* last sched_waking, kept across its migration */
@@ -73,7 +76,10 @@ struct task {
 struct open_point {
 	bool active;
 	struct ir_point pt;
+	struct ir_rq_snap *snap;	/* nr_cpus entries, or NULL (IR_SNAP_MAX_CPUS) */
+	struct ir_rq_snap *probe_snap;	/* the same, taken at a newidle probe's entry */
 	uint64_t ran[IR_MAX_LEVELS];	/* when ring candidate first ran after ts, 0 not yet */
+	uint64_t arrival_ts;		/* first task enqueued on the CPU after ts, 0 none yet */
 };
 
 struct cpu {
@@ -87,6 +93,8 @@ struct cpu {
 	uint64_t last_switch_ts;
 	uint64_t last_own_ts;	/* last event on this CPU emitted by curr */
 	uint64_t avg_idle, idle_stamp, max_idle_balance_cost;
+	double util;		/* PELT util_avg of the CPU (busy = running a task), at util_ts */
+	uint64_t util_ts;
 	bool probe_seeded;
 	/* sched_migrate_task with dest == this CPU, awaiting the next event here */
 	int nr_pend;
@@ -100,7 +108,7 @@ struct cpu {
 	bool probe_valid;
 	bool reentry;		/* that call is the idle task's, with no switch */
 	int32_t probe_pid;
-	uint64_t probe_ts;
+	uint64_t probe_ts, probe_exit_ts;
 	struct ir_probe_entry probe;
 	int64_t probe_ret;
 };
@@ -379,6 +387,8 @@ static void enqueue(struct ir_state *s, int c, struct task *t, uint64_t ts)
 		dequeue(s, t);	/* never on two queues, whatever the trace says */
 	qb = cp->nr_queued;
 	rq_before(s, c, &before);
+	if (cp->op.active && !cp->op.arrival_ts)
+		cp->op.arrival_ts = s->now;
 	t->state = T_QUEUED;
 	t->cpu = c;
 	t->enq_ts = ts;
@@ -419,11 +429,35 @@ static void dequeue(struct ir_state *s, struct task *t)
 	rq_after(s, t->cpu, before, qb);
 }
 
+/*
+ * PELT (kernel/sched/pelt.c): util_avg accumulates running time in 1024 us
+ * periods decaying by y, y^32 = 1/2 (LOAD_AVG_PERIOD), towards 1024 while
+ * running and towards 0 otherwise.  Continuous form of the same series.
+ */
+static double pelt(double util, uint64_t from, uint64_t to, bool running)
+{
+	double y;
+
+	if (to <= from)
+		return util;
+	y = exp2(-(double)(to - from) / (1024000.0 * 32.0));
+	return util * y + (running ? 1024.0 * (1.0 - y) : 0.0);
+}
+
+static void cpu_util_update(struct ir_state *s, int c)
+{
+	struct cpu *cp = &s->cpu[c];
+
+	cp->util = pelt(cp->util, cp->util_ts, s->now, cp->curr != 0);
+	cp->util_ts = s->now;
+}
+
 static void set_curr(struct ir_state *s, int c, int32_t pid)
 {
 	struct cpu *cp = &s->cpu[c];
 	unsigned before;
 
+	cpu_util_update(s, c);
 	rq_before(s, c, &before);
 	if ((cp->curr == 0) != (pid == 0)) {
 		if (pid == 0)
@@ -510,6 +544,11 @@ static void close_point(struct ir_state *s, int c, uint64_t end)
 
 	if (!op->active)
 		return;
+	/* the walk's window: a task arriving here ends it (nr_running > 0) */
+	if (pt->kind == IR_PT_LATE)
+		pt->arrival_ns = pt->ts > pt->rq_ts ? pt->ts - pt->rq_ts : 1;
+	else if (op->arrival_ts)
+		pt->arrival_ns = op->arrival_ts > pt->rq_ts ? op->arrival_ts - pt->rq_ts : 1;
 	if (pt->kind == IR_PT_PULLED) {
 		s->cpu[pt->pulled_from].pulled_watchers--;
 		pt->idle_ns = span;
@@ -778,6 +817,8 @@ static void missing_idle_entry(struct ir_state *s, int c, uint64_t ts)
 
 static void run_task(struct ir_state *s, int c, struct task *t, uint64_t ts)
 {
+	t->util = (float)pelt(t->util, t->util_ts, ts, false);
+	t->util_ts = ts;
 	if (t->state == T_QUEUED) {
 		if (t->cpu != c)
 			s->obs.anomalies[IR_ANOM_NEXT_NOT_RUNNABLE]++;
@@ -823,6 +864,79 @@ static bool ttwu_pending_rule(const struct ir_state *s)
 	return ir_kver_at_least(s->p.kernel_major, s->p.kernel_minor, 5, 13);
 }
 
+static void snap_task(struct ir_snap_task *st, const struct task *t, int32_t prio)
+{
+	st->pid = t->pid;
+	st->prio = prio;
+	st->exec_start = t->last_ran;
+	st->pinned = t->pinned;
+}
+
+/* The runqueues now, as c's newidle call finds them: c itself empty. */
+static void snap_fill(struct ir_state *s, int c, struct ir_rq_snap *snap)
+{
+	for (int o = 0; o < s->nr_cpus; o++) {
+		struct ir_rq_snap *r = &snap[o];
+		const struct task *t;
+
+		r->nr_running = (uint16_t)(nr_running(s, o) > 0xffff ? 0xffff : nr_running(s, o));
+		r->curr_idle = s->cpu[o].curr == 0;
+		r->idle_since = r->curr_idle ? s->cpu[o].since : 0;
+		r->util = (float)pelt(s->cpu[o].util, s->cpu[o].util_ts, s->now, s->cpu[o].curr != 0);
+		r->nr_tasks = 0;
+		for (t = s->cpu[o].qtail; t && r->nr_tasks < IR_SNAP_TASKS; t = t->qprev)
+			if (!t->rt) {
+				snap_task(&r->task[r->nr_tasks], t, -1);
+				r->task[r->nr_tasks++].util = (float)pelt(t->util, t->util_ts, s->now, false);
+			}
+	}
+	/* this CPU: prev is dequeued, nothing queued yet */
+	snap[c].nr_running = 0;
+	snap[c].nr_tasks = 0;
+	snap[c].curr_idle = true;
+	snap[c].idle_since = s->now;
+	snap[c].util = (float)pelt(s->cpu[c].util, s->cpu[c].util_ts, s->now, true);
+}
+
+/* The runqueues at c's newidle entry (struct ir_rq_snap): in probed mode as
+ * they were at the probe (newidle entry precedes the switch by tens of us,
+ * SPEC 8, and other CPUs change meanwhile); else now, with what this call
+ * pulled put back on its source rq, at the tail. */
+static void snapshot(struct ir_state *s, int c, struct open_point *op, bool at_probe)
+{
+	struct cpu *cp = &s->cpu[c];
+
+	if (!op->snap)
+		return;
+	op->pt.rq = op->snap;
+	op->pt.nr_rq = s->nr_cpus;
+	op->pt.rq_ts = s->now;
+	if (at_probe && op->probe_snap) {
+		memcpy(op->snap, op->probe_snap, (size_t)s->nr_cpus * sizeof(*op->snap));
+		op->pt.rq_ts = cp->probe_ts;
+		return;
+	}
+	snap_fill(s, c, op->snap);
+	/* what this call pulled was still on its source rq, at the tail */
+	for (int i = 0; i < cp->nr_pend; i++) {
+		int o = cp->pend[i].orig;
+		struct ir_rq_snap *r = &op->snap[o];
+		const struct task *t = task_find(s, cp->pend[i].pid);
+
+		if (!t)
+			continue;
+		if (r->nr_running < 0xffff)
+			r->nr_running++;
+		r->curr_idle = false;
+		memmove(&r->task[1], &r->task[0], sizeof(r->task[0]) *
+			(size_t)(r->nr_tasks < IR_SNAP_TASKS ? r->nr_tasks : IR_SNAP_TASKS - 1));
+		snap_task(&r->task[0], t, -1);
+		r->task[0].util = (float)pelt(t->util, t->util_ts, s->now, false);
+		if (r->nr_tasks < IR_SNAP_TASKS)
+			r->nr_tasks++;
+	}
+}
+
 /* Open c's newidle point at ts (the blocking switch, or a probed re-entry). */
 static void open_point(struct ir_state *s, int c, uint64_t ts, enum ir_point_kind kind)
 {
@@ -843,6 +957,7 @@ static void open_point(struct ir_state *s, int c, uint64_t ts, enum ir_point_kin
 	pt->pulled_pid = pt->pulled_from = -1;
 	pt->probe_ret = -1;
 	find_candidates(s, c, pt, ts);
+	snapshot(s, c, op, cp->probe_valid && s->p.probe_seed);
 	if (kind == IR_PT_PULLED) {
 		int l = ring_of(s, c, cp->pend[0].orig);
 
@@ -860,6 +975,8 @@ static void open_point(struct ir_state *s, int c, uint64_t ts, enum ir_point_kin
 		pt->has_probe = true;
 		pt->probe = cp->probe;
 		pt->probe_ret = cp->probe_ret;
+		if (cp->probe_ret >= 0 && cp->probe_exit_ts > cp->probe_ts)
+			pt->probe_dur = cp->probe_exit_ts - cp->probe_ts;
 		cp->probe_valid = false;
 		s->obs.probe_matched++;
 		probed = s->p.probe_seed;
@@ -878,6 +995,7 @@ static void open_point(struct ir_state *s, int c, uint64_t ts, enum ir_point_kin
 	}
 	op->active = true;
 	set_add(&s->open, c);
+	op->arrival_ts = 0;
 	watch_candidates(s, op);
 	/* sched_balance_newidle(): idle_stamp set on entry (not when ttwu_pending),
 	 * cleared if pulled_task */
@@ -985,6 +1103,8 @@ static void on_switch(struct ir_state *s, const struct ir_event *ev)
 	set_curr(s, c, 0);
 	if (pt) {
 		pt->last_ran = ev->ts;
+		pt->util = (float)pelt(pt->util, pt->util_ts, ev->ts, true);
+		pt->util_ts = ev->ts;
 		if (!blocked) {
 			enqueue(s, c, pt, ev->ts);
 		} else {
@@ -1257,6 +1377,8 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 		/* the idle task re-entering newidle balance (schedule_idle() with
 		 * nothing to run): no switch follows, so only the probe shows it */
 		pcp->reentry = s->p.probe_seed && ev->common_pid == 0 && pcp->curr == 0 && pc == c;
+		if (s->p.probe_seed && pcp->op.probe_snap)
+			snap_fill(s, pc, pcp->op.probe_snap);
 		if (s->p.probe_seed) {
 			if (!s->overload_seeded && ev->probe_entry.v.rd_overload >= 0) {
 				/* the flag before the trace began: once, as avg_idle */
@@ -1280,6 +1402,7 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 			s->obs.probe_pulls++;
 		if (cp->probe_valid) {
 			cp->probe_ret = ev->probe_exit.ret;
+			cp->probe_exit_ts = ev->ts;
 			probe_exit(s, c);
 		}
 		break;
@@ -1366,6 +1489,15 @@ struct ir_state *ir_state_new(int nr_cpus, const struct ir_state_params *p,
 		ir_state_free(s);
 		return NULL;
 	}
+	for (int c = 0; c < nr_cpus && nr_cpus <= IR_SNAP_MAX_CPUS; c++) {
+		s->cpu[c].op.snap = calloc((size_t)nr_cpus, sizeof(struct ir_rq_snap));
+		if (p->probe_seed)
+			s->cpu[c].op.probe_snap = calloc((size_t)nr_cpus, sizeof(struct ir_rq_snap));
+		if (!s->cpu[c].op.snap || (p->probe_seed && !s->cpu[c].op.probe_snap)) {
+			ir_state_free(s);
+			return NULL;
+		}
+	}
 	for (int c = 0; c < nr_cpus; c++) {
 		s->cpu[c].avg_idle = p->avg_idle_init;
 		s->cpu[c].max_idle_balance_cost = p->max_idle_balance_cost;
@@ -1406,6 +1538,8 @@ void ir_state_free(struct ir_state *s)
 		free(s->slabs[i]);
 	free(s->slabs);
 	free(s->hash);
+	for (int c = 0; s->cpu && c < s->nr_cpus; c++)
+		free(s->cpu[c].op.snap), free(s->cpu[c].op.probe_snap);
 	free(s->cpu);
 	free(s->obs.cpu);
 	free(s->scratch);

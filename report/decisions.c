@@ -30,6 +30,10 @@ int ir_decisions_line(FILE *f, const struct ir_point *pt, const struct ir_decisi
 	json_object_object_add(l, "max_idle_balance_cost", i64((int64_t)pt->max_idle_balance_cost));
 	json_object_object_add(l, "overload", json_object_new_boolean(pt->overload));
 	json_object_object_add(l, "idle_ns", i64((int64_t)pt->idle_ns));
+	/* what stops or skips a walk besides the policy's own tests: a task
+	 * queued this long after newidle entry, a pending wake-list wakeup */
+	json_object_object_add(l, "arrival_ns", i64((int64_t)pt->arrival_ns));
+	json_object_object_add(l, "ttwu_pending", json_object_new_boolean(pt->ttwu_pending));
 	if (pt->kind == IR_PT_PULLED) {
 		json_object_object_add(l, "pulled_pid", json_object_new_int(pt->pulled_pid));
 		json_object_object_add(l, "pulled_from", json_object_new_int(pt->pulled_from));
@@ -67,6 +71,7 @@ int ir_decisions_line(FILE *f, const struct ir_point *pt, const struct ir_decisi
 			json_object_object_add(p, "level", json_object_new_string(ir_level_name[o[i].level_kind]));
 			json_object_object_add(p, "pid", json_object_new_int(o[i].pid));
 			json_object_object_add(p, "from_cpu", json_object_new_int(o[i].from_cpu));
+			json_object_object_add(p, "moved", json_object_new_int(o[i].moved));
 		}
 		json_object_object_add(p, "attempts", json_object_new_int(o[i].attempts));
 		json_object_object_add(p, "cost_ns", i64((int64_t)o[i].cost_ns));

@@ -109,6 +109,7 @@ static json_object *assumptions_obj(const struct ir_state_params *p)
 	json_object_object_add(a, "overload_tick_ns", u64(p->tick_ns));
 	json_object_object_add(a, "avg_idle_shift", json_object_new_boolean(p->avg_idle_shift));
 	json_object_object_add(a, "probe_seed", json_object_new_boolean(p->probe_seed));
+	json_object_object_add(a, "load_balance_inputs", json_object_new_string(IR_LB_ASSUMPTIONS));
 	return a;
 }
 
@@ -123,7 +124,8 @@ static json_object *levels_obj(const struct ir_tally *t, int what, const struct 
 		if (!x->attempts && !x->pulls && !(ref && ref->level[l].pulls))
 			continue;
 		v = what == 0 ? (int64_t)x->attempts : what == 1 ? (int64_t)x->pulls :
-			what == 2 ? (int64_t)x->cost_ns : (int64_t)ref->level[l].pulls - (int64_t)x->pulls;
+			what == 2 ? (int64_t)x->cost_ns : what == 4 ? (int64_t)x->moved :
+			(int64_t)ref->level[l].pulls - (int64_t)x->pulls;
 		json_object_object_add(o, ir_level_name[l], json_object_new_int64(v));
 	}
 	return o;
@@ -150,6 +152,41 @@ static json_object *params_obj(const char *s)
 	return o;
 }
 
+static json_object *spread_obj(const struct ir_spread *s)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "mean", json_object_new_double(s->mean));
+	json_object_object_add(o, "p5", json_object_new_double(s->p5));
+	json_object_object_add(o, "p95", json_object_new_double(s->p95));
+	return o;
+}
+
+/* A randomised policy: expected values and their 5-95 % spread over seeds. */
+static json_object *seeds_obj(const struct ir_tally *t)
+{
+	json_object *o = json_object_new_object();
+	static const char *const key[3] = { "attempts_by_level", "pulls_by_level", "moved_by_level" };
+
+	json_object_object_add(o, "n", json_object_new_int(t->nr_seeds));
+	json_object_object_add(o, "attempts", spread_obj(&t->s_attempts));
+	json_object_object_add(o, "pulls", spread_obj(&t->s_pulls));
+	json_object_object_add(o, "moved", spread_obj(&t->s_moved));
+	for (int i = 0; i < 3; i++) {
+		json_object *x = json_object_new_object();
+
+		for (int l = 0; l < IR_LVL__COUNT; l++) {
+			const struct ir_spread *sp = i == 0 ? &t->s_level_attempts[l] : i == 1 ?
+				&t->s_level_pulls[l] : &t->s_level_moved[l];
+
+			if (t->level[l].attempts || t->s_level_attempts[l].p95 > 0)
+				json_object_object_add(x, ir_level_name[l], spread_obj(sp));
+		}
+		json_object_object_add(o, key[i], x);
+	}
+	return o;
+}
+
 static json_object *policy_obj(const struct ir_tally *t, const struct ir_tally *ref)
 {
 	json_object *o = json_object_new_object(), *x, *cpus = json_object_new_array();
@@ -170,6 +207,12 @@ static json_object *policy_obj(const struct ir_tally *t, const struct ir_tally *
 	json_object_object_add(x, "total", u64(t->pulls));
 	json_object_object_add(x, "by_level", levels_obj(t, 1, NULL));
 	json_object_object_add(o, "pulls", x);
+	x = json_object_new_object();
+	json_object_object_add(x, "total", u64(t->moved));
+	json_object_object_add(x, "by_level", levels_obj(t, 4, NULL));
+	json_object_object_add(o, "moved", x);
+	if (t->nr_seeds > 1)
+		json_object_object_add(o, "seeds", seeds_obj(t));
 	json_object_object_add(o, "idle_recovered_ns", u64(t->idle_recovered_ns));
 	json_object_object_add(o, "idle_lost_ns", u64(t->idle_lost_ns));
 	json_object_object_add(o, "balance_cost_ns", u64(t->cost_ns));
@@ -246,6 +289,13 @@ static void add_policies(json_object *doc, const struct ir_tallies *ts)
 		json_object_object_add(f, "true_positives", u64(t->true_pos));
 		json_object_object_add(f, "precision", ratio(t->true_pos, t->predicted));
 		json_object_object_add(f, "recall", ratio(t->true_pos, t->observed));
+		json_object_object_add(f, "costs", json_object_new_string(ts->costs ? ts->costs : "assumed"));
+		if (t->nr_seeds > 1)
+			json_object_object_add(f, "expected_pulls", spread_obj(&t->s_pulls));
+		json_object_object_add(f, "verdict", json_object_new_string(
+			!t->observed && !t->predicted ? "cannot judge: no newidle pull observed or predicted" :
+			!t->observed ? "cannot judge precision: the kernel made no newidle pull here" :
+			"judged"));
 		json_object_object_add(doc, "fidelity", f);
 	}
 }

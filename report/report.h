@@ -29,6 +29,12 @@ struct ir_event_count {
 
 struct ir_tally_level {
 	uint64_t attempts, pulls, cost_ns;
+	uint64_t moved;			/* tasks pulled (schedstat lb_gained) */
+};
+
+/* Mean and 5-95 % spread of one figure over a randomised policy's seeds. */
+struct ir_spread {
+	double mean, p5, p95;
 };
 
 struct ir_tally_cpu {
@@ -47,8 +53,14 @@ struct ir_tally {
 	struct ir_tally_level level[IR_LVL__COUNT];
 	int nr_cpus;
 	struct ir_tally_cpu *cpu;
+	uint64_t moved;
 	/* fidelity against observed newidle pulls */
 	uint64_t predicted, observed, true_pos;
+	/* randomised policies: over nr_seeds seeds (0: not randomised) */
+	int nr_seeds;
+	struct ir_spread s_attempts, s_pulls, s_moved;
+	struct ir_spread s_level_attempts[IR_LVL__COUNT], s_level_pulls[IR_LVL__COUNT],
+		s_level_moved[IR_LVL__COUNT];
 };
 
 struct ir_sweep {
@@ -63,12 +75,17 @@ struct ir_tallies {
 	struct ir_sweep *sweeps;
 	int reference;			/* index, -1 none */
 	int fidelity;			/* index of the recording kernel's policy, -1 none */
+	const char *costs;		/* its costs: "probed", "calibrated" (cost_scale set, as
+					 * `idlereplay calibrate` suggests), "set", "assumed" */
 };
 
 int ir_tally_init(struct ir_tally *t, const struct ir_policy_params *p, int nr_cpus);
 void ir_tally_add(struct ir_tally *t, const struct ir_point *pt,
 		  const struct ir_decision *d, const struct ir_outcome *o);
 void ir_tally_free(struct ir_tally *t);
+/* After the replay: a randomised run's figures become the means over its
+ * seeds (rounded), with their spread; per-CPU figures stay seed 0's. */
+void ir_tally_seeds(struct ir_tally *t, const struct ir_policy_run *r);
 
 /* ------------------------------------------------------------ ground truth */
 
@@ -86,10 +103,14 @@ struct ir_truth {
 	uint64_t pull_pred, pull_obs, pull_tp;
 	double expected[IR_LVL__COUNT];
 	uint64_t actual[IR_LVL__COUNT];
+	bool randomised;		/* pull figures are means over seeds */
+	double pull_pred_mean;
 };
 
 void ir_truth_add(struct ir_truth *t, const struct ir_point *pt, const struct ir_decision_ctx *ctx,
-		  const struct ir_decision *d, const struct ir_outcome *o, bool randomised);
+		  const struct ir_decision *d, const struct ir_outcome *o);
+/* The kernel's policy was randomised: expected pulls per level from its seeds. */
+void ir_truth_seeds(struct ir_truth *t, const struct ir_tally *k);
 /* Quantile q (0..1) of the avg_idle relative error; -1 if none. */
 double ir_truth_err_quantile(const struct ir_truth *t, double q);
 

@@ -32,6 +32,8 @@ void ir_tally_add(struct ir_tally *t, const struct ir_point *pt,
 	}
 	if (o->pulled) {
 		t->pulls++;
+		t->moved += (uint64_t)o->moved;
+		t->level[o->level_kind].moved += (uint64_t)o->moved;
 		t->level[o->level_kind].pulls++;
 		t->predicted++;
 	}
@@ -48,6 +50,79 @@ void ir_tally_add(struct ir_tally *t, const struct ir_point *pt,
 		c->idle_recovered_ns += o->idle_recovered_ns;
 		c->idle_lost_ns += o->idle_lost_ns;
 		c->cost_ns += o->cost_ns;
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* mean and the 5th/95th percentiles (nearest rank) of n values; sorts v */
+static struct ir_spread spread(uint64_t *v, int n)
+{
+	struct ir_spread s = { 0, 0, 0 };
+	double sum = 0;
+
+	if (n <= 0)
+		return s;
+	qsort(v, (size_t)n, sizeof(*v), cmp_u64);
+	for (int i = 0; i < n; i++)
+		sum += (double)v[i];
+	s.mean = sum / n;
+	s.p5 = (double)v[(int)(0.05 * (n - 1) + 0.5)];
+	s.p95 = (double)v[(int)(0.95 * (n - 1) + 0.5)];
+	return s;
+}
+
+void ir_tally_seeds(struct ir_tally *t, const struct ir_policy_run *r)
+{
+	uint64_t v[1024];
+	int n = r->nr_seeds < 1024 ? r->nr_seeds : 1024;
+
+	if (n <= 1 || !r->seed_tot)
+		return;
+	t->nr_seeds = n;
+	for (int i = 0; i < 3; i++) {
+		struct ir_spread *out = i == 0 ? &t->s_attempts : i == 1 ? &t->s_pulls : &t->s_moved;
+
+		for (int s = 0; s < n; s++)
+			v[s] = i == 0 ? r->seed_tot[s].attempts : i == 1 ? r->seed_tot[s].pulls : r->seed_tot[s].moved;
+		*out = spread(v, n);
+	}
+	for (int l = 0; l < IR_LVL__COUNT; l++)
+		for (int i = 0; i < 3; i++) {
+			struct ir_spread *out = i == 0 ? &t->s_level_attempts[l] : i == 1 ? &t->s_level_pulls[l] :
+				&t->s_level_moved[l];
+
+			for (int s = 0; s < n; s++)
+				v[s] = i == 0 ? r->seed_tot[s].level_attempts[l] : i == 1 ?
+					r->seed_tot[s].level_pulls[l] : r->seed_tot[s].level_moved[l];
+			*out = spread(v, n);
+		}
+	/* the headline figures are the expected values, not seed 0's draw */
+	t->attempts = (uint64_t)(t->s_attempts.mean + 0.5);
+	t->pulls = (uint64_t)(t->s_pulls.mean + 0.5);
+	t->predicted = t->pulls;
+	t->moved = (uint64_t)(t->s_moved.mean + 0.5);
+	for (int l = 0; l < IR_LVL__COUNT; l++) {
+		t->level[l].attempts = (uint64_t)(t->s_level_attempts[l].mean + 0.5);
+		t->level[l].pulls = (uint64_t)(t->s_level_pulls[l].mean + 0.5);
+		t->level[l].moved = (uint64_t)(t->s_level_moved[l].mean + 0.5);
+	}
+	{
+		double c = 0, rec = 0, lost = 0;
+
+		for (int s = 0; s < n; s++) {
+			c += (double)r->seed_tot[s].cost_ns;
+			rec += (double)r->seed_tot[s].idle_recovered_ns;
+			lost += (double)r->seed_tot[s].idle_lost_ns;
+		}
+		t->cost_ns = (uint64_t)(c / n + 0.5);
+		t->idle_recovered_ns = (uint64_t)(rec / n + 0.5);
+		t->idle_lost_ns = (uint64_t)(lost / n + 0.5);
 	}
 }
 

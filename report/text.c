@@ -297,12 +297,30 @@ static void print_fidelity(json_object *doc, FILE *out)
 	char b1[16], b2[16], b3[16], b4[16];
 
 	if (f) {
-		fprintf(out, "\nFidelity: %s (the model of the recording kernel) against what that kernel did\n",
-			ir_tsafe(jstr(f, "policy", "?")));
-		fprintf(out, "  %" PRId64 " newidle points, observed pulls %" PRId64 ", predicted %" PRId64
-			", both %" PRId64 "; precision %s, recall %s\n", jint(f, "points"), jint(f, "observed_pulls"),
-			jint(f, "predicted_pulls"), jint(f, "true_positives"),
-			fmt_ratio(b1, sizeof(b1), jdbl(f, "precision")), fmt_ratio(b2, sizeof(b2), jdbl(f, "recall")));
+		const char *costs = jstr(f, "costs", "assumed");
+		json_object *ex = jget(f, "expected_pulls");
+		int64_t obs = jint(f, "observed_pulls"), pred = jint(f, "predicted_pulls");
+
+		fprintf(out, "\nFidelity: %s (the model of the recording kernel, %s costs) against what that kernel did\n",
+			ir_tsafe(jstr(f, "policy", "?")), ir_tsafe(costs));
+		if (ex)
+			fprintf(out, "  predicted pulls are expected values over seeds: mean %.1f (5-95 %%: %.0f-%.0f)\n",
+				jdbl(ex, "mean"), jdbl(ex, "p5"), jdbl(ex, "p95"));
+		if (!obs && !pred) {
+			fprintf(out, "  %" PRId64 " newidle points; no newidle pull observed and none predicted: "
+				"nothing to judge the model by\n", jint(f, "points"));
+		} else if (!obs) {
+			fprintf(out, "  %" PRId64 " newidle points; the kernel made no newidle pull, the model predicts %"
+				PRId64 " with %s costs: precision cannot be judged.\n", jint(f, "points"), pred, ir_tsafe(costs));
+			if (!strcmp(costs, "assumed"))
+				fprintf(out, "  The costs are assumptions (no probes in this trace): `idlereplay calibrate "
+					"TRACE` fits them to the observed pulls.\n");
+		} else {
+			fprintf(out, "  %" PRId64 " newidle points, observed pulls %" PRId64 ", predicted %" PRId64
+				", both %" PRId64 "; precision %s, recall %s\n", jint(f, "points"), obs, pred,
+				jint(f, "true_positives"), fmt_ratio(b1, sizeof(b1), jdbl(f, "precision")),
+				fmt_ratio(b2, sizeof(b2), jdbl(f, "recall")));
+		}
 	}
 	if (g) {
 		json_object *e = jget(g, "avg_idle_rel_error");
@@ -418,6 +436,9 @@ int ir_report_text(json_object *doc, FILE *out)
 		fprintf(out, "NOTE: %s\n", ir_tsafe(ol));
 	print_observed(jget(doc, "observed"), jint(t, "window_ns"), out);
 	print_policies(doc, out);
+	if (jget(jget(doc, "assumptions"), "load_balance_inputs"))
+		fprintf(out, "\n  ASSUMED load_balance() inputs: %s\n",
+			ir_tsafe(jstr(jget(doc, "assumptions"), "load_balance_inputs", "")));
 	print_sweeps(doc, out);
 	print_fidelity(doc, out);
 	print_closed_loop(doc, out);

@@ -5,7 +5,7 @@
 #include "report/report.h"
 
 void ir_truth_add(struct ir_truth *t, const struct ir_point *pt, const struct ir_decision_ctx *ctx,
-		  const struct ir_decision *d, const struct ir_outcome *o, bool randomised)
+		  const struct ir_decision *d, const struct ir_outcome *o)
 {
 	const struct ir_probe_entry *v = &pt->probe;
 	bool kernel_bail, kernel_pulled;
@@ -24,9 +24,10 @@ void ir_truth_add(struct ir_truth *t, const struct ir_point *pt, const struct ir
 		t->ovl_agree += pt->overload == (v->rd_overload != 0);
 	}
 	/* v5.13+ newidle_balance() returns before any policy check when
-	 * this_rq->ttwu_pending (e5e678e4fea2): the reconstructed flag is an
-	 * early bail whichever policy decides the rest */
-	kernel_bail = ir_probe_early_bail(v) || v->ttwu_pending > 0;
+	 * this_rq->ttwu_pending (e5e678e4fea2): ir_probe_early_bail() counts the
+	 * probed flag, and the reconstructed one is an early bail whichever
+	 * policy decides the rest */
+	kernel_bail = ir_probe_early_bail(v);
 	t->bail_n++;
 	t->bail_agree += kernel_bail == (d->bail != IR_BAIL_NONE || pt->ttwu_pending);
 	if (pt->probe_ret >= 0) {
@@ -42,8 +43,16 @@ void ir_truth_add(struct ir_truth *t, const struct ir_point *pt, const struct ir
 				}
 		}
 	}
-	if (randomised)
-		ir_expected_pulls(pt, ctx, t->expected);
+}
+
+void ir_truth_seeds(struct ir_truth *t, const struct ir_tally *k)
+{
+	if (k->nr_seeds <= 1)
+		return;
+	t->randomised = true;
+	t->pull_pred_mean = k->s_pulls.mean;
+	for (int l = 0; l < IR_LVL__COUNT; l++)
+		t->expected[l] = k->s_level_pulls[l].mean;
 }
 
 double ir_truth_err_quantile(const struct ir_truth *t, double q)

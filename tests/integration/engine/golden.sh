@@ -20,6 +20,11 @@
 # no late points, ttwu_pending, re-entry points, missing_idle_entry), and
 # the text report's "assumed" line (issue 11: assumptions and mode), and
 # ground_truth.kernel_pulls counting every probed call that pulled.
+# Then branch fid-model (via land-fm, issue 15): load_balance() per level
+# on a runqueue snapshot, probed costs for every policy, the ttwu_pending
+# bail, moved tasks, seeds and the fidelity costs/verdict (schema_minor 3),
+# --decisions lines with arrival_ns, ttwu_pending and moved; the probed and
+# calibrate outputs (refused --late-window, probed calibration) unchanged.
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi

@@ -50,9 +50,9 @@ with tempfile.TemporaryDirectory() as tmp:
     _, raw2 = replay(tmp, "all2", NUMA, "--topology", TOPO)
     check("deterministic JSON", raw == raw2)
 
-    # baseline == no-check when sysctl_sched_migration_cost is 0
+    # baseline == no-check when sysctl_sched_migration_cost is 0 (for both: task_hot() reads it too)
     d, _ = replay(tmp, "b0", NUMA, "--topology", TOPO, "--policy", "baseline:sysctl_sched_migration_cost=0",
-                  "--policy", "no-check")
+                  "--policy", "no-check:sysctl_sched_migration_cost=0")
     a, b = d["policies"]
     check("baseline(0) == no-check", figures(a)[1:] == figures(b)[1:] and
           a["bails"]["migration_cost"] == 0)

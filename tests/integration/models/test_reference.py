@@ -26,14 +26,22 @@ Rules (all costs in ns; levels smallest first):
      domain-cost adds the domain's own sd->sched_migration_cost to the
      right-hand side; then load_balance(CPU_NEWLY_IDLE) is one attempt whose
      cost (curr_cost += domain_cost) is the level's max_newidle_lb_cost;
-     "if (pulled_task || this_rq->nr_running) break;".
-  P1 what load_balance() at level L pulls (SPEC 7, "the nearest level
-     wins", and find_busiest_queue(): the busiest runqueue): among the
-     candidates on rings 0..L (CPUs in L's span), the one whose source
-     runqueue has the most tasks; equal ones go to the nearer ring.  The
-     pull counts at level L, the level whose load_balance() pulled.
-  G1 idle recovered by a pull: the pulled candidate's gain_ns (SPEC 7:
-     min(idle from t, the task's wait from t), resolved by the replay).
+     "if (pulled_task || this_rq->nr_running) break;": a task queued on
+     this CPU arrival_ns after entry (the decisions line gives it) ends the
+     walk once curr_cost has reached it, the next level being where it
+     stopped.
+  P1 what load_balance() at level L pulls is the tool's load_balance()
+     model on its runqueue snapshot (model/lb.c, unit-tested on hand-built
+     runqueues in tests/unit/model/test_lb.c); the snapshot is not in the
+     decisions file, so here only its invariants are checked: the pull is at
+     a walked level, the walk's attempts end there, and the task comes from
+     a CPU in L's span outside the local group (the child level's span:
+     find_busiest_group() never picks the local group, so an SMT sibling's
+     task moves only at SMT).  The pull counts at level L.
+  G1 idle recovered by a pull: the pulled task's gain_ns when it is the
+     waiting candidate of a ring 0..L (SPEC 7: min(idle from t, the task's
+     wait from t), resolved by the replay); another task gains at most the
+     idle time that followed (idle_ns).
   G2 idle lost when nothing is pulled although a candidate waits: the gain
      of the nearest waiting candidate (the one the next level up would
      have reached first).
@@ -70,12 +78,21 @@ def policy_arg(name):
 POLICIES = ["baseline", "domain-cost", "no-check"]
 
 
-def decide(name, pt):
+def span(cpu, level):
+    """CPUs in cpu's domain at level, from TOPO (SPEC 4): SMT the two
+    threads of a core, MC the socket's four, NUMA all eight."""
+    size = {"SMT": 2, "MC": 4, "NUMA": 8}[level]
+    base = cpu - cpu % size
+    return set(range(base, base + size))
+
+
+def decide(name, pt, got):
     """(bail, levels the walk would try, stop level or None, levels
-    attempted, pulled candidate or None, level that pulled, recovered,
-    lost) for one point.  The decisions file lists the walk as the policy
-    would make it if nothing were pulled (its "tried"); attempts end at
-    the pull (W1's break)."""
+    attempted, pulled task or None, level that pulled, recovered, lost) for
+    one point.  The decisions file lists the walk as the policy would make
+    it if nothing were pulled (its "tried"); attempts end at the pull (W1's
+    break).  got: the tool's decision, for the task load_balance() pulled
+    (P1), checked against its invariants here."""
     ring = {l: None for l in LEVELS}
     for c in pt["candidates"]:
         if c["level"] not in ring:
@@ -91,27 +108,37 @@ def decide(name, pt):
     if name == "baseline" and pt["avg_idle"] < SYSCTL:		# B1
         return "migration_cost", [], None, [], None, None, 0, nearest_gain
     walk, stop, curr_cost = [], None, 0
-    for lvl in LEVELS:						# W1
+    for i, lvl in enumerate(LEVELS):				# W1
         limit = curr_cost + MAX_LB[lvl] + (DC_COST[lvl] if name == "domain-cost" else 0)
         if pt["avg_idle"] < limit:
             stop = lvl
             break
         walk.append(lvl)
         curr_cost += MAX_LB[lvl]
-    attempted = []
-    for lvl in walk:
-        attempted.append(lvl)
-        best = None						# P1
-        for l in LEVELS[:LEVELS.index(lvl) + 1]:
-            c = ring[l]
-            if c is not None and (best is None or c["nr_running"] > best["nr_running"]):
-                best = c
-        if best is not None:
-            return "none", walk, stop, attempted, best, lvl, best["gain_ns"], 0	# G1
-    return "none", walk, stop, attempted, None, None, 0, nearest_gain
+        if pt["arrival_ns"] and curr_cost >= pt["arrival_ns"]:
+            stop = LEVELS[i + 1] if i + 1 < len(LEVELS) else None
+            arrival_cuts[name] = arrival_cuts.get(name, 0) + (stop is not None)
+            break
+    if not got.get("pulled"):
+        return "none", walk, stop, walk, None, None, 0, nearest_gain
+    lvl = got.get("level")						# P1
+    if lvl not in walk:
+        failed.append("point at %d: pulled at %s, outside the walk %s" % (pt["ts"], lvl, walk))
+        return "none", walk, stop, walk, None, None, 0, nearest_gain
+    src, i = got.get("from_cpu"), LEVELS.index(lvl)
+    local = span(pt["cpu"], LEVELS[i - 1]) if i else {pt["cpu"]}
+    if src not in span(pt["cpu"], lvl) or src in local:
+        failed.append("point at %d: pulled at %s from cpu %s, outside %s's span or in the local group"
+                      % (pt["ts"], lvl, src, lvl))
+    if got.get("moved", 0) < 1:
+        failed.append("point at %d: a pull that moved %s tasks" % (pt["ts"], got.get("moved")))
+    rec = next((ring[l]["gain_ns"] for l in LEVELS[:i + 1]
+                if ring[l] is not None and ring[l]["pid"] == got.get("pid")), pt["idle_ns"])	# G1
+    return "none", walk, stop, walk[:i + 1], {"pid": got.get("pid")}, lvl, rec, 0
 
 
 failed = []
+arrival_cuts = {}
 
 
 def check(what, got, want):
@@ -145,7 +172,8 @@ per_point_bad = 0
 for n, pt in enumerate(points):
     got = {d["policy"].split(":")[0]: d for d in pt["policies"]}
     for name in POLICIES:
-        bail, walk, stop, tried, pulled, plevel, rec, lost = decide(name, pt)
+        d = got[name]
+        bail, walk, stop, tried, pulled, plevel, rec, lost = decide(name, pt, d)
         t = tot[name]
         if bail != "none":
             t["bails"][bail] = t["bails"].get(bail, 0) + 1
@@ -156,7 +184,6 @@ for n, pt in enumerate(points):
             t["pulls"][plevel] = t["pulls"].get(plevel, 0) + 1
         t["recovered"] += rec
         t["lost"] += lost
-        d = got[name]
         want = {"bail": bail, "tried": walk, "stop_level": stop, "pulled": pulled is not None,
                 "level": plevel, "pid": pulled["pid"] if pulled else None,
                 "idle_recovered_ns": rec, "idle_lost_ns": lost, "attempts": len(tried),
@@ -186,6 +213,7 @@ for name in POLICIES:
 # more than one level, both bail kinds, and the policies apart.
 check("baseline pulls at several levels", len(tot["baseline"]["pulls"]) > 1, True)
 check("baseline bails on migration cost", tot["baseline"]["bails"].get("migration_cost", 0) > 0, True)
+check("an arrival cuts some baseline walk", arrival_cuts.get("baseline", 0) > 0, True)
 check("domain-cost differs from no-check", tot["domain-cost"]["attempts"] != tot["no-check"]["attempts"], True)
 
 for f in failed:

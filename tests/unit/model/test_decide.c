@@ -427,22 +427,22 @@ static void test_evaluate(void **state)
 	assert_int_equal(ir_policy_parse("mainline", &runs[0].p, NULL, 0), 0);
 	assert_int_equal(ir_policy_parse("bump", &runs[1].p, NULL, 0), 0);
 	for (int i = 0; i < 2; i++)
-		assert_int_equal(ir_policy_state_init(&runs[i].st, &runs[i].p, 2), 0);
+		assert_int_equal(ir_policy_run_init(&runs[i], 2), 0);
 	/* flat (no domains): one MC level at 20 us; 60 us of avg_idle pays
 	 * for it until bump has raised it twice: 20, 30, 45, 67.5 */
 	for (int i = 0; i < 3; i++) {
-		ir_evaluate(&pt, NULL, runs, 2, d, o);
+		ir_evaluate(&pt, NULL, false, runs, 2, d, o);
 		assert_int_equal(d[0].bail, IR_BAIL_NONE);
 		assert_int_equal(d[1].bail, IR_BAIL_NONE);
 		assert_int_equal(o[1].attempts, 1);
 		pt.ts += 10;
 	}
-	ir_evaluate(&pt, NULL, runs, 2, d, o);
+	ir_evaluate(&pt, NULL, false, runs, 2, d, o);
 	assert_int_equal(d[0].bail, IR_BAIL_NONE);
 	assert_int_equal(d[1].bail, IR_BAIL_LOWEST_COST);
 	assert_int_equal(runs[1].st.max_newidle_lb_cost[1 * IR_MAX_LEVELS], 67500);
 	for (int i = 0; i < 2; i++)
-		ir_policy_state_free(&runs[i].st);
+		ir_policy_run_free(&runs[i]);
 }
 
 /* Boundaries: the kernel's tests are strict '<', so a value exactly at the

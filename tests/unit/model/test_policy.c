@@ -24,7 +24,7 @@ static void test_defaults(void **state)
 		"mc.max_newidle_lb_cost=20000,pkg.max_newidle_lb_cost=30000,node.max_newidle_lb_cost=50000,"
 		"numa.max_newidle_lb_cost=100000,smt.migration_cost=0,cls.migration_cost=500000,"
 		"mc.migration_cost=500000,pkg.migration_cost=500000,node.migration_cost=500000,"
-		"numa.migration_cost=500000");
+		"numa.migration_cost=500000,lb_release=415,preemption=1,smt_never_hot=0,nr_balance_failed=0");
 	for (int k = 0; k < IR_POL__COUNT; k++) {
 		assert_int_equal(ir_policy_parse(ir_policy_name((enum ir_policy_kind)k), &p, NULL, 0), 0);
 		assert_int_equal(p.kind, k);
@@ -76,18 +76,20 @@ static void test_errors(void **state)
 	(void)state;
 	expect_error("fastest", "unknown policy 'fastest' (baseline, domain-cost, no-check, mainline, bump, proportional)");
 	expect_error("baseline:foo=1", "policy baseline: unknown parameter 'foo' (baseline takes "
-		     "sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost; LEVEL is smt, cls, mc, pkg, node or numa)");
+		     "sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost, cost_scale, lb_release, preemption, smt_never_hot, nr_balance_failed; LEVEL is smt, cls, mc, pkg, node or numa)");
 	/* parameters that exist but that the policy does not read (issue 11) */
 	expect_error("baseline:preset=cover", "policy baseline: no parameter 'preset' (baseline takes "
-		     "sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost; presets are domain-cost's)");
+		     "sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost, cost_scale, lb_release, preemption, smt_never_hot, nr_balance_failed; presets are domain-cost's)");
+	expect_error("baseline:ni_random=0", "policy baseline: no parameter 'ni_random' (baseline takes "
+		     "sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost, cost_scale, lb_release, preemption, smt_never_hot, nr_balance_failed; LEVEL is smt, cls, mc, pkg, node or numa)");
 	expect_error("baseline:seed=3", "policy baseline: no parameter 'seed' (baseline takes "
-		     "sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost; LEVEL is smt, cls, mc, pkg, node or numa)");
+		     "sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost, cost_scale, lb_release, preemption, smt_never_hot, nr_balance_failed; LEVEL is smt, cls, mc, pkg, node or numa)");
 	expect_error("baseline:mc.migration_cost=1us", "policy baseline: no parameter 'mc.migration_cost' (baseline "
-		     "takes sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost; LEVEL is smt, cls, mc, pkg, node or numa)");
-	expect_error("mainline:sysctl_sched_migration_cost=1ms", "policy mainline: no parameter "
-		     "'sysctl_sched_migration_cost' (mainline takes LEVEL.max_newidle_lb_cost; LEVEL is smt, cls, mc, pkg, node or numa)");
+		     "takes sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost, cost_scale, lb_release, preemption, smt_never_hot, nr_balance_failed; LEVEL is smt, cls, mc, pkg, node or numa)");
+	expect_error("mainline:mc.migration_cost=1us", "policy mainline: no parameter "
+		     "'mc.migration_cost' (mainline takes sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost, cost_scale, lb_release, preemption, smt_never_hot, nr_balance_failed; LEVEL is smt, cls, mc, pkg, node or numa)");
 	expect_error("proportional:mc.migration_cost=1us", "policy proportional: no parameter 'mc.migration_cost' "
-		     "(proportional takes LEVEL.max_newidle_lb_cost, seed; LEVEL is smt, cls, mc, pkg, node or numa)");
+		     "(proportional takes sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost, seed, seeds, ni_random, cost_scale, lb_release, preemption, smt_never_hot, nr_balance_failed; LEVEL is smt, cls, mc, pkg, node or numa)");
 	expect_error("baseline:mc.max_newidle_lb_cost=5min",
 		     "policy baseline: bad value '5min' for mc.max_newidle_lb_cost (ns, or with ns/us/ms/s)");
 	expect_error("baseline:mc.max_newidle_lb_cost=-5",

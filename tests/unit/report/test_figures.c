@@ -145,15 +145,13 @@ static struct ir_point probed(int64_t avg_idle, int64_t ovl, int64_t cost0, int6
 	return pt;
 }
 
-/* model/truth.c: the kernel's early bail, probed costs, expected pulls. */
+/* model/truth.c and model/decide.c: the kernel's early bail, probed costs. */
 static void test_model_truth(void **state)
 {
 	struct ir_probe_entry v = { .avg_idle = 50 * US, .rd_overload = 1,
 				    .sd_max_newidle_lb_cost = { 50 * US, 1, 1 } };
 	struct ir_decision_ctx ctx = { .nr_levels = 3, .kind = { IR_LVL_SMT, IR_LVL_MC, IR_LVL_NUMA } };
-	struct ir_policy_params p;
 	struct ir_point pt;
-	double e[IR_LVL__COUNT] = { 0 };
 
 	(void)state;
 	/* avg_idle == the lowest domain's cost: the kernel's '<' does not bail */
@@ -176,59 +174,89 @@ static void test_model_truth(void **state)
 	v.avg_idle = 0;
 	assert_true(ir_probe_early_bail(&v));
 
+	/* probed mode: the context takes the kernel's own per-level costs,
+	 * ratios and the call's duration (levels 0..2, as the probes carry them) */
 	pt = probed(100 * US, 1, 7 * US, 1, 1);
-	ir_policy_defaults(IR_POL_MAINLINE, &p);
-	ir_params_from_probe(&pt, &ctx, &p);
-	assert_int_equal(p.max_newidle_lb_cost[IR_LVL_SMT], 7 * US);
-	assert_int_equal(p.max_newidle_lb_cost[IR_LVL_MC], 40 * US);
-	assert_int_equal(p.max_newidle_lb_cost[IR_LVL_NUMA], 90 * US);
-	assert_int_equal(p.max_newidle_lb_cost[IR_LVL_PKG], 30 * US);	/* untouched */
+	pt.probe_dur = 12 * US;
+	ir_decision_ctx_init(&ctx, &pt, NULL);
+	ctx.nr_levels = 4;
+	assert_false(ctx.probed);
+	assert_int_equal(ctx.probe_cost[0], -1);
+	ir_decision_ctx_probe(&ctx, &pt);
+	assert_true(ctx.probed);
+	assert_int_equal(ctx.probe_cost[0], 7 * US);
+	assert_int_equal(ctx.probe_cost[1], 40 * US);
+	assert_int_equal(ctx.probe_cost[2], 90 * US);
+	assert_int_equal(ctx.probe_cost[3], -1);	/* a fourth level: not probed */
+	assert_int_equal(ctx.probe_ratio[0], 510);
+	assert_int_equal(ctx.probe_ratio[1], 254);
+	assert_int_equal(ctx.probe_ratio[2], -1);
+	assert_int_equal(ctx.probe_dur, 12 * US);
 	/* a probed 0 (sd->max_newidle_lb_cost starts at 0) is a value; -1 is none */
 	pt.probe.sd_max_newidle_lb_cost[0] = 0;
 	pt.probe.sd_max_newidle_lb_cost[1] = -1;
-	ir_params_from_probe(&pt, &ctx, &p);
-	assert_int_equal(p.max_newidle_lb_cost[IR_LVL_SMT], 0);
-	assert_int_equal(p.max_newidle_lb_cost[IR_LVL_MC], 40 * US);
-	pt.probe.sd_max_newidle_lb_cost[0] = 7 * US;
-	pt.probe.sd_max_newidle_lb_cost[1] = 40 * US;
+	ir_decision_ctx_probe(&ctx, &pt);
+	assert_int_equal(ctx.probe_cost[0], 0);
+	assert_int_equal(ctx.probe_cost[1], -1);
+	/* no probe at the point: nothing taken */
+	pt.has_probe = false;
+	ir_decision_ctx_init(&ctx, &pt, NULL);
+	ir_decision_ctx_probe(&ctx, &pt);
+	assert_false(ctx.probed);
+	assert_int_equal(ctx.probe_cost[0], -1);
+}
 
-	/* NI_RANDOM: ring 0 has no task; MC is balanced with (2 + 254) / 1024,
-	 * NUMA (ratio unknown) always: 0.25 at MC, 0.75 at NUMA */
-	ir_expected_pulls(&pt, &ctx, e);
-	assert_float_equal(e[IR_LVL_SMT], 0.0, 1e-12);
-	assert_float_equal(e[IR_LVL_MC], 256.0 / 1024.0, 1e-12);
-	assert_float_equal(e[IR_LVL_NUMA], 768.0 / 1024.0, 1e-12);
-	/* a task on ring 0: SMT first with 512/1024 */
-	memset(e, 0, sizeof(e));
-	pt.ring[0] = (struct ir_cand){ .pid = 20, .cpu = 1, .src_nr_running = 2 };
-	ir_expected_pulls(&pt, &ctx, e);
-	assert_float_equal(e[IR_LVL_SMT], 512.0 / 1024.0, 1e-12);
-	assert_float_equal(e[IR_LVL_MC], 0.5 * 0.25, 1e-12);
-	/* ratio 0 is a probed ratio: (2 + 0) / 1024; a fourth level (the probe
-	 * has three) is balanced always */
-	{
-		struct ir_decision_ctx c4 = { .nr_levels = 4,
-			.kind = { IR_LVL_SMT, IR_LVL_MC, IR_LVL_PKG, IR_LVL_NUMA } };
-		struct ir_point p4 = pt;
+/* report/tally.c and report/truth.c: a randomised policy (NI_RANDOM) is
+ * reported by its expected values over seeds, with the 5-95 % spread
+ * (nearest rank), and ground truth compares those expected pulls. */
+static void test_seeds(void **state)
+{
+	struct ir_seed_totals tot[4];
+	struct ir_policy_run r = { .nr_seeds = 4, .seed_tot = tot };
+	const uint64_t pulls[4] = { 6, 1, 3, 2 }, mc[4] = { 4, 0, 2, 1 };
+	struct ir_tally t;
+	struct ir_truth tr;
 
-		memset(e, 0, sizeof(e));
-		p4.probe.sd_newidle_ratio[0] = 0;
-		p4.ring[1].pid = p4.ring[2].pid = -1;
-		ir_expected_pulls(&p4, &c4, e);
-		assert_float_equal(e[IR_LVL_SMT], 2.0 / 1024.0, 1e-12);
-		memset(e, 0, sizeof(e));
-		p4.nr_levels = 4;
-		p4.ring[0].pid = -1;
-		p4.ring[3] = (struct ir_cand){ .pid = 30, .cpu = 7, .src_nr_running = 2 };
-		ir_expected_pulls(&p4, &c4, e);
-		assert_float_equal(e[IR_LVL_NUMA], 1.0, 1e-12);
-		assert_float_equal(e[IR_LVL_SMT] + e[IR_LVL_MC] + e[IR_LVL_PKG], 0.0, 1e-12);
+	(void)state;
+	memset(tot, 0, sizeof(tot));
+	memset(&t, 0, sizeof(t));
+	memset(&tr, 0, sizeof(tr));
+	for (int i = 0; i < 4; i++) {
+		tot[i].pulls = pulls[i];
+		tot[i].attempts = 10 * pulls[i];
+		tot[i].level_pulls[IR_LVL_MC] = mc[i];
+		tot[i].level_pulls[IR_LVL_NUMA] = pulls[i] - mc[i];
+		tot[i].cost_ns = (uint64_t)(i + 1) * US;
 	}
-	/* the kernel bailed: nothing expected */
-	memset(e, 0, sizeof(e));
-	pt.probe.rd_overload = 0;
-	ir_expected_pulls(&pt, &ctx, e);
-	assert_float_equal(e[IR_LVL_SMT] + e[IR_LVL_MC] + e[IR_LVL_NUMA], 0.0, 1e-12);
+	t.pulls = 6;	/* seed 0's draw: replaced by the mean */
+	ir_tally_seeds(&t, &r);
+	assert_int_equal(t.nr_seeds, 4);
+	assert_float_equal(t.s_pulls.mean, 3.0, 1e-12);
+	assert_float_equal(t.s_pulls.p5, 1.0, 1e-12);
+	assert_float_equal(t.s_pulls.p95, 6.0, 1e-12);
+	assert_int_equal(t.pulls, 3);
+	assert_int_equal(t.predicted, 3);
+	assert_int_equal(t.attempts, 30);
+	assert_float_equal(t.s_level_pulls[IR_LVL_MC].mean, 1.75, 1e-12);
+	assert_int_equal(t.level[IR_LVL_MC].pulls, 2);	/* 1.75 rounded */
+	assert_int_equal(t.cost_ns, 2500);		/* (1 + 2 + 3 + 4) us / 4, rounded */
+	ir_truth_seeds(&tr, &t);
+	assert_true(tr.randomised);
+	assert_float_equal(tr.pull_pred_mean, 3.0, 1e-12);
+	assert_float_equal(tr.expected[IR_LVL_MC], 1.75, 1e-12);
+	assert_float_equal(tr.expected[IR_LVL_NUMA], 1.25, 1e-12);
+	assert_float_equal(tr.expected[IR_LVL_SMT], 0.0, 1e-12);
+	/* one seed: not randomised, nothing replaced */
+	memset(&t, 0, sizeof(t));
+	memset(&tr, 0, sizeof(tr));
+	t.pulls = 6;
+	r.nr_seeds = 1;
+	ir_tally_seeds(&t, &r);
+	assert_int_equal(t.nr_seeds, 0);
+	assert_int_equal(t.pulls, 6);
+	ir_truth_seeds(&tr, &t);
+	assert_false(tr.randomised);
+	assert_float_equal(tr.expected[IR_LVL_MC], 0.0, 1e-12);
 }
 
 /* report/truth.c: agreement counts and the avg_idle error quantiles. */
@@ -246,42 +274,42 @@ static void test_report_truth(void **state)
 	pt = probed(300 * US, 1, 5 * US, 1, 1);		/* our avg_idle 300 us: error 0 */
 	d = dec_of(IR_BAIL_NONE, 3, K3);
 	ir_outcome(&pt, &d, &o);
-	ir_truth_add(&t, &pt, &ctx, &d, &o, false);
+	ir_truth_add(&t, &pt, &ctx, &d, &o);
 	/* 2: kernel pulled, model bailed (kernel did not: bail disagreement) */
 	pt = probed(200 * US, 1, 5 * US, 2, 1);		/* error 50 % */
 	d = dec_of(IR_BAIL_MIGRATION_COST, 0, K3);
 	ir_outcome(&pt, &d, &o);
-	ir_truth_add(&t, &pt, &ctx, &d, &o, false);
+	ir_truth_add(&t, &pt, &ctx, &d, &o);
 	/* 3: kernel did not pull (ret 0), model pulled; overload disagrees */
 	pt = probed(150 * US, 0, 5 * US, 0, 0);		/* error 100 %: last bin */
 	d = dec_of(IR_BAIL_NONE, 3, K3);
 	ir_outcome(&pt, &d, &o);
-	ir_truth_add(&t, &pt, &ctx, &d, &o, false);
+	ir_truth_add(&t, &pt, &ctx, &d, &o);
 	/* 4: no exit probe (ret -1), model pulled: no pull figures */
 	pt = probed(300 * US, 1, 5 * US, -1, 0);
 	ir_outcome(&pt, &d, &o);
-	ir_truth_add(&t, &pt, &ctx, &d, &o, false);
+	ir_truth_add(&t, &pt, &ctx, &d, &o);
 	/* 5: no probe at all: ignored */
 	pt = pt_of(0, IR_PT_IDLE, -1, 21, -1);
-	ir_truth_add(&t, &pt, &ctx, &d, &o, false);
+	ir_truth_add(&t, &pt, &ctx, &d, &o);
 	/* 6: kernel bailed (!overload) and so did the model: agree on the bail,
 	 * not on overload (ours set) */
 	pt = probed(300 * US, 0, 5 * US, 0, 0);
 	d = dec_of(IR_BAIL_NOT_OVERLOADED, 0, K3);
 	ir_outcome(&pt, &d, &o);
-	ir_truth_add(&t, &pt, &ctx, &d, &o, false);
+	ir_truth_add(&t, &pt, &ctx, &d, &o);
 	/* 7: kernel pulled the task waiting on ring 0 (SMT); the model too */
 	pt = probed(300 * US, 1, 5 * US, 1, 1);
 	pt.ring[0] = (struct ir_cand){ .pid = 21, .cpu = 1, .src_nr_running = 2, .gain_ns = 10 };
 	pt.ring[1].pid = -1;
 	d = dec_of(IR_BAIL_NONE, 3, K3);
 	ir_outcome(&pt, &d, &o);
-	ir_truth_add(&t, &pt, &ctx, &d, &o, false);
+	ir_truth_add(&t, &pt, &ctx, &d, &o);
 	/* 8: the probe's avg_idle is 0: no relative error; below the cost, the
 	 * kernel bailed, the model did not */
 	pt = probed(0, 1, 5 * US, -1, 0);
 	ir_outcome(&pt, &d, &o);
-	ir_truth_add(&t, &pt, &ctx, &d, &o, false);
+	ir_truth_add(&t, &pt, &ctx, &d, &o);
 
 	assert_int_equal(t.err_n, 6);
 	assert_int_equal(t.ovl_n, 7);
@@ -452,6 +480,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tally),
 		cmocka_unit_test(test_model_truth),
+		cmocka_unit_test(test_seeds),
 		cmocka_unit_test(test_report_truth),
 		cmocka_unit_test(test_json),
 	};

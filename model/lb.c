@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * load_balance(CPU_NEWLY_IDLE) at one sched domain level (SPEC 9): what a
+ * newidle balance there pulls, from the runqueues the point's snapshot holds
+ * (struct ir_rq_snap).  Shared by every policy.  Kernel functions, all in
+ * kernel/sched/fair.c:
+ *
+ *  update_sd_lb_stats() / update_sg_lb_stats()  per group of the level (the
+ *      child domain's spans); the local group is never the busiest.
+ *  group_classify()  v5.5+ (0b0695f2b34a "sched/fair: Rework load_balance()"):
+ *      group_overloaded > [imbalanced, asym, misfit: not modelled] >
+ *      group_fully_busy > group_has_spare.  v4.15: group_overloaded >
+ *      group_other (group_no_capacity kept as a flag).
+ *  update_sd_pick_busiest()  type first; overloaded: higher avg_load;
+ *      has_spare: fewer idle CPUs, then more tasks.
+ *  find_busiest_group()  v5.5+ decision matrix: local busier -> balanced;
+ *      SD_PREFER_SIBLING (child flag) with more than one task more -> force;
+ *      busiest not overloaded: local->idle_cpus <= busiest->idle_cpus + 1
+ *      (groups of more than one CPU) -> balanced, a single task -> balanced.
+ *      v4.15: SD_BALANCE_NEWIDLE with local capacity against a busiest
+ *      group_no_capacity -> force; else avg_load and imbalance_pct tests.
+ *  calculate_imbalance()  local has_spare: busiest overloaded -> migrate_util
+ *      (local spare capacity; 1 task if none); else migrate_task, the task
+ *      difference (prefer_sibling or single-CPU groups) or the idle-CPU
+ *      difference; NUMA allowance: v5.19+ adjust_numa_imbalance(imbalance,
+ *      local->sum_nr_running + 1, sd->imb_numa_nr) then >>= 1 (7d2b5dd0bcc4);
+ *      v5.16-5.18: halve first, no move while busiest->sum_nr_running is
+ *      below a quarter of the domain (NUMA_IMBALANCE_MIN 2).  Otherwise
+ *      migrate_load.
+ *  find_busiest_queue()  one runqueue: migrate_task/util the longest, load
+ *      the most loaded.
+ *  detach_tasks()  from the tail of cfs_tasks, while the source keeps more
+ *      than one task, until the imbalance is met; CONFIG_PREEMPTION stops a
+ *      newidle balance after the first task (parameter "preemption").
+ *  can_migrate_task()  skips tasks whose cpus_ptr excludes this CPU
+ *      (pinned per-CPU kthreads), the running task, and cache-hot tasks
+ *      unless sd->nr_balance_failed > sd->cache_nice_tries.
+ *  task_hot()  exec_start within sysctl_sched_migration_cost (0: never hot);
+ *      never hot where the domain shares CPU capacity (SMT), for the 5.16+
+ *      policies (SPEC 3 dates it v7.0; SPEC 9 found it on the 6.1-based
+ *      guest): parameter "smt_never_hot".
+ *
+ * Not in a trace, so ASSUMED (printed by the report): every task has nice 0
+ * (load weight 1024, as prio 120 maps in sched_prio_to_weight[]); every CPU
+ * has capacity 1024; utilisation is PELT's util_avg rebuilt by replay/ from
+ * the trace's run times (CPU: busy or idle; task: running or not), with
+ * util_est taken as equal to it;
+ * no asymmetric capacity, no misfit, no group_imbalanced history; affinity
+ * only as the pinned per-CPU kthreads show it.
+ */
+#include <string.h>
+
+#include "model/cpumask.h"
+
+#define SCHED_CAPACITY_SCALE 1024u
+#define NICE_0_LOAD 1024u
+
+enum group_type {			/* v5.5+ order; v4.15 uses other/overloaded */
+	group_has_spare,
+	group_fully_busy,
+	group_overloaded,
+};
+
+struct sg_lb_stats {
+	int first;			/* lowest CPU of the group: its id */
+	unsigned long group_load, group_util, group_capacity, avg_load;
+	unsigned sum_nr_running, sum_h_nr_running, idle_cpus, group_weight;
+	enum group_type group_type;
+	bool group_no_capacity;		/* v4.15 */
+};
+
+/* The group of CPU o at level l: its child domain's span (level l - 1), or
+ * the CPU itself at the lowest level.  Identified by its lowest CPU. */
+static int group_id(const struct ir_domains *dom, int o, int l)
+{
+	const struct ir_sched_domain *child;
+	int n = ir_domains_nr_cpus(dom);
+
+	if (l == 0 || l - 1 >= ir_domains_nr_levels(dom, o))
+		return o;
+	child = ir_domains_level(dom, o, l - 1);
+	for (int c = 0; c < n; c++)
+		if (ir_cpumask_test(child->span, c))
+			return c;
+	return o;
+}
+
+static unsigned long cpu_load(const struct ir_rq_snap *r)
+{
+	return (unsigned long)r->nr_running * NICE_0_LOAD;
+}
+
+/* cpu_util(): the CPU's PELT util_avg as replay/ rebuilt it from its busy
+ * and idle times, capped at its capacity (cpu_util() min()s with
+ * capacity_orig). */
+static unsigned long cpu_util(const struct ir_rq_snap *r)
+{
+	unsigned long u = r->util > 0 ? (unsigned long)r->util : 0;
+
+	return u < SCHED_CAPACITY_SCALE ? u : SCHED_CAPACITY_SCALE;
+}
+
+/* task_util_est(): its PELT util_avg rebuilt from its run times (util_est's
+ * EWMA of dequeue values follows it for steady tasks). */
+static unsigned long task_util(const struct ir_snap_task *p)
+{
+	return p->util > 0 ? (unsigned long)p->util : 0;
+}
+
+/* update_sg_lb_stats() for the group whose lowest CPU is g */
+static void sg_stats(const struct ir_lb_env *env, const struct ir_sched_domain *sd, int g,
+		     struct sg_lb_stats *sgs)
+{
+	int n = env->pt->nr_rq;
+
+	memset(sgs, 0, sizeof(*sgs));
+	sgs->first = g;
+	for (int o = 0; o < n; o++) {
+		const struct ir_rq_snap *r = &env->pt->rq[o];
+
+		if (!ir_cpumask_test(sd->span, o) || group_id(env->dom, o, env->level) != g)
+			continue;
+		sgs->group_weight++;
+		sgs->group_load += cpu_load(r);
+		sgs->group_util += cpu_util(r);
+		sgs->sum_nr_running += r->nr_running;
+		sgs->sum_h_nr_running += r->nr_running;
+		if (!r->nr_running && r->curr_idle)
+			sgs->idle_cpus++;
+	}
+	sgs->group_capacity = (unsigned long)sgs->group_weight * SCHED_CAPACITY_SCALE;
+	if (env->rules == IR_LB_V415) {
+		/* 4.15 group_is_overloaded() and group_classify() */
+		sgs->group_no_capacity = sgs->sum_nr_running > sgs->group_weight &&
+			sgs->group_capacity * 100 < sgs->group_util * sd->imbalance_pct;
+		sgs->group_type = sgs->group_no_capacity ? group_overloaded : group_has_spare;
+		sgs->avg_load = sgs->group_load * SCHED_CAPACITY_SCALE / sgs->group_capacity;
+		return;
+	}
+	/* v5.5+ group_is_overloaded(), group_has_capacity(), group_classify() */
+	if (sgs->sum_nr_running > sgs->group_weight &&
+	    sgs->group_capacity * 100 < sgs->group_util * sd->imbalance_pct)
+		sgs->group_type = group_overloaded;
+	else if (sgs->sum_nr_running < sgs->group_weight ||
+		 sgs->group_capacity * 100 > sgs->group_util * sd->imbalance_pct)
+		sgs->group_type = group_has_spare;
+	else
+		sgs->group_type = group_fully_busy;
+	if (sgs->group_type == group_overloaded)
+		sgs->avg_load = sgs->group_load * SCHED_CAPACITY_SCALE / sgs->group_capacity;
+}
+
+/* update_sd_pick_busiest() */
+static bool pick_busiest(const struct ir_lb_env *env, const struct sg_lb_stats *sgs,
+			 const struct sg_lb_stats *busiest, bool have)
+{
+	if (!sgs->sum_h_nr_running)
+		return false;
+	if (!have)
+		return true;
+	if (env->rules == IR_LB_V415) {
+		if (sgs->group_type != busiest->group_type)
+			return sgs->group_type > busiest->group_type;
+		return sgs->avg_load > busiest->avg_load;
+	}
+	if (sgs->group_type != busiest->group_type)
+		return sgs->group_type > busiest->group_type;
+	switch (sgs->group_type) {
+	case group_overloaded:
+	case group_fully_busy:
+		return sgs->avg_load > busiest->avg_load;
+	case group_has_spare:
+		if (sgs->idle_cpus > busiest->idle_cpus)
+			return false;
+		if (sgs->idle_cpus == busiest->idle_cpus && sgs->sum_nr_running <= busiest->sum_nr_running)
+			return false;
+		return true;
+	}
+	return false;
+}
+
+/* sd->imb_numa_nr (v5.18 e496132ebedd, build_sched_domains()): for the first
+ * domain above the LLC, the number of LLCs it spans (a single LLC: an eighth
+ * of its span), at least 1; scaled by span for the levels above it. */
+static unsigned imb_numa_nr(const struct ir_domains *dom, int cpu, int level)
+{
+	unsigned imb = 0, imb_span = 1;
+
+	for (int l = 1; l <= level && l < ir_domains_nr_levels(dom, cpu); l++) {
+		const struct ir_sched_domain *sd = ir_domains_level(dom, cpu, l);
+		const struct ir_sched_domain *child = ir_domains_level(dom, cpu, l - 1);
+
+		if (!imb && !(sd->flags & SD_SHARE_PKG_RESOURCES) && (child->flags & SD_SHARE_PKG_RESOURCES)) {
+			unsigned nr_llcs = sd->span_weight / (child->span_weight ? child->span_weight : 1);
+
+			imb = nr_llcs == 1 ? sd->span_weight >> 3 : nr_llcs;
+			if (!imb)
+				imb = 1;
+			imb_span = sd->span_weight;
+			if (l == level)
+				return imb;
+		} else if (imb && l == level) {
+			return imb * (sd->span_weight / imb_span ? sd->span_weight / imb_span : 1);
+		}
+	}
+	return imb ? imb : 1;
+}
+
+enum migration_type { migrate_load, migrate_util, migrate_task };
+
+/* find_busiest_group() with calculate_imbalance(); 0: balanced */
+static long busiest_group(const struct ir_lb_env *env, const struct ir_sched_domain *sd,
+			  struct sg_lb_stats *busiest, enum migration_type *mt, enum ir_lb_verdict *why)
+{
+	struct sg_lb_stats local = { 0 }, sgs;
+	unsigned long total_load = 0, total_capacity = 0, avg_load;
+	bool have = false, prefer_sibling;
+	const struct ir_sched_domain *child = env->level > 0 ?
+		ir_domains_level(env->dom, env->pt->cpu, env->level - 1) : NULL;
+	int n = env->pt->nr_rq, local_id = group_id(env->dom, env->pt->cpu, env->level);
+	long imbalance;
+
+	/* sds->prefer_sibling = child && child->flags & SD_PREFER_SIBLING;
+	 * sd_init() sets SD_PREFER_SIBLING on every level but NUMA ones */
+	prefer_sibling = child && !(child->flags & SD_NUMA);
+	/* sd->groups starts with the local group: its stats come first */
+	sg_stats(env, sd, local_id, &local);
+	for (int g = 0; g < n; g++) {
+		if (!ir_cpumask_test(sd->span, g) || group_id(env->dom, g, env->level) != g)
+			continue;
+		sg_stats(env, sd, g, &sgs);
+		total_load += sgs.group_load;
+		total_capacity += sgs.group_capacity;
+		if (g == local_id)
+			continue;	/* the local group is never the busiest */
+		/* 4.15 update_sd_lb_stats(): with prefer_sibling, a group more than
+		 * one task above a local group with capacity counts as full */
+		if (env->rules == IR_LB_V415 && prefer_sibling &&
+		    (local.sum_nr_running < local.group_weight ||
+		     local.group_capacity * 100 > local.group_util * sd->imbalance_pct) &&
+		    sgs.sum_nr_running > local.sum_nr_running + 1) {
+			sgs.group_no_capacity = true;
+			sgs.group_type = group_overloaded;
+		}
+		if (pick_busiest(env, &sgs, busiest, have)) {
+			*busiest = sgs;
+			have = true;
+		}
+	}
+	*why = IR_LB_BALANCED;
+	if (!have) {
+		*why = IR_LB_NO_BUSIEST;
+		return 0;
+	}
+	avg_load = total_capacity ? total_load * SCHED_CAPACITY_SCALE / total_capacity : 0;
+
+	if (env->rules == IR_LB_V415) {
+		/* 4.15 find_busiest_group() */
+		if (!busiest->sum_nr_running)
+			return 0;
+		bool local_capacity = local.sum_nr_running < local.group_weight ||
+			local.group_capacity * 100 > local.group_util * sd->imbalance_pct;
+
+		if (!(local_capacity && busiest->group_no_capacity)) {
+			if (local.avg_load >= busiest->avg_load || local.avg_load >= avg_load)
+				return 0;
+			if (100 * busiest->avg_load <= sd->imbalance_pct * local.avg_load)
+				return 0;
+		}
+		/* 4.15 calculate_imbalance(), load units; fix_small_imbalance()
+		 * moves one task's load when the gap is below it */
+		*mt = migrate_load;
+		{
+			unsigned long max_pull = busiest->avg_load > avg_load ? busiest->avg_load - avg_load : 0;
+			unsigned long room = avg_load > local.avg_load ? avg_load - local.avg_load : 0;
+			unsigned long a = max_pull * busiest->group_capacity, b = room * local.group_capacity;
+
+			imbalance = (long)((a < b ? a : b) / SCHED_CAPACITY_SCALE);
+			if (imbalance < (long)NICE_0_LOAD)
+				imbalance = NICE_0_LOAD;
+		}
+		return imbalance;
+	}
+
+	/* v5.5+ find_busiest_group() */
+	if (local.group_type > busiest->group_type)
+		return 0;
+	if (local.group_type == group_overloaded) {
+		if (local.avg_load >= busiest->avg_load || local.avg_load >= avg_load)
+			return 0;
+		if (100 * busiest->avg_load <= sd->imbalance_pct * local.avg_load)
+			return 0;
+	}
+	if (!(prefer_sibling && local.group_type == group_has_spare &&
+	      busiest->sum_nr_running > local.sum_nr_running + 1) &&
+	    busiest->group_type != group_overloaded) {
+		if (busiest->group_weight > 1 && local.idle_cpus <= busiest->idle_cpus + 1)
+			return 0;
+		if (busiest->sum_h_nr_running == 1)
+			return 0;
+	}
+
+	/* calculate_imbalance() */
+	if (local.group_type == group_has_spare) {
+		if (busiest->group_type > group_fully_busy) {
+			*mt = migrate_util;
+			imbalance = (long)((local.group_capacity > local.group_util ? local.group_capacity :
+					    local.group_util) - local.group_util);
+			if (imbalance == 0) {
+				*mt = migrate_task;	/* newly idle: pull one waiting task */
+				imbalance = 1;
+			}
+			return imbalance;
+		}
+		*mt = migrate_task;
+		if (busiest->group_weight == 1 || prefer_sibling)
+			imbalance = busiest->sum_nr_running > local.sum_nr_running ?
+				busiest->sum_nr_running - local.sum_nr_running : 0;
+		else
+			imbalance = local.idle_cpus > busiest->idle_cpus ?
+				(long)(local.idle_cpus - busiest->idle_cpus) : 0;
+		if (env->rules == IR_LB_V519) {
+			if (sd->flags & SD_NUMA) {
+				/* adjust_numa_imbalance(): allow_numa_imbalance(dst_running,
+				 * imb_numa_nr) is dst_running < imb_numa_nr; then
+				 * imbalance <= NUMA_IMBALANCE_MIN (2) -> 0 */
+				unsigned dst_running = local.sum_nr_running + 1;
+
+				if (dst_running < imb_numa_nr(env->dom, env->pt->cpu, env->level) && imbalance <= 2)
+					imbalance = 0;
+			}
+			imbalance >>= 1;
+		} else {
+			imbalance >>= 1;
+			/* v5.16-5.18 adjust_numa_imbalance(imbalance, busiest->sum_nr_running,
+			 * sd->span_weight): allowed while below a quarter of the domain */
+			if ((sd->flags & SD_NUMA) && busiest->sum_nr_running < (sd->span_weight >> 2) &&
+			    imbalance <= 2)
+				imbalance = 0;
+		}
+		return imbalance;
+	}
+	*mt = migrate_load;
+	{
+		unsigned long la = local.group_load * SCHED_CAPACITY_SCALE / (local.group_capacity ? local.group_capacity : 1);
+		unsigned long a = busiest->avg_load > avg_load ? (busiest->avg_load - avg_load) * busiest->group_capacity : 0;
+		unsigned long b = avg_load > la ? (avg_load - la) * local.group_capacity : 0;
+
+		imbalance = (long)((a < b ? a : b) / SCHED_CAPACITY_SCALE);
+	}
+	return imbalance;
+}
+
+/* task_hot() */
+static bool task_hot(const struct ir_lb_env *env, const struct ir_sched_domain *sd,
+		     const struct ir_snap_task *p)
+{
+	if (env->smt_never_hot && (sd->flags & SD_SHARE_CPUCAPACITY))
+		return false;	/* SMT siblings share cache */
+	if (env->sysctl_sched_migration_cost == 0)
+		return false;
+	if (!p->exec_start)
+		return false;	/* never seen run: its exec_start is old */
+	return env->now > p->exec_start && env->now - p->exec_start < env->sysctl_sched_migration_cost;
+}
+
+void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res)
+{
+	const struct ir_sched_domain *sd = ir_domains_level(env->dom, env->pt->cpu, env->level);
+	struct sg_lb_stats busiest = { 0 };
+	enum migration_type mt = migrate_task;
+	const struct ir_rq_snap *src = NULL;
+	long imbalance;
+	unsigned nr, busiest_nr = 0;
+	int src_cpu = -1;
+
+	memset(res, 0, sizeof(*res));
+	res->pid = -1;
+	res->from_cpu = -1;
+	imbalance = busiest_group(env, sd, &busiest, &mt, &res->why);
+	if (imbalance <= 0)
+		return;
+	/* find_busiest_queue(): one runqueue of the busiest group */
+	for (int o = 0; o < env->pt->nr_rq; o++) {
+		const struct ir_rq_snap *r = &env->pt->rq[o];
+
+		if (!ir_cpumask_test(sd->span, o) || group_id(env->dom, o, env->level) != busiest.first)
+			continue;
+		nr = r->nr_running;
+		if (mt == migrate_load && nr == 1)
+			continue;	/* a single task heavier than the imbalance stays */
+		if (nr > busiest_nr) {
+			busiest_nr = nr;
+			src = r;
+			src_cpu = o;
+		}
+	}
+	if (!src) {
+		res->why = IR_LB_NO_QUEUE;
+		return;
+	}
+	/* detach_tasks() */
+	res->why = IR_LB_NOTHING_MOVABLE;
+	{
+		unsigned nr_running = src->nr_running;
+		unsigned loop_max = nr_running < 32 ? nr_running : 32;	/* sysctl_sched_nr_migrate */
+
+		for (unsigned i = 0; i < src->nr_tasks && i < loop_max; i++) {
+			const struct ir_snap_task *p = &src->task[i];
+			unsigned long util;
+
+			if (nr_running <= 1)
+				break;	/* "We don't want to steal all" */
+			if (p->pinned)
+				continue;	/* cpus_ptr excludes dst_cpu */
+			if (task_hot(env, sd, p) && env->nr_balance_failed <= sd->cache_nice_tries) {
+				res->hot_skipped++;
+				continue;
+			}
+			switch (mt) {
+			case migrate_load:
+				if (NICE_0_LOAD / 2 > (unsigned long)imbalance &&
+				    env->nr_balance_failed <= sd->cache_nice_tries)
+					continue;
+				imbalance -= NICE_0_LOAD;
+				break;
+			case migrate_util:
+				util = task_util(p);
+				if (util > (unsigned long)imbalance)
+					continue;
+				imbalance -= (long)util;
+				break;
+			case migrate_task:
+				imbalance--;
+				break;
+			}
+			if (!res->moved) {
+				res->pid = p->pid;
+				res->from_cpu = src_cpu;
+			}
+			res->moved++;
+			nr_running--;
+			if (env->preemption || imbalance <= 0)
+				break;	/* CONFIG_PREEMPTION: newidle stops after one */
+		}
+	}
+	if (res->moved)
+		res->why = IR_LB_PULLED;
+}
