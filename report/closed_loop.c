@@ -92,8 +92,9 @@ static const char *const assumptions[] = {
 	"misattributed to it)",
 	"the fair class as of v6.1 CFS: vruntime by sched_prio_to_weight, slices from sysctl_sched_latency, "
 	"wakeup preemption by wakeup_gran; RT tasks weigh as nice -20",
-	"wake_affine() and load_balance() use the instantaneous runnable weight, not PELT; load_balance() "
-	"moves one task per call",
+	"wake_affine_weight() compares PELT averages (32 ms half-life) of the runnable weight; newidle "
+	"balance is model/'s load_balance() on the simulated runqueues, with its assumptions: "
+	IR_LB_ASSUMPTIONS "; periodic balance moves one task per call when the busiest runqueue has two more",
 	"each newidle load_balance() attempt costs the policy's per-level cost on the balancing CPU: with newidle "
 	"probes in the trace, the medians of the kernel's own sd->max_newidle_lb_cost per level (and of "
 	"max_idle_balance_cost) replace the assumed defaults a policy instance leaves alone",

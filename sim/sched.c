@@ -28,19 +28,18 @@
  *                           balance_interval ms (x busy_factor while busy);
  *  sched_balance_newidle()  (newidle_balance() before v6.10) when a CPU's
  *                           queue runs empty: the policy (model/ ir_decide())
- *                           picks the levels, load_balance() is tried at each;
- *                           each attempt costs its modelled domain cost on this
- *                           CPU; idle_stamp / avg_idle / max_idle_balance_cost
- *                           as ttwu_do_wakeup() and the newidle code keep them;
- *  load_balance()           here: the busiest runqueue of the level's span
- *                           (most runnable, lowest CPU on ties) gives its
- *                           longest-queued task that can_migrate_task() allows
- *                           (not running, not pinned, not task_hot(): ran
- *                           within sysctl_sched_migration_cost, never hot at a
- *                           SD_SHARE_CPUCAPACITY level); newidle pulls when the
- *                           source has a waiting task, periodic balance when the
- *                           source has two more than this CPU (or this CPU is
- *                           idle); one task per call;
+ *                           picks the levels and model/'s load_balance()
+ *                           (ir_outcome_lb(), model/lb.c: find_busiest_group(),
+ *                           calculate_imbalance(), detach_tasks(), task_hot())
+ *                           runs at each on a snapshot of the simulated
+ *                           runqueues; each attempt costs its per-level cost
+ *                           on this CPU; idle_stamp / avg_idle /
+ *                           max_idle_balance_cost as ttwu_do_wakeup() and the
+ *                           newidle code keep them;
+ *  rebalance_domains()'s load_balance()  here simpler: the busiest runqueue
+ *                           of the level's span gives its longest-queued task
+ *                           that can_migrate_task() allows, when it has two
+ *                           more than this CPU (or this CPU is idle);
  *  add_nr_running()         sets rd->overload at 2 runnable; a top-level
  *                           balance rewrites it from the runqueues.
  * A migrated task pays refill_ns of extra CPU time per level boundary
@@ -98,6 +97,8 @@ struct srq {
 	int32_t *q;
 	uint64_t load;		/* weights queued + curr */
 	double load_avg;	/* PELT of load: cfs_rq->avg.load_avg */
+	double util_avg;	/* PELT of running: util_avg, 0..1024 */
+	uint64_t util_ts;
 	uint64_t load_ts;
 	uint64_t min_vruntime;
 	uint64_t avail;		/* busy balancing until then */
@@ -131,6 +132,9 @@ struct sim {
 	struct ir_sim_result *res;
 	int n;
 	const uint8_t *ring;	/* ring[c * n + o]: smallest level of c holding o */
+	const struct ir_domains *dom;
+	struct ir_domains *own_dom;	/* built when none is given: one flat LLC */
+	struct ir_rq_snap *snap;	/* n entries: load_balance()'s view */
 	struct stask *t;
 	struct srq *rq;
 	struct hev *heap;
@@ -250,6 +254,8 @@ static double pelt(double avg, uint64_t *ts, uint64_t now, double value)
 	}
 	return avg;
 }
+
+static void cpu_util_update(struct sim *s, int c);
 
 static void rq_load_update(struct sim *s, int c)
 {
@@ -569,6 +575,7 @@ static void set_curr(struct sim *s, int c, int32_t ti)
 			migrate(s, ti, from, c, s->sp->frozen ? NULL : &s->res->mig_newidle);
 	}
 	rq_load_update(s, c);
+	cpu_util_update(s, c);
 	r->curr = ti;
 	r->load += t->weight;
 	r->curr_start = at;
@@ -597,6 +604,7 @@ static void put_curr(struct sim *s, int c)
 
 	update_curr(s, c);
 	rq_load_update(s, c);
+	cpu_util_update(s, c);
 	r->load -= t->weight;
 	t->last_ran = s->now;
 	r->curr = -1;
@@ -740,10 +748,13 @@ static bool task_hot(const struct sim *s, const struct stask *t, int c, int l)
 	return t->last_ran && s->now - t->last_ran < cost;
 }
 
-/* load_balance() at level l of c, one task; the task to pull or -1.
- * newidle: a waiting task of the busiest queue; periodic: an imbalance of
- * two tasks, or one waiting task when c is idle. */
-static int32_t load_balance(struct sim *s, int c, int l, bool newidle)
+/* Periodic load_balance() at level l of c (rebalance_domains(): CPU_IDLE or
+ * CPU_NOT_IDLE), one task: when the busiest runqueue of the level's span
+ * (most runnable, lowest CPU on ties) has two more than c, or c is idle,
+ * its longest-queued task that can_migrate_task() allows (not running, not
+ * pinned, not task_hot()).  The task to pull, or -1.  Newidle balance goes
+ * through model/'s load_balance() instead (newidle()). */
+static int32_t periodic_balance(struct sim *s, int c, int l)
 {
 	int busiest = -1;
 	unsigned most = 0, mine = nr_running(s, c);
@@ -758,7 +769,7 @@ static int32_t load_balance(struct sim *s, int c, int l, bool newidle)
 			busiest = o;
 		}
 	}
-	if (busiest < 0 || (!newidle && mine && most < mine + 2))
+	if (busiest < 0 || (mine && most < mine + 2))
 		return -1;
 	r = &s->rq[busiest];
 	/* detach_tasks(): from the tail of cfs_tasks, the longest queued */
@@ -779,48 +790,95 @@ static void rewrite_overload(struct sim *s)
 	s->overload = s->nr_overloaded > 0;	/* update_sd_lb_stats() at the top level */
 }
 
-/* sched_balance_newidle(): c's queue ran empty at now.  The task pulled, or -1. */
+/* CPU utilisation (PELT util_avg, 0..1024) up to now. */
+static void cpu_util_update(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+
+	r->util_avg = pelt(r->util_avg, &r->util_ts, s->now, r->curr >= 0 ? 1024.0 : 0.0);
+}
+
+/* The runqueues as load_balance() finds them from c (struct ir_rq_snap,
+ * replay/replay.h): per CPU nr_running, whether idle, its utilisation, and
+ * up to IR_SNAP_TASKS queued tasks from the tail of cfs_tasks (queued
+ * longest first); c itself is empty (prev is dequeued).  Task "pids" are
+ * the simulation's task indices. */
+static void snapshot(struct sim *s, int c, struct ir_point *pt)
+{
+	memset(pt, 0, sizeof(*pt));
+	pt->ts = pt->rq_ts = s->now;
+	pt->cpu = c;
+	pt->avg_idle = s->rq[c].avg_idle;
+	pt->max_idle_balance_cost = s->rq[c].max_idle_balance_cost;
+	pt->overload = s->overload;
+	pt->pulled_pid = pt->pulled_from = -1;
+	pt->probe_ret = -1;
+	pt->nr_levels = s->rq[c].nr_levels;
+	for (int l = 0; l < IR_MAX_LEVELS; l++)
+		pt->ring[l] = (struct ir_cand){ .pid = -1, .cpu = -1 };
+	pt->rq = s->snap;
+	pt->nr_rq = s->n;
+	for (int o = 0; o < s->n; o++) {
+		const struct srq *r = &s->rq[o];
+		struct ir_rq_snap *q = &s->snap[o];
+
+		cpu_util_update(s, o);
+		memset(q, 0, sizeof(*q));
+		q->util = (float)r->util_avg;
+		q->curr_idle = r->curr < 0;
+		q->idle_since = r->idle ? r->idle_since : 0;
+		if (o == c)
+			continue;
+		q->nr_running = (uint16_t)nr_running(s, o);
+		/* detach_tasks() walks from the tail: the longest queued first */
+		for (uint32_t i = 0; i < r->nr_queued; i++) {
+			int32_t ti = r->q[i];
+			const struct stask *t = &s->t[ti];
+			int k = q->nr_tasks < IR_SNAP_TASKS ? q->nr_tasks : IR_SNAP_TASKS;
+
+			while (k > 0 && (s->t[q->task[k - 1].pid].enq > t->enq ||
+					 (s->t[q->task[k - 1].pid].enq == t->enq && q->task[k - 1].pid > ti))) {
+				if (k < IR_SNAP_TASKS)
+					q->task[k] = q->task[k - 1];
+				k--;
+			}
+			if (k >= IR_SNAP_TASKS)
+				continue;
+			q->task[k] = (struct ir_snap_task){
+				.pid = ti, .prio = s->w->task[ti].prio, .exec_start = t->last_ran,
+				.pinned = s->w->task[ti].pinned, .util = (float)(t->avg * 1024.0),
+			};
+			if (q->nr_tasks < IR_SNAP_TASKS)
+				q->nr_tasks++;
+		}
+	}
+}
+
+/* sched_balance_newidle(): c's queue ran empty at now.  The policy decides
+ * (ir_decide()), model/'s load_balance() runs at each level it tries
+ * (ir_outcome_lb()) on the simulated runqueues.  The task pulled, or -1. */
 static int32_t newidle(struct sim *s, int c)
 {
 	struct srq *r = &s->rq[c];
 	struct ir_decision_ctx ctx;
 	struct ir_decision d;
 	struct ir_outcome o;
+	struct ir_point pt;
 	int32_t pulled = -1;
 
 	r->idle_stamp = s->now;
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.cpu = c;
-	ctx.now = s->now;
-	ctx.avg_idle = r->avg_idle;
-	ctx.overload = s->overload;
-	ctx.nr_levels = r->nr_levels;
-	for (int l = 0; l < r->nr_levels; l++)
-		ctx.kind[l] = (enum ir_level_kind)r->kind[l];
+	snapshot(s, c, &pt);
+	ir_decision_ctx_init(&ctx, &pt, s->dom);
 	ir_decide(&ctx, s->pol, &s->pst, &d);
-	memset(&o, 0, sizeof(o));
-	o.level = -1;
-	o.pid = -1;
-	o.from_cpu = -1;
-	s->res->newidle_calls++;
-	for (int i = 0; i < d.nr_tried && pulled < 0; i++) {
-		int l = d.tried[i];
-
-		o.attempts++;
-		o.cost_ns += d.cost[i];
-		o.attempt_cost[l] = d.cost[i];
-		pulled = load_balance(s, c, l, true);
-		if (pulled >= 0) {
-			o.pulled = true;
-			o.level = l;
-			o.level_kind = d.kind[i];
-			o.pid = s->w->task[pulled].pid;
-			o.from_cpu = s->t[pulled].cpu;
-		}
-		if (l == r->nr_levels - 1)
-			rewrite_overload(s);
-	}
+	ir_outcome_lb(&ctx, s->pol, &d, &o);
 	ir_policy_update(&ctx, s->pol, &d, &o, &s->pst);
+	s->res->newidle_calls++;
+	for (int i = 0; i < d.nr_tried; i++)
+		if (d.tried[i] == r->nr_levels - 1 && (!o.pulled || o.level == d.tried[i]))
+			rewrite_overload(s);	/* the walk reached the top level */
+	if (o.pulled && o.pid >= 0 && (uint32_t)o.pid < s->w->nr_tasks &&
+	    s->t[o.pid].state == S_QUEUED && s->t[o.pid].cpu == o.from_cpu)
+		pulled = o.pid;
 	s->res->newidle_attempts += (uint64_t)o.attempts;
 	s->res->balance_cpu_ns += o.cost_ns;
 	if (o.cost_ns > r->max_idle_balance_cost)
@@ -1126,7 +1184,7 @@ static void periodic(struct sim *s, int c)
 		uint64_t iv = (uint64_t)r->interval[l] * 1000000ull * (busy ? s->sp->busy_factor : 1);
 
 		if (s->now >= r->next_balance[l]) {
-			int32_t ti = load_balance(s, c, l, false);
+			int32_t ti = periodic_balance(s, c, l);
 
 			if (l == r->nr_levels - 1)
 				rewrite_overload(s);
@@ -1214,6 +1272,19 @@ static int setup(struct sim *s, const struct ir_domains *dom)
 	s->rq = calloc((size_t)s->n, sizeof(*s->rq));
 	s->wait = calloc(1, sizeof(*s->wait));
 	if (!s->t || !s->rq || !s->wait)
+		return -1;
+	if (!dom) {
+		/* the contract's default: one flat LLC */
+		struct ir_topology *flat = ir_topology_flat(s->n);
+		char err[256];
+
+		s->own_dom = flat ? ir_domains_build(flat, err, sizeof(err)) : NULL;
+		ir_topology_free(flat);
+		dom = s->own_dom;
+	}
+	s->dom = dom;
+	s->snap = calloc((size_t)s->n, sizeof(*s->snap));
+	if (!s->snap)
 		return -1;
 	if (dom) {
 		struct ir_rings rings = ir_domains_rings(dom);
@@ -1442,5 +1513,7 @@ out:
 	free(s.t);
 	free(s.heap);
 	free(s.wait);
+	free(s.snap);
+	ir_domains_free(s.own_dom);
 	return ret;
 }
