@@ -43,6 +43,16 @@ TARGET = {"completion_ns": 0.10, "idle_ns": 0.10, "wait_p50": 0.25, "wait_p99": 
 BOUNDS = {}
 
 
+def within(name, e, target, detail):
+    """|error| within the target, or within the bound reached where missed."""
+    bound = BOUNDS.get(name, target)
+    ok = abs(e) <= bound
+    check(name, ok, "%s error %+.1f %% (target %.0f %%%s)" % (detail, 100 * e, 100 * target,
+          ", MISSED: bound %.0f %%" % (100 * bound) if bound > target else ""))
+    if ok and bound > target and abs(e) <= target:
+        print("note %s: now within its target; BOUNDS can drop it" % name)
+
+
 def check(name, ok, detail):
     print(("ok   " if ok else "FAIL ") + name + ": " + detail)
     if not ok:
@@ -105,11 +115,8 @@ def self_consistency(tmp):
             if e is None:
                 print("n/a  %s %s: measured 0, simulated %s" % (t, k, s[k]))
                 continue
-            bound = BOUNDS.get((t, k), target)
             rows.append((t, k, m[k], s[k], e, target))
-            check("%s self %s" % (t, k), abs(e) <= bound,
-                  "measured %s simulated %s error %+.1f %% (target %.0f %%%s)" %
-                  (m[k], s[k], 100 * e, 100 * target, ", bound %.0f %%" % (100 * bound) if bound != target else ""))
+            within("%s self %s" % (t, k), e, target, "measured %s simulated %s" % (m[k], s[k]))
     return rows
 
 
@@ -136,7 +143,9 @@ def cross_setting(tmp):
         for k in ("pulls_per_call", "migrations", "wait_p50", "idle_ns"):
             for s in settings:
                 mean = (meas[(s, "1")][k] + meas[(s, "3")][k]) / 2
-                rows.append((src, s, k, mean, sim[s][k], rel(sim[s][k], mean)))
+                e = rel(sim[s][k], mean)
+                rows.append((src, s, k, mean, sim[s][k], e))
+                within("from %s: %s %s" % (src, s, k), e, 0.30, "mean of _1/_3 %.4g simulated %.4g" % (mean, sim[s][k]))
             # direction of every change larger than the run-to-run spread
             names = list(settings)
             for i, a in enumerate(names):
