@@ -18,8 +18,10 @@
 # Then regenerated on purpose: safety-out (hostile strings escaped, outputs),
 # safety-trace (lost-events wording), fid-replay (SPEC 9 reconstruction:
 # no late points, ttwu_pending, re-entry points, missing_idle_entry), and
-# the text report's "assumed" line (issue 11: assumptions and mode), and
-# ground_truth.kernel_pulls counting every probed call that pulled.
+# the text report's "assumed" line (issue 11: assumptions and mode),
+# ground_truth.kernel_pulls counting every probed call that pulled, and
+# schema_minor 3 (issue 13, the closed loop: JSON and the HTML's schema line
+# change, nothing else; diffed against main's binary).
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi
