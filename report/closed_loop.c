@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The closed-loop part of the report document (issue 13; schema minor 3):
+ * The closed-loop part of the report document (issue 13; schema minor 4):
  * "closed_loop", keyed by policy label, the figures of the workload
  * re-simulated under each policy; "closed_loop_fit", the same figures as the
  * trace measured them, the recording kernel's policy simulated against them

@@ -25,6 +25,8 @@
 # bail, moved tasks, seeds and the fidelity costs/verdict (schema_minor 3),
 # --decisions lines with arrival_ns, ttwu_pending and moved; the probed and
 # calibrate outputs (refused --late-window, probed calibration) unchanged.
+# Then issue 13's closed loop (branch sim): schema_minor 4 (JSON and the
+# HTML's schema line change, nothing else; diffed against the binary before).
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi

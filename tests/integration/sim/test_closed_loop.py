@@ -71,6 +71,8 @@ BOUNDS = {
     'from noni_1: mc5ms migrations': 0.75,
     'from noni_1: mc0 idle_ns': 0.50,
 }
+# Directions of change the model gets wrong (target 0): see docs/closed-loop.md.
+DIRECTION_MISSES = 0
 
 
 def within(name, e, target, detail):
@@ -162,7 +164,7 @@ def cross_setting(tmp):
             o, f = doc["observed"], figures(doc["closed_loop_fit"]["measured"])
             f["pulls_per_call"] = o["newidle_pulls"] / max(1, o["newidle_points"])
             meas[(s, r)] = f
-    rows = []
+    rows, wrong = [], []
     for src in ("ni_1", "noni_1"):
         sim = {}
         for s, (pol, mc) in settings.items():
@@ -186,8 +188,11 @@ def cross_setting(tmp):
                     if abs(mb - ma) <= spread:
                         continue
                     ok = (sim[b][k] - sim[a][k]) * (mb - ma) > 0
-                    check("from %s: %s %s -> %s direction" % (src, k, a, b), ok,
-                          "recorded %+.4g (spread %.4g), simulated %+.4g" % (mb - ma, spread, sim[b][k] - sim[a][k]))
+                    print(("ok   " if ok else "MISS ") + "from %s: %s %s -> %s direction: recorded %+.4g (spread %.4g), "
+                          "simulated %+.4g" % (src, k, a, b, mb - ma, spread, sim[b][k] - sim[a][k]))
+                    wrong.append(not ok)
+    check("directions of change", len(wrong) >= 8 and sum(wrong) <= DIRECTION_MISSES,
+          "%d of %d wrong (target 0, bound %d)" % (sum(wrong), len(wrong), DIRECTION_MISSES))
     return rows
 
 
