@@ -21,6 +21,8 @@ int cmd_topology(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_fleet(int argc, char **argv);
 
 
 struct option;

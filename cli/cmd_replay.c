@@ -31,6 +31,7 @@ static const char usage[] =
 	"  --kernel-policy NAME     the policy that models the recording kernel, for fidelity\n"
 	"                           (default: from the trace's kernel release and sched features)\n"
 	"  --html FILE|-            write the HTML report (one self-contained file, with timelines)\n"
+	"  --perfetto FILE|-        write the replay as a Trace Event JSON trace (ui.perfetto.dev)\n"
 	"  --timeline               keep per-CPU timelines in the JSON (busy share, newidle points, pulls)\n"
 	"  --detail OFFSET:LENGTH   the timeline's detailed window, from the trace start\n"
 	"                           (default: 20ms from the first newidle point)\n"
@@ -57,6 +58,7 @@ static const struct option opts[] = {
 	{ "newidle-lead", required_argument, NULL, 'N' },
 	{ "decisions", required_argument, NULL, 'D' },
 	{ "html", required_argument, NULL, 'H' },
+	{ "perfetto", required_argument, NULL, 'F' },
 	{ "timeline", no_argument, NULL, 'l' },
 	{ "detail", required_argument, NULL, 'd' },
 	{ "topology", required_argument, NULL, 'T' },
@@ -81,7 +83,7 @@ int cmd_replay(int argc, char **argv)
 
 int cli_replay(int argc, char **argv, const char *cmd, const char *help, bool closed_loop)
 {
-	const char *json = NULL, *html = NULL, *decisions = NULL;
+	const char *json = NULL, *html = NULL, *decisions = NULL, *perfetto = NULL;
 	char err[1024];
 	struct cli_progress progress;
 	bool quiet = false;
@@ -112,10 +114,12 @@ int cli_replay(int argc, char **argv, const char *cmd, const char *help, bool cl
 			json = o == 'j' ? optarg : json;
 			html = o == 'H' ? optarg : html;
 			decisions = o == 'D' ? optarg : decisions;
+			perfetto = o == 'F' ? optarg : perfetto;
 		}
 	}
 	if ((ret = cli_one_stdout(cmd, (const char *[]){ "--json", json, "--html", html,
-							      "--decisions", decisions, NULL }))) {
+							      "--decisions", decisions, "--perfetto", perfetto,
+							      NULL }))) {
 		idlereplay_free(ir);
 		return ret;
 	}
@@ -135,7 +139,8 @@ int cli_replay(int argc, char **argv, const char *cmd, const char *help, bool cl
 	 * reason for exit 3 (kept: writing the text clears the error) */
 	snprintf(err, sizeof(err), "%s", idlereplay_error(ir));
 	if ((!ret || ret == IR_LOST_EVENTS) && !quiet && !ir_out_is_stdout(json) &&
-	    !ir_out_is_stdout(html) && !ir_out_is_stdout(decisions))
+	    !ir_out_is_stdout(html) && !ir_out_is_stdout(decisions) &&
+	    !ir_out_is_stdout(perfetto))
 		idlereplay_write(ir, "text", "-");
 	if (ret)
 		cli_fail(ret, "%s", err);

@@ -9,40 +9,45 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "fleet/fleet.h"
 #include "replay/replay.h"
 #include "report/report.h"
 
 static const char usage_text[] =
-	"usage: idlereplay report REPORT.json [--format text|html|csv] [-o FILE]\n"
-	"       idlereplay report compare A.json B.json [-o FILE]\n"
-	"       idlereplay report merge REPORT.json... [--format text|csv] [-o FILE]\n"
+	"usage: idlereplay report REPORT.json [--format text|html|csv-wide] [-o FILE]\n"
+	"       idlereplay report REPORT.json... --format jsonl|csv [-o FILE]\n"
+	"       idlereplay report compare A.json B.json [--format text|csv|json] [-o FILE]\n"
+	"       idlereplay report merge REPORT.json... [--format text|csv|html] [--name NAME]... [-o FILE]\n"
 	"  REPORT.json is what 'idlereplay replay --json' wrote (schema " IR_REPORT_SCHEMA ").\n"
-	"  compare: the same policies on two traces, with per-policy deltas (B - A).\n"
-	"  merge:   a fleet summary, one row per report plus totals, median and p90.\n"
-	"  -f, --format FMT   text (default), html (one self-contained page) or csv\n"
+	"  compare: the same policies on two traces, with per-policy deltas (B - A) and rates per\n"
+	"           second of trace; text, csv or json.\n"
+	"  merge:   a fleet summary: per policy a headline, the distribution over hosts (median, p10,\n"
+	"           p90 of migrations avoided, idle traded, net effect), outliers, one row per host.\n"
+	"           Reports are read one at a time (10,000 fit in a few MB); the same trace twice is refused.\n"
+	"  -n, --name NAME    merge: name the next report's host (repeatable, in order; default:\n"
+	"                     the trace's hostname, else the report's file name)\n"
+	"  -f, --format FMT   text (default), html (one self-contained page), csv-wide (one row\n"
+	"                     per policy), or long-format rows, one per trace x policy x level:\n"
+	"                     jsonl or csv (columns: docs/report.md)\n"
 	"  -o, --output FILE  write there instead of stdout (replaced atomically)\n";
-
-static void free_docs(json_object **docs, int n)
-{
-	for (int i = 0; i < n; i++)
-		json_object_put(docs[i]);
-	free(docs);
-}
 
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "name", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum { RENDER, COMPARE, MERGE } mode = RENDER;
 	const char *format = "text";
 	struct ir_out out = { 0 };
-	json_object **docs;
-	int o, n, ret = IR_OK, rc;
-	char err[256];
+	json_object *docs[2] = { NULL, NULL };	/* render: one, compare: two */
+	int o, n, ret = IR_OK, rc = 0, nnames = 0;
+	static const char *names[4096];
+	bool rows;
+	char err[1024];
 
 	/* "compare" and "merge" are subcommands unless a file by that name is meant. */
 	if (argc > 1 && !strcmp(argv[1], "compare") && access(argv[1], F_OK)) {
@@ -55,13 +60,18 @@ int cmd_report(int argc, char **argv)
 		argv++;
 	}
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, ":f:o:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, ":f:o:n:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'f':
 			format = optarg;
 			break;
 		case 'o':
 			out.path = optarg;
+			break;
+		case 'n':
+			if (nnames == (int)(sizeof(names) / sizeof(names[0])))
+				return cli_fail(IR_ERR_USAGE, "report: too many --name options");
+			names[nnames++] = optarg;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -71,49 +81,61 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	n = argc - optind;
-	if ((mode == RENDER && n != 1) || (mode == COMPARE && n != 2) || (mode == MERGE && n < 1))
+	rows = mode == RENDER && (!strcmp(format, "jsonl") || !strcmp(format, "csv"));
+	if ((mode == RENDER && !rows && n != 1) || n < 1 || (mode == COMPARE && n != 2))
 		return cli_fail(IR_ERR_USAGE, "report%s: %s (see 'idlereplay help report')",
 				mode == COMPARE ? " compare" : mode == MERGE ? " merge" : "",
 				mode == COMPARE ? "expected two reports, A.json B.json" :
-				mode == MERGE ? "no REPORT.json given" :
-				n ? "one REPORT.json at a time (compare or merge take more)" : "no REPORT.json given");
-	if (strcmp(format, "text") && strcmp(format, "html") && strcmp(format, "csv"))
-		return cli_fail(IR_ERR_USAGE, "unknown format '%s' (text, html or csv)", format);
-	if ((mode == COMPARE && strcmp(format, "text")) || (mode == MERGE && !strcmp(format, "html")))
-		return cli_fail(IR_ERR_USAGE, "%s writes %s only", mode == COMPARE ? "compare" : "merge",
-				mode == COMPARE ? "text" : "text or csv");
-
-	docs = calloc((size_t)n, sizeof(*docs));
-	if (!docs)
-		return cli_fail(IR_ERR_INPUT, "out of memory");
-	for (int i = 0; i < n; i++) {
-		docs[i] = ir_report_load(argv[optind + i], err, sizeof(err));
-		if (!docs[i]) {
-			free_docs(docs, i);
-			return cli_fail(IR_ERR_INPUT, "%s: %s", argv[optind + i], err);
-		}
+				n ? "one REPORT.json at a time (--format jsonl|csv, compare or merge take more)" :
+				"no REPORT.json given");
+	if (strcmp(format, "text") && strcmp(format, "html") && strcmp(format, "csv") &&
+	    strcmp(format, "csv-wide") && strcmp(format, "jsonl") && strcmp(format, "json"))
+		return cli_fail(IR_ERR_USAGE, "unknown format '%s' (text, html, csv, jsonl, json or csv-wide)", format);
+	if ((mode == COMPARE && strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json")) ||
+	    (mode == RENDER && !strcmp(format, "json")) ||
+	    (mode == MERGE && strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "html")))
+		return cli_fail(IR_ERR_USAGE, "%s writes %s only", mode == COMPARE ? "compare" : mode == MERGE ? "merge" : "report",
+				mode == COMPARE ? "text, csv or json" : mode == MERGE ? "text, csv or html" :
+				"text, html, csv-wide, jsonl or csv");
+	if (nnames && mode != MERGE)
+		return cli_fail(IR_ERR_USAGE, "--name is for 'report merge'");
+	if (nnames > n)
+		return cli_fail(IR_ERR_USAGE, "merge: %d --name options for %d reports", nnames, n);
+	if (mode == MERGE || rows) {
+		ret = mode == MERGE ?
+			ir_fleet_merge_files(argv + optind, n, names, nnames, !strcmp(format, "csv") ? IR_MERGE_CSV :
+					     !strcmp(format, "html") ? IR_MERGE_HTML : IR_MERGE_TEXT, out.path, stderr,
+					     err, sizeof(err)) :
+			ir_fleet_rows_files(argv + optind, n, !strcmp(format, "csv") ? IR_ROWS_CSV : IR_ROWS_JSONL,
+					    out.path, err, sizeof(err));
+		return ret ? cli_fail(ret, "%s", err) : IR_OK;
 	}
+
+	for (int i = 0; i < n; i++)
+		if (!(docs[i] = ir_report_load(argv[optind + i], err, sizeof(err)))) {
+			ret = cli_fail(IR_ERR_INPUT, "%s: %s", argv[optind + i], err);
+			goto out;
+		}
 	if (ir_out_open(&out, out.path)) {
 		ret = cli_fail(IR_ERR_INPUT, "%s: cannot write: %s", out.path, strerror(errno));
-		free_docs(docs, n);
-		return ret;
+		goto out;
 	}
-	if (mode != RENDER)
-		ir_report_fleet_check(docs, (const char *const *)&argv[optind], n, stderr);
+	if (mode == COMPARE)
+		ir_report_fleet_check_pair(docs[0], argv[optind], docs[1], argv[optind + 1], stderr);
 	switch (mode) {
 	case COMPARE:
-		rc = ir_report_compare(docs[0], argv[optind], docs[1], argv[optind + 1], out.f);
-		break;
-	case MERGE:
-		rc = ir_report_merge(docs, (const char *const *)&argv[optind], n,
-				     strcmp(format, "csv") ? IR_MERGE_TEXT : IR_MERGE_CSV, out.f);
+		rc = ir_report_compare(docs[0], argv[optind], docs[1], argv[optind + 1],
+				       !strcmp(format, "csv") ? IR_COMPARE_CSV :
+				       !strcmp(format, "json") ? IR_COMPARE_JSON : IR_COMPARE_TEXT, out.f);
 		break;
 	default:
 		rc = !strcmp(format, "html") ? ir_report_html(docs[0], out.f) :
-		     !strcmp(format, "csv") ? ir_report_csv(docs[0], out.f) : ir_report_text(docs[0], out.f);
+		     !strcmp(format, "csv-wide") ? ir_report_csv(docs[0], out.f) : ir_report_text(docs[0], out.f);
 	}
 	if (ir_out_close(&out, rc == 0))
 		ret = cli_fail(IR_ERR_INPUT, "%s: cannot write: %s", out.path ? out.path : "stdout", strerror(errno));
-	free_docs(docs, n);
+out:
+	json_object_put(docs[0]);
+	json_object_put(docs[1]);
 	return ret;
 }

@@ -15,6 +15,8 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
 	{ "calibrate", cmd_calibrate, "measure replay parameters from a trace's newidle probes" },
+	{ "export", cmd_export, "write a replay for Perfetto (Trace Event JSON)" },
+	{ "fleet", cmd_fleet, "replay many traces, N at a time, and merge their reports" },
 	{ "record", cmd_record, "record scheduler events into a trace.dat" },
 	{ "report", cmd_report, "render, compare or merge saved JSON reports (text, HTML, CSV)" },
 	{ "replay", cmd_replay, "replay a trace.dat through the newidle balance policies" },
@@ -48,7 +50,7 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 			if (!strcmp(argv[2], subcommands[i].name))
 				return subcommands[i].fn(2, args);
-		return cli_fail(IR_ERR_USAGE, "help: unknown command '%s' (calibrate, record, report, replay, simulate, topology)",
+		return cli_fail(IR_ERR_USAGE, "help: unknown command '%s' (calibrate, export, fleet, record, report, replay, simulate, topology)",
 				argv[2]);
 	}
 	if (!strcmp(argv[1], "--version")) {

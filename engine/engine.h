@@ -37,7 +37,7 @@ struct idlereplay {
 	uint64_t cl_refill_ns;
 	double max_lost;	/* percent of all events; over it IR_LOST_EVENTS */
 	uint64_t detail_off, detail_len;
-	char *json_path, *html_path, *decisions_path, *topo_arg, *reference, *kernel_policy;
+	char *json_path, *html_path, *decisions_path, *perfetto_path, *topo_arg, *reference, *kernel_policy;
 	char *buffer;		/* NULL: the only buffer with events */
 	struct ir_policy_run *runs;	/* IR_MAX_RUNS: --policy ones, then sweep points */
 	int nr_policy_args;

@@ -50,6 +50,7 @@ void idlereplay_free(idlereplay *ir)
 	free(ir->json_path);
 	free(ir->html_path);
 	free(ir->decisions_path);
+	free(ir->perfetto_path);
 	free(ir->topo_arg);
 	free(ir->reference);
 	free(ir->kernel_policy);
@@ -244,6 +245,8 @@ int idlereplay_set(idlereplay *ir, const char *name, const char *value)
 		return set_string(ir, &ir->json_path, value);
 	if (!strcmp(name, "decisions"))
 		return set_string(ir, &ir->decisions_path, value);
+	if (!strcmp(name, "perfetto"))
+		return set_string(ir, &ir->perfetto_path, value);
 	if (!strcmp(name, "topology"))
 		return set_string(ir, &ir->topo_arg, value);
 	if (!strcmp(name, "reference"))

@@ -2,7 +2,8 @@
 /*
  * One replay: the trace's events into the replay state, every newidle point
  * to every policy (decision, outcome, tally), ground truth where the trace
- * has probes, the decisions file, the timeline; then the report document.
+ * has probes, the decisions file, the Perfetto export, the timeline; then
+ * the report document.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +33,8 @@ struct run {
 	int decisions_err;
 	int fidelity;			/* run index of the recording kernel's policy */
 	bool probed;			/* every policy takes the probed costs */
+	struct ir_perfetto *pf;		/* --perfetto, or NULL */
+	struct ir_out pf_out;
 	struct ir_wl_builder *wl;	/* closed loop: the workload, built in the same pass */
 	int wl_err;
 };
@@ -41,6 +44,8 @@ static int feed(void *arg, const struct ir_event *ev)
 	struct run *r = arg;
 
 	ir_state_feed(r->st, ev);
+	if (r->pf)
+		ir_perfetto_event(r->pf, ev, r->st);
 	if (r->wl && !r->wl_err)
 		r->wl_err = ir_wl_feed(r->wl, ev);
 	if (!(++r->events & 0xffff) && r->progress) {
@@ -62,18 +67,18 @@ static void on_point(void *arg, const struct ir_point *pt)
 	ir_evaluate(pt, r->dom, r->probed, r->runs, r->n, r->d, r->o);
 	for (int i = 0; i < r->n; i++)
 		ir_tally_add(&r->tallies[i], pt, &r->d[i], &r->o[i]);
-	if (truth) {
-		struct ir_decision_ctx ctx;
+	if (!truth && !r->pf && !(r->decisions && !r->decisions_err))
+		return;
+	/* One context for the consumers of this point's decisions. */
+	struct ir_decision_ctx ctx;
 
-		ir_decision_ctx_init(&ctx, pt, r->dom);
+	ir_decision_ctx_init(&ctx, pt, r->dom);
+	if (truth)
 		ir_truth_add(r->truth, pt, &ctx, &r->d[r->fidelity], &r->o[r->fidelity]);
-	}
-	if (r->decisions && !r->decisions_err) {
-		struct ir_decision_ctx ctx;
-
-		ir_decision_ctx_init(&ctx, pt, r->dom);
+	if (r->pf)
+		ir_perfetto_point(r->pf, pt, &ctx, r->d, r->o);
+	if (r->decisions && !r->decisions_err)
 		r->decisions_err = ir_decisions_line(r->decisions, pt, &ctx, r->tallies, r->d, r->o, r->n);
-	}
 }
 
 char *ir_engine_meta_line(const char *meta, const char *key)
@@ -236,6 +241,32 @@ static int open_decisions(struct idlereplay *ir, struct ir_out *out)
 	if (ir_out_open(out, ir->decisions_path))
 		return ir_engine_fail(ir, IR_ERR_INPUT, "%s: cannot write decisions: %s",
 				      ir->decisions_path, strerror(errno));
+	return IR_OK;
+}
+
+/* --perfetto: streamed while the trace is replayed (report/perfetto.c). */
+static int open_perfetto(struct idlereplay *ir, struct run *run, const struct ir_trace_info *ti,
+			 const struct ir_tallies *tallies)
+{
+	if (ir_out_open(&run->pf_out, ir->perfetto_path)) {
+		run->pf_out.f = NULL;
+		return ir_engine_fail(ir, IR_ERR_INPUT, "%s: cannot write: %s", ir->perfetto_path, strerror(errno));
+	}
+	if (!(run->pf = ir_perfetto_new(run->pf_out.f, ti, tallies->t, tallies->n)))
+		return ir_engine_fail(ir, IR_ERR_INPUT, "out of memory");
+	return IR_OK;
+}
+
+static int close_perfetto(struct idlereplay *ir, struct run *run, uint64_t end_ts)
+{
+	int bad = ir_perfetto_finish(run->pf, end_ts, NULL);
+
+	ir_perfetto_free(run->pf);
+	run->pf = NULL;
+	bad = ir_out_close(&run->pf_out, !bad);
+	run->pf_out.f = NULL;
+	if (bad)
+		return ir_engine_fail(ir, IR_ERR_INPUT, "%s: cannot write: %s", ir->perfetto_path, strerror(errno));
 	return IR_OK;
 }
 
@@ -406,6 +437,8 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 			goto out;
 		run.decisions = run.dec_out.f;
 	}
+	if (ir->perfetto_path && (ret = open_perfetto(ir, &run, ti, &tallies)))
+		goto out;
 	/* the topology's CPUs (at least the trace's: ir_engine_domains checks) */
 	run.st = ir_state_new(rings.ring ? rings.nr_cpus : ti->nr_cpus, &sp, &rings, on_point, &run);
 	if (ir->want_timeline)
@@ -446,6 +479,8 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 		ir_tally_seeds(&tallies.t[i], &run.runs[i]);
 	if (run.truth)
 		ir_truth_seeds(run.truth, &tallies.t[tallies.fidelity]);
+	if (run.pf && (ret = close_perfetto(ir, &run, ti->last_ts)))
+		goto out;
 	ir_trace_event_counts(ir->tr, add_count, &counts);
 	{
 		struct ir_report_input in = {
@@ -489,6 +524,9 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 out:
 	if (run.decisions)
 		ir_out_close(&run.dec_out, 0);
+	ir_perfetto_free(run.pf);
+	if (run.pf_out.f)
+		ir_out_close(&run.pf_out, 0);	/* failed: no partial trace left behind */
 	free(counts.v);
 	ir_wl_abort(run.wl);
 	ir_state_free(run.st);

@@ -265,7 +265,11 @@ static int fill_info(struct ir_trace *t)
 	if (buf[0]) {
 		char *save = NULL, *w = strtok_r(buf, " ", &save);
 
-		for (int i = 0; w && i < 2; i++)
+		w = strtok_r(NULL, " ", &save);
+		/* "(none)": the kernel's nodename when none was set */
+		if (w && strcmp(w, "(none)"))
+			snprintf(t->info.hostname, sizeof(t->info.hostname), "%s", w);
+		if (w)
 			w = strtok_r(NULL, " ", &save);
 		rel = w;
 	}

@@ -139,6 +139,7 @@ struct ir_cpu_loss {
 struct ir_trace_info {
 	char path[4096];
 	char kernel[128];		/* release from the uname option; "" unknown */
+	char hostname[65];		/* nodename from the uname option; "" unknown or "(none)" */
 	int kernel_major, kernel_minor, kernel_patch;	/* -1 unknown */
 	char clock[32];
 	int nr_cpus;			/* up to the highest CPU id with data */

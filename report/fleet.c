@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Reports across traces: compare (two traces, per-policy deltas B - A) and
- * merge (a fleet: one row per trace, totals, median and p90 across traces).
- * Policies pair when they are the same policy: the same name and the same
- * resolved parameters ("params"; labels may spell them differently), or,
- * in documents without params, the same label.  Never by name alone.
+ * Two reports side by side: compare (per-policy deltas B - A); the fleet
+ * merge is report/merge.c.  Policies pair when they are the same policy
+ * (ir_same_policy): the same name and the same resolved parameters
+ * ("params"; labels may spell them differently), or, in documents without
+ * params, the same label.  Never by name alone.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -20,7 +20,7 @@ static const char *plabel(json_object *p)
 	return jstr(p, "label", jstr(p, "name", "?"));
 }
 
-static bool same_policy(json_object *p, json_object *q)
+bool ir_same_policy(json_object *p, json_object *q)
 {
 	json_object *a = jget(p, "params"), *b = jget(q, "params");
 
@@ -36,7 +36,7 @@ static json_object *find_policy(json_object *doc, json_object *p)
 	json_object *pol = jget(doc, "policies");
 
 	for (size_t i = 0; i < jlen(pol); i++)
-		if (same_policy(jidx(pol, i), p))
+		if (ir_same_policy(jidx(pol, i), p))
 			return jidx(pol, i);
 	return NULL;
 }
@@ -53,111 +53,178 @@ static const char *levels_text(json_object *doc, char *buf, size_t len)
 	return buf[0] ? buf : "none";
 }
 
-int ir_report_fleet_check(json_object *const *docs, const char *const *names, int n, FILE *warn)
+int ir_report_fleet_check_pair(json_object *first, const char *name0, json_object *doc, const char *name,
+			       FILE *warn)
 {
 	char a[128], b[128];
+	json_object *t0 = jget(first, "trace"), *t = jget(doc, "trace");
+	json_object *d0 = jget(jget(first, "domains"), "cpus"), *d = jget(jget(doc, "domains"), "cpus");
 
-	for (int r = 1; r < n; r++) {
-		json_object *t0 = jget(docs[0], "trace"), *t = jget(docs[r], "trace");
-		json_object *d0 = jget(jget(docs[0], "domains"), "cpus"), *d = jget(jget(docs[r], "domains"), "cpus");
-
-		if (jint(t, "cpus") != jint(t0, "cpus"))
-			fprintf(warn, "idlereplay: warning: %s has %" PRId64 " CPUs but %s %" PRId64 ": per-trace figures are not comparable one to one\n",
-				names[r], jint(t, "cpus"), names[0], jint(t0, "cpus"));
-		else if (d0 && d && !json_object_equal(d0, d))
-			fprintf(warn, "idlereplay: warning: %s was replayed with another topology than %s (levels %s against %s)\n",
-				names[r], names[0], levels_text(docs[r], a, sizeof(a)), levels_text(docs[0], b, sizeof(b)));
-	}
+	if (jint(t, "cpus") != jint(t0, "cpus"))
+		fprintf(warn, "idlereplay: warning: %s has %" PRId64 " CPUs but %s %" PRId64 ": per-trace figures are not comparable one to one\n",
+			name, jint(t, "cpus"), name0, jint(t0, "cpus"));
+	else if (d0 && d && !json_object_equal(d0, d))
+		fprintf(warn, "idlereplay: warning: %s was replayed with another topology than %s (levels %s against %s)\n",
+			name, name0, levels_text(doc, a, sizeof(a)), levels_text(first, b, sizeof(b)));
 	return ferror(warn) ? -1 : 0;
-}
-
-static const char *host_of(json_object *doc, const char *name)
-{
-	const char *p = jstr(jget(doc, "trace"), "path", name);
-	const char *s = strrchr(p, '/');
-
-	return s ? s + 1 : p;
-}
-
-/* In double: a sum of int64_t values from a file may not fit one. */
-static double idle_total(json_object *doc)
-{
-	json_object *c = jget(jget(doc, "observed"), "cpus");
-	double s = 0;
-
-	for (size_t i = 0; i < jlen(c); i++)
-		s += (double)jint(jidx(c, i), "idle_ns");
-	return s;
 }
 
 enum kind { K_COUNT, K_NS };
 
-static void cmp_print(FILE *out, const char *what, const char *x, const char *y, const char *d, double rel)
+/* Where compare's rows go: a text table, CSV rows, or a JSON array. */
+struct cmp {
+	enum ir_compare_format fmt;
+	FILE *out;
+	double sec_a, sec_b;		/* the windows, in seconds: rates are per second of trace */
+	const char *section;
+	json_object *rows;
+};
+
+/* A rate per second of trace: counts as "/s", durations as a share of time ("ms/s"). */
+static const char *fmt_rate(char *buf, size_t len, double v, enum kind k, bool sign)
 {
-	fprintf(out, "  %-28s %14s %14s %14s", what, x, y, d);
-	if (!isnan(rel))
-		fprintf(out, " %+8.1f%%", rel);
-	fputc('\n', out);
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (k == K_COUNT)
+		snprintf(buf, len, sign ? "%+.1f/s" : "%.1f/s", v);
+	else
+		snprintf(buf, len, sign ? "%+.2f ms/s" : "%.2f ms/s", v / 1e6);
+	return buf;
 }
 
-static void cmp_row(FILE *out, const char *what, int64_t a, int64_t b, enum kind k)
+/* A JSON number: an integer when v is one that int64_t holds, else a double. */
+static json_object *jnum(double v)
 {
-	char x[32], y[32], d[32];
-	/* b - a may not fit int64_t (values from a file): exact when it does,
-	 * else in double */
-	int64_t diff;
-	int ovf = __builtin_sub_overflow(b, a, &diff);
-	double dd = (double)b - (double)a;
-	double rel = a ? 100.0 * dd / fabs((double)a) : NAN;
+	return v >= -9223372036854775808.0 && v < 9223372036854775808.0 && v == floor(v) ?
+		       json_object_new_int64((int64_t)v) : json_object_new_double(v);
+}
 
-	if (k == K_NS) {
-		ir_fmt_ns(x, sizeof(x), a);
-		ir_fmt_ns(y, sizeof(y), b);
-		ir_fmt_dsns(d, sizeof(d), dd);
-	} else {
-		snprintf(x, sizeof(x), "%" PRId64, a);
-		snprintf(y, sizeof(y), "%" PRId64, b);
-		if (ovf)
-			snprintf(d, sizeof(d), "%+.0f", dd);
-		else
-			snprintf(d, sizeof(d), "%+" PRId64, diff);
+/*
+ * One row.  a and b in double (a sum over CPUs may not fit int64_t); ia and
+ * ib, when given, the exact integers, so counts print exactly and B - A is
+ * exact when it fits int64_t (values from a file may be anything).
+ */
+static void cmp_out(struct cmp *c, const char *what, double a, double b, const int64_t *ia, const int64_t *ib,
+		    enum kind k, bool rate)
+{
+	char x[32], y[32], d[32], ra[32], rb[32], rd[32];
+	int64_t diff = 0;
+	bool exact = ia && ib && !__builtin_sub_overflow(*ib, *ia, &diff);
+	double dd = b - a;
+	double rel = a ? 100.0 * dd / fabs(a) : NAN;
+	double pa = rate && c->sec_a > 0 ? a / c->sec_a : NAN;
+	double pb = rate && c->sec_b > 0 ? b / c->sec_b : NAN;
+
+	if (c->fmt == IR_COMPARE_JSON) {
+		json_object *r = json_object_new_object();
+
+		json_object_object_add(r, "section", json_object_new_string(c->section));
+		json_object_object_add(r, "metric", json_object_new_string(what));
+		json_object_object_add(r, "unit", json_object_new_string(k == K_NS ? "ns" : "count"));
+		json_object_object_add(r, "a", ia ? json_object_new_int64(*ia) : jnum(a));
+		json_object_object_add(r, "b", ib ? json_object_new_int64(*ib) : jnum(b));
+		json_object_object_add(r, "delta", exact ? json_object_new_int64(diff) : jnum(dd));
+		json_object_object_add(r, "a_per_s", isnan(pa) ? NULL : json_object_new_double(pa));
+		json_object_object_add(r, "b_per_s", isnan(pb) ? NULL : json_object_new_double(pb));
+		json_object_object_add(r, "delta_per_s", isnan(pa) || isnan(pb) ? NULL : json_object_new_double(pb - pa));
+		json_object_array_add(c->rows, r);
+		return;
 	}
-	cmp_print(out, what, x, y, d, rel);
+	if (ia)
+		snprintf(x, sizeof(x), "%" PRId64, *ia);
+	else
+		snprintf(x, sizeof(x), "%.0f", a);
+	if (ib)
+		snprintf(y, sizeof(y), "%" PRId64, *ib);
+	else
+		snprintf(y, sizeof(y), "%.0f", b);
+	if (exact)
+		snprintf(d, sizeof(d), "%+" PRId64, diff);
+	else
+		snprintf(d, sizeof(d), "%+.0f", dd);
+	if (c->fmt == IR_COMPARE_CSV) {
+		ir_csv_field(c->out, c->section);
+		fputc(',', c->out);
+		ir_csv_field(c->out, what);
+		fprintf(c->out, ",%s,%s,%s,%s,", k == K_NS ? "ns" : "count", x, y, d + (d[0] == '+'));
+		if (!isnan(pa) && !isnan(pb))
+			fprintf(c->out, "%.3f,%.3f,%.3f", pa, pb, pb - pa);
+		else
+			fputs(",,", c->out);
+		fputc('\n', c->out);
+		return;
+	}
+	if (k == K_NS) {
+		ir_fmt_dns(x, sizeof(x), a);
+		ir_fmt_dns(y, sizeof(y), b);
+		ir_fmt_dsns(d, sizeof(d), dd);
+	}
+	fprintf(c->out, "  %-28s %14s %14s %14s", ir_tsafe(what), x, y, d);
+	fprintf(c->out, " %9s", isnan(rel) ? "" : (snprintf(ra, sizeof(ra), "%+.1f%%", rel), ra));
+	if (!isnan(pa) && !isnan(pb))
+		fprintf(c->out, " %13s %13s %14s", fmt_rate(ra, sizeof(ra), pa, k, false),
+			fmt_rate(rb, sizeof(rb), pb, k, false), fmt_rate(rd, sizeof(rd), pb - pa, k, true));
+	fputc('\n', c->out);
 }
 
-/* A row of durations that are sums (may not fit int64_t). */
-static void cmp_row_dns(FILE *out, const char *what, double a, double b)
+static void cmp_row(struct cmp *c, const char *what, int64_t a, int64_t b, enum kind k, bool rate)
 {
-	char x[32], y[32], d[32];
-
-	cmp_print(out, what, ir_fmt_dns(x, sizeof(x), a), ir_fmt_dns(y, sizeof(y), b),
-		  ir_fmt_dsns(d, sizeof(d), b - a), a ? 100.0 * (b - a) / fabs(a) : NAN);
+	cmp_out(c, what, (double)a, (double)b, &a, &b, k, rate);
 }
 
-int ir_report_compare(json_object *a, const char *name_a, json_object *b, const char *name_b, FILE *out)
+static void cmp_head(struct cmp *c, const char *section, const char *title)
+{
+	c->section = section;
+	if (c->fmt == IR_COMPARE_TEXT)
+		fprintf(c->out, "\n%-30s %14s %14s %14s %9s %13s %13s %14s\n", ir_tsafe(title), "A", "B", "B - A", "",
+			"A per s", "B per s", "B - A per s");
+}
+
+static json_object *side(json_object *t, const char *name)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "report", json_object_new_string(name));
+	json_object_object_add(o, "trace", json_object_new_string(jstr(t, "path", "")));
+	json_object_object_add(o, "kernel", json_object_new_string(jstr(t, "kernel", "")));
+	json_object_object_add(o, "cpus", json_object_new_int64(jint(t, "cpus")));
+	json_object_object_add(o, "window_ns", json_object_new_int64(jint(t, "window_ns")));
+	return o;
+}
+
+int ir_report_compare(json_object *a, const char *name_a, json_object *b, const char *name_b,
+		      enum ir_compare_format fmt, FILE *out)
 {
 	json_object *ta = jget(a, "trace"), *tb = jget(b, "trace");
 	json_object *oa = jget(a, "observed"), *ob = jget(b, "observed");
 	json_object *pa = jget(a, "policies"), *pb = jget(b, "policies");
+	struct cmp c = { .fmt = fmt, .out = out, .sec_a = (double)jint(ta, "window_ns") / 1e9,
+			 .sec_b = (double)jint(tb, "window_ns") / 1e9 };
 	const char *lv[8];
-	int nl;
+	int nl, ret;
 
-	fprintf(out, "A  %s: %s, kernel %s, %" PRId64 " cpus\n", ir_tsafe(name_a), ir_tsafe(jstr(ta, "path", "?")),
-		ir_tsafe(jstr(ta, "kernel", "unknown")), jint(ta, "cpus"));
-	fprintf(out, "B  %s: %s, kernel %s, %" PRId64 " cpus\n", ir_tsafe(name_b), ir_tsafe(jstr(tb, "path", "?")),
-		ir_tsafe(jstr(tb, "kernel", "unknown")), jint(tb, "cpus"));
-	if (jint(ta, "window_ns") != jint(tb, "window_ns"))
-		fprintf(out, "NOTE: the traces cover different windows; compare rates, not only totals\n");
-	if (jget(a, "open_loop") || jget(b, "open_loop"))
-		fprintf(out, "NOTE: %s\n", ir_tsafe(jstr(a, "open_loop", jstr(b, "open_loop", ""))));
-	fprintf(out, "\nObserved%*s %14s %14s %14s %9s\n", 21, "", "A", "B", "B - A", "");
-	cmp_row(out, "window", jint(ta, "window_ns"), jint(tb, "window_ns"), K_NS);
-	cmp_row_dns(out, "idle (CPU-time)", idle_total(a), idle_total(b));
-	cmp_row(out, "idle while work waited", jint(oa, "idle_while_waiting_ns"), jint(ob, "idle_while_waiting_ns"), K_NS);
-	cmp_row(out, "newidle points", jint(oa, "newidle_points"), jint(ob, "newidle_points"), K_COUNT);
-	cmp_row(out, "observed newidle pulls", jint(oa, "newidle_pulls"), jint(ob, "newidle_pulls"), K_COUNT);
-	cmp_row(out, "migrations", jint(jget(oa, "migrations"), "total"), jint(jget(ob, "migrations"), "total"), K_COUNT);
-	cmp_row(out, "lost events", jint(ta, "lost_events"), jint(tb, "lost_events"), K_COUNT);
+	if (fmt == IR_COMPARE_JSON) {
+		c.rows = json_object_new_array();
+	} else if (fmt == IR_COMPARE_CSV) {
+		fputs("section,metric,unit,a,b,delta,a_per_s,b_per_s,delta_per_s\n", out);
+	} else {
+		fprintf(out, "A  %s: %s, kernel %s, %" PRId64 " cpus\n", ir_tsafe(name_a),
+			ir_tsafe(jstr(ta, "path", "?")), ir_tsafe(jstr(ta, "kernel", "unknown")), jint(ta, "cpus"));
+		fprintf(out, "B  %s: %s, kernel %s, %" PRId64 " cpus\n", ir_tsafe(name_b),
+			ir_tsafe(jstr(tb, "path", "?")), ir_tsafe(jstr(tb, "kernel", "unknown")), jint(tb, "cpus"));
+		if (jint(ta, "window_ns") != jint(tb, "window_ns"))
+			fprintf(out, "NOTE: the traces cover different windows: the rates (per second of trace) compare them\n");
+		if (jget(a, "open_loop") || jget(b, "open_loop"))
+			fprintf(out, "NOTE: %s\n", ir_tsafe(jstr(a, "open_loop", jstr(b, "open_loop", ""))));
+	}
+	cmp_head(&c, "observed", "Observed");
+	cmp_row(&c, "window", jint(ta, "window_ns"), jint(tb, "window_ns"), K_NS, false);
+	cmp_out(&c, "idle (CPU-time)", ir_idle_total(a), ir_idle_total(b), NULL, NULL, K_NS, true);
+	cmp_row(&c, "idle while work waited", jint(oa, "idle_while_waiting_ns"), jint(ob, "idle_while_waiting_ns"), K_NS, true);
+	cmp_row(&c, "newidle points", jint(oa, "newidle_points"), jint(ob, "newidle_points"), K_COUNT, true);
+	cmp_row(&c, "observed newidle pulls", jint(oa, "newidle_pulls"), jint(ob, "newidle_pulls"), K_COUNT, true);
+	cmp_row(&c, "migrations", jint(jget(oa, "migrations"), "total"), jint(jget(ob, "migrations"), "total"), K_COUNT, true);
+	cmp_row(&c, "lost events", jint(ta, "lost_events"), jint(tb, "lost_events"), K_COUNT, true);
 
 	{
 		/* levels from both documents */
@@ -177,230 +244,48 @@ int ir_report_compare(json_object *a, const char *name_a, json_object *b, const 
 	}
 	for (size_t i = 0; i < jlen(pa); i++) {
 		json_object *p = jidx(pa, i), *q = find_policy(b, p);
-		char what[64];
+		char what[64], title[160];
 
 		if (!q) {
-			fprintf(out, "\nPolicy %s: only in A (B has no policy with these parameters)\n", ir_tsafe(plabel(p)));
+			if (fmt == IR_COMPARE_TEXT)
+				fprintf(out, "\nPolicy %s: only in A (B has no policy with these parameters)\n",
+					ir_tsafe(plabel(p)));
 			continue;
 		}
-		{
-			int pad = 22 - (int)strlen(ir_tsafe(plabel(p)));
-
-			fprintf(out, "\nPolicy %s%*s %14s %14s %14s\n", ir_tsafe(plabel(p)), pad > 0 ? pad : 0, "", "A", "B",
-				"B - A");
-		}
-		cmp_row(out, "newidle points", jint(p, "newidle_points"), jint(q, "newidle_points"), K_COUNT);
-		cmp_row(out, "attempts", jint(jget(p, "attempts"), "total"), jint(jget(q, "attempts"), "total"), K_COUNT);
-		cmp_row(out, "pulls", jint(jget(p, "pulls"), "total"), jint(jget(q, "pulls"), "total"), K_COUNT);
+		snprintf(title, sizeof(title), "Policy %s", plabel(p));
+		cmp_head(&c, plabel(p), title);
+		cmp_row(&c, "newidle points", jint(p, "newidle_points"), jint(q, "newidle_points"), K_COUNT, true);
+		cmp_row(&c, "attempts", jint(jget(p, "attempts"), "total"), jint(jget(q, "attempts"), "total"), K_COUNT, true);
+		cmp_row(&c, "pulls", jint(jget(p, "pulls"), "total"), jint(jget(q, "pulls"), "total"), K_COUNT, true);
 		for (int l = 0; l < nl; l++) {
-			snprintf(what, sizeof(what), "  pulls at %s", ir_tsafe(lv[l]));
-			cmp_row(out, what, jint(jget(jget(p, "pulls"), "by_level"), lv[l]),
-				jint(jget(jget(q, "pulls"), "by_level"), lv[l]), K_COUNT);
+			snprintf(what, sizeof(what), "  pulls at %s", lv[l]);
+			cmp_row(&c, what, jint(jget(jget(p, "pulls"), "by_level"), lv[l]),
+				jint(jget(jget(q, "pulls"), "by_level"), lv[l]), K_COUNT, true);
 		}
-		cmp_row(out, "idle lost", jint(p, "idle_lost_ns"), jint(q, "idle_lost_ns"), K_NS);
-		cmp_row(out, "idle recovered", jint(p, "idle_recovered_ns"), jint(q, "idle_recovered_ns"), K_NS);
-		cmp_row(out, "balance cost", jint(p, "balance_cost_ns"), jint(q, "balance_cost_ns"), K_NS);
-		cmp_row(out, "migrations avoided vs ref", jint(jget(p, "migrations_avoided"), "total"),
-			jint(jget(q, "migrations_avoided"), "total"), K_COUNT);
+		cmp_row(&c, "idle lost", jint(p, "idle_lost_ns"), jint(q, "idle_lost_ns"), K_NS, true);
+		cmp_row(&c, "idle recovered", jint(p, "idle_recovered_ns"), jint(q, "idle_recovered_ns"), K_NS, true);
+		cmp_row(&c, "balance cost", jint(p, "balance_cost_ns"), jint(q, "balance_cost_ns"), K_NS, true);
+		cmp_row(&c, "migrations avoided vs ref", jint(jget(p, "migrations_avoided"), "total"),
+			jint(jget(q, "migrations_avoided"), "total"), K_COUNT, true);
+		cmp_row(&c, "idle traded vs ref", jint(p, "idle_traded_ns"), jint(q, "idle_traded_ns"), K_NS, true);
 	}
-	for (size_t i = 0; i < jlen(pb); i++)
-		if (!find_policy(a, jidx(pb, i)))
-			fprintf(out, "\nPolicy %s: only in B (A has no policy with these parameters)\n", ir_tsafe(plabel(jidx(pb, i))));
-	return ferror(out) ? -1 : 0;
-}
+	if (fmt == IR_COMPARE_TEXT)
+		for (size_t i = 0; i < jlen(pb); i++)
+			if (!find_policy(a, jidx(pb, i)))
+				fprintf(out, "\nPolicy %s: only in B (A has no policy with these parameters)\n",
+					ir_tsafe(plabel(jidx(pb, i))));
+	if (fmt == IR_COMPARE_JSON) {
+		json_object *doc = json_object_new_object();
 
-/* ---- merge ---- */
-
-enum { C_CPUS, C_WINDOW, C_IDLE, C_IDLE_WAIT, C_POINTS, C_OPULLS, C_MIG, C_LOST, NCOL };
-static const char *const col_name[NCOL] = { "cpus", "window", "idle", "idle_waited", "newidle_points",
-					    "newidle_pulls", "migrations", "lost_events" };
-static const enum kind col_kind[NCOL] = { K_COUNT, K_NS, K_NS, K_NS, K_COUNT, K_COUNT, K_COUNT, K_COUNT };
-
-static double col_val(json_object *doc, int c)
-{
-	json_object *t = jget(doc, "trace"), *o = jget(doc, "observed");
-
-	switch (c) {
-	case C_CPUS: return (double)jint(t, "cpus");
-	case C_WINDOW: return (double)jint(t, "window_ns");
-	case C_IDLE: return idle_total(doc);
-	case C_IDLE_WAIT: return (double)jint(o, "idle_while_waiting_ns");
-	case C_POINTS: return (double)jint(o, "newidle_points");
-	case C_OPULLS: return (double)jint(o, "newidle_pulls");
-	case C_MIG: return (double)jint(jget(o, "migrations"), "total");
-	default: return (double)jint(t, "lost_events");
+		json_object_object_add(doc, "schema", json_object_new_string("idlereplay.compare/1"));
+		json_object_object_add(doc, "a", side(ta, name_a));
+		json_object_object_add(doc, "b", side(tb, name_b));
+		json_object_object_add(doc, "rows", c.rows);
+		ret = fprintf(out, "%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+								       JSON_C_TO_STRING_NOSLASHESCAPE)) < 0;
+		json_object_put(doc);
+		if (ret)
+			return -1;
 	}
-}
-
-static const char *cell(char *buf, size_t len, double v, enum kind k, enum ir_merge_format fmt)
-{
-	if (isnan(v))
-		snprintf(buf, len, fmt == IR_MERGE_CSV ? "" : "-");
-	else if (fmt == IR_MERGE_CSV || k == K_COUNT)
-		snprintf(buf, len, "%.0f", v);
-	else
-		ir_fmt_dns(buf, len, v);
-	return buf;
-}
-
-static void row(FILE *out, enum ir_merge_format fmt, const char *host, const char *kernel, const double *v,
-		const enum kind *kinds, int n)
-{
-	char b[32];
-
-	if (fmt == IR_MERGE_CSV) {
-		ir_csv_field(out, host);
-		fputc(',', out);
-		ir_csv_field(out, kernel);
-		for (int c = 0; c < n; c++)
-			fprintf(out, ",%s", cell(b, sizeof(b), v[c], kinds[c], fmt));
-	} else {
-		fprintf(out, "  %-24.24s %-16.16s", ir_tsafe(host), ir_tsafe(kernel));
-		for (int c = 0; c < n; c++)
-			fprintf(out, " %13s", cell(b, sizeof(b), v[c], kinds[c], fmt));
-	}
-	fputc('\n', out);
-}
-
-/* Totals, median and p90 rows for columns [c0, c0 + ncol) of vals[n][stride]. */
-static void summary_rows(FILE *out, enum ir_merge_format fmt, const double *vals, int n, int stride, int c0,
-			 int ncol, const enum kind *kinds)
-{
-	double *tmp = malloc(sizeof(double) * (size_t)(n ? n : 1));
-	double *sum = malloc(sizeof(double) * 3 * (size_t)(ncol ? ncol : 1));
-
-	if (!tmp || !sum) {
-		free(tmp);
-		free(sum);
-		return;
-	}
-	for (int c = 0; c < ncol; c++) {
-		int m = 0;
-		double t = 0;
-
-		for (int r = 0; r < n; r++) {
-			double v = vals[r * stride + c0 + c];
-
-			if (!isnan(v)) {
-				t += v;
-				tmp[m++] = v;
-			}
-		}
-		sum[c] = m ? t : NAN;
-		sum[ncol + c] = ir_percentile(tmp, m, 50);
-		sum[2 * ncol + c] = ir_percentile(tmp, m, 90);
-	}
-	if (fmt == IR_MERGE_TEXT)
-		fprintf(out, "  %s\n", "--------");
-	row(out, fmt, "total", "", sum, kinds, ncol);
-	row(out, fmt, "median", "", sum + ncol, kinds, ncol);
-	row(out, fmt, "p90", "", sum + 2 * ncol, kinds, ncol);
-	free(tmp);
-	free(sum);
-}
-
-#define PCOLS 5
-static const char *const pcol_name[PCOLS] = { "attempts", "pulls", "idle_lost", "idle_recovered", "balance_cost" };
-static const enum kind pcol_kind[PCOLS] = { K_COUNT, K_COUNT, K_NS, K_NS, K_NS };
-
-int ir_report_merge(json_object *const *docs, const char *const *names, int n, enum ir_merge_format fmt,
-		    FILE *out)
-{
-	json_object *seen[64];
-	int nseen = 0, stride;
-	double *vals;
-	enum kind kinds[NCOL + PCOLS * 64];
-
-	for (int r = 0; r < n; r++) {
-		json_object *pol = jget(docs[r], "policies");
-
-		for (size_t i = 0; i < jlen(pol); i++) {
-			json_object *p = jidx(pol, i);
-			int dup = 0;
-
-			for (int s = 0; s < nseen; s++)
-				dup |= same_policy(seen[s], p);
-			if (!dup && nseen < 64)
-				seen[nseen++] = p;
-		}
-	}
-	stride = NCOL + PCOLS * nseen;
-	vals = calloc((size_t)(n ? n : 1) * (size_t)stride, sizeof(double));
-	if (!vals)
-		return -1;
-	for (int c = 0; c < stride; c++)
-		kinds[c] = c < NCOL ? col_kind[c] : pcol_kind[(c - NCOL) % PCOLS];
-	for (int r = 0; r < n; r++) {
-		json_object *pol = jget(docs[r], "policies");
-
-		for (int c = 0; c < NCOL; c++)
-			vals[r * stride + c] = (double)col_val(docs[r], c);
-		for (int s = 0; s < nseen; s++) {
-			json_object *p = NULL;
-			double *v = &vals[r * stride + NCOL + s * PCOLS];
-
-			for (size_t i = 0; i < jlen(pol) && !p; i++)
-				if (same_policy(jidx(pol, i), seen[s]))
-					p = jidx(pol, i);
-			v[0] = p ? (double)jint(jget(p, "attempts"), "total") : NAN;
-			v[1] = p ? (double)jint(jget(p, "pulls"), "total") : NAN;
-			v[2] = p ? (double)jint(p, "idle_lost_ns") : NAN;
-			v[3] = p ? (double)jint(p, "idle_recovered_ns") : NAN;
-			v[4] = p ? (double)jint(p, "balance_cost_ns") : NAN;
-		}
-	}
-
-	if (fmt == IR_MERGE_CSV) {
-		/* One rectangular table: a row per trace, then total, median, p90. */
-		fputs("host,kernel", out);
-		for (int c = 0; c < NCOL; c++)
-			fprintf(out, ",%s%s", col_name[c], col_kind[c] == K_NS ? "_ns" : "");
-		for (int s = 0; s < nseen; s++)
-			for (int k = 0; k < PCOLS; k++) {
-				char h[160];
-
-				snprintf(h, sizeof(h), "%s:%s%s", plabel(seen[s]), pcol_name[k],
-					 pcol_kind[k] == K_NS ? "_ns" : "");
-				fputc(',', out);
-				ir_csv_field(out, h);
-			}
-		fputc('\n', out);
-		for (int r = 0; r < n; r++)
-			row(out, fmt, host_of(docs[r], names[r]), jstr(jget(docs[r], "trace"), "kernel", "unknown"),
-			    &vals[r * stride], kinds, stride);
-		summary_rows(out, fmt, vals, n, stride, 0, stride, kinds);
-		free(vals);
-		return ferror(out) ? -1 : 0;
-	}
-
-	fprintf(out, "Fleet: %d reports (total, median and p90 across them)\n\nObserved\n  %-24s %-16s", n,
-		"host", "kernel");
-	for (int c = 0; c < NCOL; c++)
-		fprintf(out, " %13s", col_name[c]);
-	fputc('\n', out);
-	for (int r = 0; r < n; r++)
-		row(out, fmt, host_of(docs[r], names[r]), jstr(jget(docs[r], "trace"), "kernel", "unknown"),
-		    &vals[r * stride], kinds, NCOL);
-	summary_rows(out, fmt, vals, n, stride, 0, NCOL, kinds);
-	for (int s = 0; s < nseen; s++) {
-		int missing = 0;
-
-		fprintf(out, "\nPolicy %s\n", ir_tsafe(plabel(seen[s])));
-		for (int r = 0; r < n; r++)
-			if (!find_policy(docs[r], seen[s]))
-				fprintf(out, "%s%s", missing++ ? ", " : "  no policy with these parameters in: ",
-					ir_tsafe(host_of(docs[r], names[r])));
-		if (missing)
-			fputc('\n', out);
-		fprintf(out, "  %-24s %-16s", "host", "kernel");
-		for (int k = 0; k < PCOLS; k++)
-			fprintf(out, " %13s", pcol_name[k]);
-		fputc('\n', out);
-		for (int r = 0; r < n; r++)
-			row(out, fmt, host_of(docs[r], names[r]), jstr(jget(docs[r], "trace"), "kernel", "unknown"),
-			    &vals[r * stride + NCOL + s * PCOLS], pcol_kind, PCOLS);
-		summary_rows(out, fmt, vals, n, stride, NCOL + s * PCOLS, PCOLS, pcol_kind);
-	}
-	free(vals);
 	return ferror(out) ? -1 : 0;
 }

@@ -21,25 +21,6 @@ static const char *const palette[] = { "#4e79a7", "#f28e2b", "#e15759", "#76b7b2
 				       "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac" };
 #define NPAL (sizeof(palette) / sizeof(palette[0]))
 
-static void esc(FILE *out, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '&': fputs("&amp;", out); break;
-		case '"': fputs("&quot;", out); break;
-		case '\'': fputs("&#39;", out); break;
-		default:
-			/* control bytes from data: visible, as in the text report */
-			if (((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') || *s == 0x7f)
-				fprintf(out, "\\x%02x", (unsigned char)*s);
-			else
-				fputc(*s, out);
-		}
-	}
-}
-
 /* ---- scales ---- */
 
 struct unit {
@@ -96,7 +77,7 @@ static void legend(FILE *out, int x, int y, const char *const *names, const char
 	for (int s = 0; s < n; s++) {
 		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			"<text x=\"%d\" y=\"%d\" class=\"lg\">", x, y - 10, colors[s], x + 16, y);
-		esc(out, names[s]);
+		ir_html_text(out, names[s]);
 		fputs("</text>", out);
 		x += 28 + 7 * (int)strlen(names[s]);
 	}
@@ -133,9 +114,9 @@ static void bar_chart(FILE *out, const struct bars *b)
 
 	fprintf(out, "<figure class=\"chart\"><svg viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
 		"role=\"img\" aria-label=\"", W, H, W, H);
-	esc(out, b->title);
+	ir_html_text(out, b->title);
 	fprintf(out, "\"><text x=\"%d\" y=\"18\" class=\"ttl\">", 4);
-	esc(out, b->title);
+	ir_html_text(out, b->title);
 	fputs("</text>", out);
 	if (b->nseries > 1)
 		legend(out, L, 38, b->series, colors, b->nseries);
@@ -150,7 +131,7 @@ static void bar_chart(FILE *out, const struct bars *b)
 	}
 	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>", L, H - B, L + pw, H - B);
 	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"axl\" text-anchor=\"middle\">", L + pw / 2, H - 10);
-	esc(out, b->xlabel);
+	ir_html_text(out, b->xlabel);
 	if (b->ns)
 		fprintf(out, " (%s)", u.name);
 	fputs("</text>", out);
@@ -159,7 +140,7 @@ static void bar_chart(FILE *out, const struct bars *b)
 		double acc = 0;
 
 		fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"rl\" text-anchor=\"end\">", L - 6, y + rowh / 2 + 4);
-		esc(out, b->rows[r]);
+		ir_html_text(out, b->rows[r]);
 		fputs("</text>", out);
 		for (int s = 0; s < b->nseries; s++) {
 			double v = b->v[r][s] / u.div;
@@ -175,13 +156,19 @@ static void bar_chart(FILE *out, const struct bars *b)
 				bw = 1;
 			fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>",
 				bx, by, bw, bh, colors[s]);
-			esc(out, b->rows[r]);
+			ir_html_text(out, b->rows[r]);
 			fputs(", ", out);
-			esc(out, b->series[s]);
+			ir_html_text(out, b->series[s]);
 			if (b->ns)
 				fprintf(out, ": %.4g %s</title></rect>", v, u.name);
 			else
 				fprintf(out, ": %.0f</title></rect>", v);
+			if (!b->stacked) {
+				/* every bar labelled: a value a hundred times smaller than the
+				 * largest is a sliver, but still readable */
+				tick_label(lab, sizeof(lab), b->ns ? round(v * 100) / 100 : v);
+				fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"val\">%s</text>", bx + bw + 3, by + bh - 1, lab);
+			}
 		}
 		if (b->stacked) {
 			int x = L + (int)lround(pw * acc / top);
@@ -228,9 +215,9 @@ static void line_chart(FILE *out, const char *title, const char *xlabel, double 
 #define PY(v) (T + ph - ph * ((v) / u.div) / ytop)
 	fprintf(out, "<figure class=\"chart\"><svg viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
 		"aria-label=\"", W, H, W, H);
-	esc(out, title);
+	ir_html_text(out, title);
 	fputs("\"><text x=\"4\" y=\"18\" class=\"ttl\">", out);
-	esc(out, title);
+	ir_html_text(out, title);
 	fputs("</text>", out);
 	for (double t = 0; t <= ytop + ys / 2; t += ys) {
 		int py = (int)lround(T + ph - ph * t / ytop);
@@ -251,10 +238,10 @@ static void line_chart(FILE *out, const char *title, const char *xlabel, double 
 	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>", L, T + ph, L + pw, T + ph);
 	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>", L, T, L, T + ph);
 	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"axl\" text-anchor=\"middle\">", L + pw / 2, H - 8);
-	esc(out, xlabel);
+	ir_html_text(out, xlabel);
 	fprintf(out, "</text><text transform=\"translate(16 %d) rotate(-90)\" class=\"axl\" text-anchor=\"middle\">",
 		T + ph / 2);
-	esc(out, ylabel);
+	ir_html_text(out, ylabel);
 	if (yns)
 		fprintf(out, " (%s)", u.name);
 	fprintf(out, "</text><polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\" points=\"", color);
@@ -333,9 +320,9 @@ static void timeline_chart(FILE *out, json_object *tl, int64_t origin, const cha
 
 	fprintf(out, "<figure class=\"chart wide\"><svg viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
 		"role=\"img\" aria-label=\"", W, H, W, H);
-	esc(out, title);
+	ir_html_text(out, title);
 	fputs("\"><text x=\"4\" y=\"18\" class=\"ttl\">", out);
-	esc(out, title);
+	ir_html_text(out, title);
 	fputs("</text>", out);
 	{
 		const char *names[] = { "busy (darker = busier)", "idle", "newidle points (from below)",
@@ -438,7 +425,8 @@ static const char css[] =
 	"table{border-collapse:collapse;margin:6px 0 12px;font-variant-numeric:tabular-nums}"
 	"th,td{padding:3px 10px;border-bottom:1px solid #e3e8ee;text-align:right;white-space:nowrap}"
 	"th{background:#f4f6f9;font-weight:600;white-space:normal;vertical-align:bottom}td:first-child,th:first-child{text-align:left}"
-	".muted{color:#6b7886}td.bails{white-space:normal;font-size:12px;text-align:left;min-width:160px}\n";
+	".muted{color:#6b7886}td.bails{white-space:normal;font-size:12px;text-align:left;min-width:160px}"
+	"svg{max-width:100%;height:auto}#headline li{margin:3px 0}\n";
 
 static void td_ns(FILE *out, int64_t ns)
 {
@@ -474,21 +462,21 @@ static void section_header(FILE *out, json_object *doc)
 	char b[32];
 
 	fputs("<h1>idlereplay report</h1>\n<p class=\"meta\">trace <b>", out);
-	esc(out, jstr(t, "path", "?"));
+	ir_html_text(out, jstr(t, "path", "?"));
 	fputs("</b> &middot; kernel <b>", out);
-	esc(out, jstr(t, "kernel", "unknown"));
+	ir_html_text(out, jstr(t, "kernel", "unknown"));
 	fprintf(out, "</b> &middot; <b>%" PRId64 "</b> CPUs &middot; window <b>%s</b> &middot; <b>%" PRId64
 		"</b> events &middot; clock ", jint(t, "cpus"), ir_fmt_ns(b, sizeof(b), jint(t, "window_ns")),
 		jint(t, "events_total"));
-	esc(out, jstr(t, "clock", "?"));
+	ir_html_text(out, jstr(t, "clock", "?"));
 	fputs(" &middot; <span class=\"muted\">", out);
-	esc(out, jstr(doc, "generator", ""));
+	ir_html_text(out, jstr(doc, "generator", ""));
 	fputs(", schema ", out);
-	esc(out, jstr(doc, "schema", "?"));
+	ir_html_text(out, jstr(doc, "schema", "?"));
 	fprintf(out, ".%" PRId64 "</span></p>\n", jint(doc, "schema_minor"));
 	if (jget(doc, "open_loop")) {
 		fputs("<p class=\"note\">", out);
-		esc(out, jstr(doc, "open_loop", ""));
+		ir_html_text(out, jstr(doc, "open_loop", ""));
 		fputs("</p>\n", out);
 	}
 	for (size_t i = 0; i < jlen(lost); i++) {
@@ -507,7 +495,7 @@ static void section_header(FILE *out, json_object *doc)
 				continue;
 			fputs(any ? ", " : "<p class=\"warn\">State anomalies (events that "
 			      "contradict the reconstructed state; figures near them are approximate): ", out);
-			esc(out, k);
+			ir_html_text(out, k);
 			fprintf(out, " %" PRId64, json_object_get_int64(v));
 			any = 1;
 		}
@@ -532,7 +520,7 @@ static void section_policies(FILE *out, json_object *doc)
 	fputs("<h2>Policy comparison</h2>\n", out);
 	if (jget(doc, "reference")) {
 		fputs("<p>Reference policy: <b>", out);
-		esc(out, jstr(doc, "reference", ""));
+		ir_html_text(out, jstr(doc, "reference", ""));
 		fputs("</b>. Migrations avoided = reference pulls &minus; this policy's pulls; idle traded = this "
 		      "policy's idle lost &minus; the reference's.</p>\n", out);
 	}
@@ -590,7 +578,7 @@ static void section_policies(FILE *out, json_object *doc)
 	fputs("</div>\n<table><tr><th>policy</th><th>points</th><th>attempts</th><th>pulls</th>", out);
 	for (int l = 0; l < nl; l++) {
 		fputs("<th>", out);
-		esc(out, lv[l]);
+		ir_html_text(out, lv[l]);
 		fputs("</th>", out);
 	}
 	fputs("<th>avoided</th><th>idle lost</th><th>idle recovered</th><th>idle traded</th><th>balance cost</th>"
@@ -599,7 +587,7 @@ static void section_policies(FILE *out, json_object *doc)
 		json_object *p = jidx(pol, r), *bails = jget(p, "bails");
 
 		fputs("<tr><td>", out);
-		esc(out, plabel(p));
+		ir_html_text(out, plabel(p));
 		fprintf(out, "</td><td>%" PRId64 "</td><td>%" PRId64 "</td><td>%" PRId64 "</td>", jint(p, "newidle_points"),
 			jint(jget(p, "attempts"), "total"), jint(jget(p, "pulls"), "total"));
 		for (int l = 0; l < nl; l++)
@@ -618,7 +606,7 @@ static void section_policies(FILE *out, json_object *doc)
 		fputs("<td class=\"muted bails\">", out);
 		if (bails && json_object_is_type(bails, json_type_object)) {
 			json_object_object_foreach(bails, k, v) {
-				esc(out, k);
+				ir_html_text(out, k);
 				fprintf(out, " %" PRId64 " ", json_object_get_int64(v));
 			}
 		}
@@ -630,13 +618,13 @@ static void section_policies(FILE *out, json_object *doc)
 		json_object *par = jget(jidx(pol, r), "params");
 
 		fputs("<tr><td>", out);
-		esc(out, plabel(jidx(pol, r)));
+		ir_html_text(out, plabel(jidx(pol, r)));
 		fputs("</td><td style=\"text-align:left;white-space:normal\">", out);
 		if (par && json_object_is_type(par, json_type_object)) {
 			json_object_object_foreach(par, k, v) {
-				esc(out, k);
+				ir_html_text(out, k);
 				fputc('=', out);
-				esc(out, json_object_get_string(v));
+				ir_html_text(out, json_object_get_string(v));
 				fputs(" &nbsp; ", out);
 			}
 		}
@@ -775,7 +763,7 @@ static void section_fidelity(FILE *out, json_object *doc)
 		fputs("<h2>Fidelity and ground truth</h2>\n", out);
 	if (f) {
 		fputs("<p>The model of the recording kernel (<b>", out);
-		esc(out, jstr(f, "policy", "?"));
+		ir_html_text(out, jstr(f, "policy", "?"));
 		fputs("</b>) against the pulls that kernel actually made at newidle points.</p>\n"
 		      "<table><tr><th>points</th><th>observed pulls</th><th>predicted pulls</th><th>both</th>"
 		      "<th>precision</th><th>recall</th></tr><tr>", out);
@@ -810,9 +798,9 @@ static void section_fidelity(FILE *out, json_object *doc)
 		fputs("<table><tr><th>assumed (not visible in the trace)</th><th>value</th></tr>\n", out);
 		json_object_object_foreach(a, k, v) {
 			fputs("<tr><td>", out);
-			esc(out, k);
+			ir_html_text(out, k);
 			fputs("</td><td>", out);
-			esc(out, json_object_get_string(v));
+			ir_html_text(out, json_object_get_string(v));
 			fputs("</td></tr>\n", out);
 		}
 		fputs("</table>\n", out);
@@ -823,7 +811,7 @@ static void section_fidelity(FILE *out, json_object *doc)
 		fputs("<table><tr><th>cpu</th>", out);
 		for (size_t l = 0; l < jlen(lv); l++) {
 			fputs("<th>", out);
-			esc(out, json_object_get_string(jidx(lv, l)));
+			ir_html_text(out, json_object_get_string(jidx(lv, l)));
 			fputs(" span</th>", out);
 		}
 		fputs("</tr>\n", out);
@@ -838,7 +826,7 @@ static void section_fidelity(FILE *out, json_object *doc)
 					if (!strcmp(jstr(jidx(cl, k), "name", ""), json_object_get_string(jidx(lv, l))))
 						span = jstr(jidx(cl, k), "span", "");
 				fputs("<td>", out);
-				esc(out, span);
+				ir_html_text(out, span);
 				fputs("</td>", out);
 			}
 			fputs("</tr>\n", out);
@@ -853,7 +841,7 @@ static void cl_tr(FILE *out, const char *label, json_object *f)
 	json_object *bal = jget(f, "balance_cpu_ns");
 
 	fputs("<tr><td>", out);
-	esc(out, label);
+	ir_html_text(out, label);
 	fputs("</td>", out);
 	td_ns(out, jint(f, "completion_ns"));
 	td_ns(out, jint(f, "idle_ns"));
@@ -882,7 +870,7 @@ static void section_closed_loop(FILE *out, json_object *doc)
 
 		json_object_object_foreach(jget(fit, "wakeups"), k, v) {
 			fprintf(out, "%s", i++ ? ", " : "");
-			esc(out, k);
+			ir_html_text(out, k);
 			fprintf(out, " %.1f %%", 100 * jdbl(v, "share"));
 		}
 	}
@@ -897,13 +885,13 @@ static void section_closed_loop(FILE *out, json_object *doc)
 	fputs("</table>\n", out);
 	if (withheld) {
 		fputs("<p>Closed-loop figures withheld: ", out);
-		esc(out, withheld);
+		ir_html_text(out, withheld);
 		fputs("</p>\n", out);
 	}
 	fputs("<p class=\"muted\">Not modelled: ", out);
 	for (size_t i = 0; i < jlen(jget(fit, "not_modelled")); i++) {
 		fputs(i ? "; " : "", out);
-		esc(out, json_object_get_string(jidx(jget(fit, "not_modelled"), i)));
+		ir_html_text(out, json_object_get_string(jidx(jget(fit, "not_modelled"), i)));
 	}
 	fputs(".</p>\n", out);
 }
@@ -913,9 +901,10 @@ int ir_report_html(json_object *doc, FILE *out)
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	      "<link rel=\"icon\" href=\"data:,\">\n<title>idlereplay: ", out);
-	esc(out, jstr(jget(doc, "trace"), "path", "report"));
+	ir_html_text(out, jstr(jget(doc, "trace"), "path", "report"));
 	fprintf(out, "</title>\n<style>%s</style></head>\n<body><main>\n", css);
 	section_header(out, doc);
+	ir_headlines_html(doc, out);
 	section_policies(out, doc);
 	section_sweeps(out, doc);
 	section_timeline(out, doc);

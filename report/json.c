@@ -27,6 +27,7 @@ static json_object *trace_obj(const struct ir_report_input *in)
 
 	json_object_object_add(t, "path", json_object_new_string(ti->path));
 	json_object_object_add(t, "kernel", json_object_new_string(ti->kernel));
+	json_object_object_add(t, "hostname", json_object_new_string(ti->hostname));	/* "" unknown */
 	json_object_object_add(t, "clock", json_object_new_string(ti->clock));
 	json_object_object_add(t, "file_version", json_object_new_int(ti->file_version));
 	json_object_object_add(t, "cpus", json_object_new_int(ti->nr_cpus));

@@ -211,6 +211,15 @@ int ir_calib_text(json_object *doc, FILE *out);
 int ir_report_csv(json_object *doc, FILE *out);
 
 /*
+ * Long-format rows (report/rows.c): one per trace x policy x level, the
+ * columns of docs/report.md.  host NULL: the trace's hostname, if the
+ * document has one.  The CSV header is written once, by ir_rows_header().
+ */
+enum ir_rows_format { IR_ROWS_JSONL, IR_ROWS_CSV };
+int ir_rows_header(enum ir_rows_format fmt, FILE *out);
+int ir_report_rows(json_object *doc, const char *host, enum ir_rows_format fmt, FILE *out);
+
+/*
  * Read a saved report.  Returns the document, or NULL with a one-line reason
  * in err (without the path): unreadable, not JSON, not this schema, or
  * larger than IR_REPORT_MAX_BYTES, checked before parsing: json-c takes up
@@ -221,16 +230,82 @@ int ir_report_csv(json_object *doc, FILE *out);
 #define IR_REPORT_MAX_BYTES (32 << 20)
 json_object *ir_report_load(const char *path, char *err, size_t errlen);
 
-/* The same policies on two traces, with per-policy deltas (B - A), as text. */
-int ir_report_compare(json_object *a, const char *name_a, json_object *b, const char *name_b, FILE *out);
+/* The same policies on two traces, with per-policy deltas (B - A) and rates
+ * per second of trace, as text, CSV (section,metric,unit,a,b,delta,a_per_s,
+ * b_per_s,delta_per_s) or JSON ("idlereplay.compare/1", the same rows). */
+enum ir_compare_format { IR_COMPARE_TEXT, IR_COMPARE_CSV, IR_COMPARE_JSON };
+int ir_report_compare(json_object *a, const char *name_a, json_object *b, const char *name_b,
+		      enum ir_compare_format fmt, FILE *out);
 
-/* Warnings on warn when the reports differ in CPU count or topology
- * (one line each, against the first). */
-int ir_report_fleet_check(json_object *const *docs, const char *const *names, int n, FILE *warn);
-/* Fleet summary: one row per report, totals, median and p90 of key figures. */
-enum ir_merge_format { IR_MERGE_TEXT, IR_MERGE_CSV };
-int ir_report_merge(json_object *const *docs, const char *const *names, int n,
-		    enum ir_merge_format fmt, FILE *out);
+/* Two policy objects are the same policy: the same name and resolved
+ * parameters ("params"), or, without params, the same label; never by name
+ * alone.  compare and merge pair policies with it. */
+bool ir_same_policy(json_object *p, json_object *q);
+/* A warning on warn when doc differs from first in CPU count or topology
+ * (one line, naming both). */
+int ir_report_fleet_check_pair(json_object *first, const char *name0, json_object *doc, const char *name,
+			       FILE *warn);
+
+/*
+ * Headlines (report/headline.c): per policy, migrations avoided and idle
+ * traded against the reference, and the net effect with the modelled
+ * balancing cost, net = (idle_recovered - balance_cost) - the reference's.
+ */
+struct ir_headline {
+	char label[128];
+	bool reference, has_ref;
+	/* in double: from a file (or summed over a fleet) they may not fit int64_t */
+	double pulls, avoided, idle_traded_ns, idle_recovered_ns, idle_lost_ns, cost_ns, net_ns;
+};
+int ir_headlines(json_object *doc, struct ir_headline *h, int max);
+/* "domain-cost: avoids 1 migration (+245.2 us idle) vs baseline; ..." */
+const char *ir_headline_text(const struct ir_headline *h, const char *ref, char *buf, size_t len);
+/* The block a text report starts with: headlines, then a one-line summary
+ * of fidelity and ground truth (details further down). */
+void ir_headlines_text(json_object *doc, FILE *out);
+/* The same for the HTML page: <section id="headline">, one <li> per policy
+ * with data-pulls, data-avoided, data-traded, data-net (ns). */
+void ir_headlines_html(json_object *doc, FILE *out);
+
+/*
+ * Fleet merge (report/merge.c), streamed: add reports one at a time (each
+ * may be freed right after), then write.  Memory grows with hosts x
+ * policies (a few numbers each), never with the documents.  A report of a
+ * trace already added is refused (same first and last timestamp, events,
+ * CPUs): ir_merge_add returns -1 with a reason in err.  name: the host's
+ * name (NULL: the trace's hostname, else the report's file name).
+ */
+enum ir_merge_format { IR_MERGE_TEXT, IR_MERGE_CSV, IR_MERGE_HTML };
+struct ir_merge;
+struct ir_merge *ir_merge_new(void);
+int ir_merge_add(struct ir_merge *m, json_object *doc, const char *file, const char *name,
+		 char *err, size_t errlen);
+/* A trace that produced no report: listed, with its error, near the top. */
+int ir_merge_failed(struct ir_merge *m, const char *name, const char *error);
+int ir_merge_write(struct ir_merge *m, enum ir_merge_format fmt, FILE *out);
+void ir_merge_free(struct ir_merge *m);
+/* Warn there when a report differs from the first in CPU count or topology. */
+void ir_merge_warn(struct ir_merge *m, FILE *warn);
+
+/*
+ * Perfetto export (report/perfetto.c): the replay as a Trace Event JSON
+ * trace for ui.perfetto.dev / chrome://tracing, streamed to out while the
+ * trace is replayed.  Feed every event after ir_state_feed(), and every
+ * point with the decisions and outcomes of tallies' policy instances
+ * (sweep points are left out).  The trace info and tallies must outlive it.
+ */
+struct ir_perfetto;
+struct ir_perfetto_counts {
+	uint64_t task_slices, idle_slices, points, flows, counters;
+};
+struct ir_perfetto *ir_perfetto_new(FILE *out, const struct ir_trace_info *ti,
+				    const struct ir_tally *tallies, int n);
+void ir_perfetto_event(struct ir_perfetto *p, const struct ir_event *ev, const struct ir_state *st);
+void ir_perfetto_point(struct ir_perfetto *p, const struct ir_point *pt, const struct ir_decision_ctx *ctx,
+		       const struct ir_decision *d, const struct ir_outcome *o);
+/* Close open slices at end_ts and the document; 0, or -1 if writing failed. */
+int ir_perfetto_finish(struct ir_perfetto *p, uint64_t end_ts, struct ir_perfetto_counts *counts);
+void ir_perfetto_free(struct ir_perfetto *p);
 
 /* Durations a person can read ("-" for negative): ns, us, ms, s. */
 const char *ir_fmt_ns(char *buf, size_t len, int64_t ns);

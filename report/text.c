@@ -235,27 +235,8 @@ static void print_policies(json_object *doc, FILE *out)
 		fputc('\n', out);
 	}
 
-	/* Parameters (assumed defaults included: every report prints them). */
-	fprintf(out, "\n  Parameters\n");
-	for (size_t i = 0; i < jlen(pol); i++) {
-		json_object *p = jidx(pol, i), *par = jget(p, "params");
-		int col = 4 + w;
-
-		fprintf(out, "  %-*s", w, plabel(p));
-		if (par && json_object_is_type(par, json_type_object)) {
-			json_object_object_foreach(par, k, v) {
-				int len = (int)strlen(k) + (int)strlen(json_object_get_string(v)) + 2;
-
-				if (col + len > 100) {
-					fprintf(out, "\n  %-*s", w, "");
-					col = 4 + w;
-				}
-				fprintf(out, " %s=%s", ir_tsafe(k), ir_tsafe(json_object_get_string(v)));
-				col += len;
-			}
-		}
-		fputc('\n', out);
-	}
+	/* Parameters (assumed defaults included: every report prints them), once. */
+	ir_params_text(pol, out, w);
 }
 
 static int is_cost_param(const char *param)
@@ -430,6 +411,7 @@ int ir_report_text(json_object *doc, FILE *out)
 
 	print_trace(t, out);
 	print_domains(jget(doc, "domains"), out);
+	ir_headlines_text(doc, out);
 	print_assumptions(doc, out);
 	print_warnings(doc, out);
 	if (ol)

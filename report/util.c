@@ -319,3 +319,53 @@ bool ir_out_is_stdout(const char *path)
 {
 	return path && ir_place_is_stdout(path);
 }
+
+double ir_idle_total(json_object *doc)
+{
+	json_object *c = jget(jget(doc, "observed"), "cpus");
+	double s = 0;
+
+	for (size_t i = 0; i < jlen(c); i++)
+		s += (double)jint(jidx(c, i), "idle_ns");
+	return s;
+}
+
+const char *ir_hostname(json_object *trace)
+{
+	const char *h = jstr(trace, "hostname", "");
+
+	return *h ? h : NULL;
+}
+
+uint64_t ir_trace_fingerprint(json_object *t)
+{
+	int64_t v[4] = { jint(t, "first_ts"), jint(t, "last_ts"), jint(t, "events_total"), jint(t, "cpus") };
+	const unsigned char *b = (const unsigned char *)v;
+	uint64_t h = 1469598103934665603ULL;
+	const char *host = jstr(t, "hostname", "");
+
+	for (size_t i = 0; i < sizeof(v); i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	for (; *host; host++)
+		h = (h ^ (unsigned char)*host) * 1099511628211ULL;
+	return h ? h : 1;
+}
+
+void ir_html_text(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '&': fputs("&amp;", out); break;
+		case '"': fputs("&quot;", out); break;
+		case '\'': fputs("&#39;", out); break;
+		default:
+			/* control bytes from data: visible, as in the text report */
+			if (((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') || *s == 0x7f)
+				fprintf(out, "\\x%02x", (unsigned char)*s);
+			else
+				fputc(*s, out);
+		}
+	}
+}

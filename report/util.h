@@ -3,6 +3,7 @@
 #ifndef IDLEREPLAY_REPORT_UTIL_H
 #define IDLEREPLAY_REPORT_UTIL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <json-c/json.h>
@@ -64,6 +65,26 @@ const char *ir_fmt_sns(char *buf, size_t len, int64_t ns);
 const char *ir_fmt_dns(char *buf, size_t len, double ns);
 const char *ir_fmt_dsns(char *buf, size_t len, double ns);
 
+
+/* What identifies a recorded trace whatever its report's file name: its
+ * first and last timestamps, events, CPUs and hostname (FNV-1a; never 0). */
+uint64_t ir_trace_fingerprint(json_object *trace);
+
+/* Policy parameters once (report/params.c): shared values, then each
+ * policy's own; durations with units. */
+const char *ir_fmt_param(char *buf, size_t len, const char *key, json_object *v);
+bool ir_param_shared(json_object *pol, const char *key, json_object *v);
+void ir_params_text(json_object *pol, FILE *out, int label_width);
+
+/* Text for HTML content or a quoted attribute: markup characters as
+ * entities, control bytes from data visible as \xNN (as in the text). */
+void ir_html_text(FILE *out, const char *s);
+
+/* Idle time summed over the observed CPUs, in double: a sum of int64_t
+ * values from a file may not fit one. */
+double ir_idle_total(json_object *doc);
+/* The trace's hostname, NULL when it has none ("" in the report). */
+const char *ir_hostname(json_object *trace);
 
 /* Percentile (0..100) of n values by nearest rank; sorts v in place. */
 double ir_percentile(double *v, int n, double pct);

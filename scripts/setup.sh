@@ -8,7 +8,10 @@ pkgs=(build-essential meson ninja-build pkg-config
       libcmocka-dev trace-cmd rt-tests valgrind python3 clang
       libbpf-dev bpftool       # record --probe-newidle reads the kernel's BTF; bpftool: its test's reference
       qemu-system-x86 linux-image-amd64 busybox-static cpio   # tests/vm: a kernel with kprobes, under qemu
-      python3-jsonschema python3-pil chromium)   # report tests: schema, screenshot check, HTML render
+      python3-jsonschema python3-pil chromium    # report tests: schema, screenshot check, HTML render
+      groff-base                                 # man page check
+      python3-pandas                             # python/ module: its optional pandas path
+      sqlite3 parallel python3-yaml)             # fleet paths: SQL over jsonl rows, GNU parallel, k8s example
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

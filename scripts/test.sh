@@ -42,7 +42,7 @@ if [ -z "${IR_NO_ASAN:-}" ]; then
 			grep -h "SUMMARY\|runtime error" build-asan/meson-logs/asan.* | sort | uniq -c | head -20
 			ours=$(python3 - build-asan/meson-logs/asan.* <<'PY'
 import re, sys
-OURS = re.compile(r"(?:^|[\s/(])((?:record|replay|model|report|cli|tests|bench)/[\w./-]+\.[ch]):\d+")
+OURS = re.compile(r"(?:^|[\s/(])((?:record|replay|model|report|engine|output|common|fleet|cli|tests|bench)/[\w./-]+\.[ch]):\d+")
 FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-f]+ in (.*)$")
 for path in sys.argv[1:]:
     hits = set()

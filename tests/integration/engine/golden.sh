@@ -25,8 +25,19 @@
 # bail, moved tasks, seeds and the fidelity costs/verdict (schema_minor 3),
 # --decisions lines with arrival_ns, ttwu_pending and moved; the probed and
 # calibrate outputs (refused --late-window, probed calibration) unchanged.
+# Then the landing of branch eco (issue 14, land-eco), on purpose: JSON
+# reports carry trace.hostname (schema_minor 3, "" when unknown), text and
+# HTML reports start with a headline per policy (fidelity and ground truth
+# summed up under it) and the text prints parameters once with units, HTML
+# bars carry value labels and SVGs shrink to the page, compare shows rates
+# per second, merge is the streamed per-policy fleet summary (median/p10/p90,
+# outliers, avoided/traded/net columns), report --format csv is the
+# long-format rows (the old table is csv-wide).  Decisions, calibrate and
+# exit statuses did not change.  Each changed output was diffed against
+# main's binary (f7dedff) before the list was regenerated.
+# Then both merged (integ): the union of the two changes above.
 # Then issue 13's closed loop (branch sim): schema_minor 4 (JSON and the
-# HTML's schema line change, nothing else; diffed against the binary before).
+# HTML's schema line change, nothing else; diffed against main's binary).
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi

@@ -81,12 +81,17 @@ grep -q '^Policy proportional:seed=1: only in A' "$WORK/cmp.txt" || fail "compar
 grep -q '^Policy proportional:seed=7: only in B' "$WORK/cmp.txt" || fail "compare: seed 7 has a partner"
 grep -q '^Policy domain-cost:preset=cover: only in B' "$WORK/cmp.txt" || fail "compare: cover paired with retest"
 [ "$(grep -c '^Policy ' "$WORK/cmp.txt")" = 5 ] || fail "compare: want 2 pairs and 3 unpaired: $(grep '^Policy' "$WORK/cmp.txt")"
-(cd "$WORK" && "$IR" report merge a.json b.json) > "$WORK/merge.txt" 2>"$WORK/err" || fail "merge exited $?"
-grep -A1 '^Policy proportional:seed=7$' "$WORK/merge.txt" | grep -q 'no policy with these parameters in: host-hackbench.dat' ||
+# merge refuses the same trace twice: B's policies on another trace
+"$IR" replay "$SRC/tests/data/host-pipe.dat" --quiet --policy domain-cost:preset=retest --policy domain-cost:preset=cover \
+	--policy proportional:seed=7 --policy mainline --json "$WORK/b2.json" || fail "replay for merge"
+(cd "$WORK" && "$IR" report merge --name hb --name pipe a.json b2.json) > "$WORK/merge.txt" 2>"$WORK/err" ||
+	fail "merge exited $?: $(cat "$WORK/err")"
+grep -A1 '^Policy proportional:seed=7$' "$WORK/merge.txt" | grep -q 'no policy with these parameters in: hb$' ||
 	fail "merge: seed 7's missing partner not named"
 [ "$(grep -c "^Policy " "$WORK/merge.txt")" = 5 ] || fail "merge: want 5 distinct policies: $(grep '^Policy' "$WORK/merge.txt")"
 "$IR" replay "$N" --quiet --policy mainline --json "$WORK/n-flat.json" &&
-"$IR" replay "$N" --quiet --policy mainline --topology sockets=2,cores=2,threads=2,nodes=2 --json "$WORK/n-numa.json" ||
+"$IR" replay "$SRC/tests/data/vm-numa/a_hackbench_proc_sockets.dat" --quiet --policy mainline \
+	--topology sockets=2,cores=2,threads=2,nodes=2 --json "$WORK/n-numa.json" ||
 	fail "replays for topology warnings"
 (cd "$WORK" && "$IR" report compare a.json n-flat.json) > /dev/null 2>"$WORK/err" || fail "compare 2 vs 8 CPUs"
 grep -q "^idlereplay: warning: n-flat.json has 8 CPUs but a.json 2" "$WORK/err" || fail "no CPU-count warning: $(cat "$WORK/err")"

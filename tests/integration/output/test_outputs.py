@@ -11,7 +11,9 @@ For every output option of every command, the output is, in turn:
   - a symlink to /proc/self/fd/1 made in the temp dir (what /dev/stdout is)
     and "-", with stdout piped into the checker: the document, alone;
 and nothing else appears in the temp dir (no temp file left, nothing
-renamed).  Two outputs on stdout at once are a usage error, and a symlink
+renamed).  'fleet -d DIR' writes into a directory: there the targets are
+made as its merged report DIR/fleet.txt and a replay's log DIR/NAME.log
+(the pty through a link of that name), with its reports allowed beside.  Two outputs on stdout at once are a usage error, and a symlink
 planted by another user in a sticky world-writable directory is replaced,
 never followed into the device it names.  No system path is ever named as
 an output.
@@ -122,14 +124,38 @@ def run(argv, stdout=subprocess.DEVNULL):
     return subprocess.run(argv, stdout=stdout, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=120)
 
 
+# The file a target is made as, and what else the command may leave beside
+# it: a fleet writes into a directory (its merged report and its logs are
+# the targets), so its reports sit beside them.  Set per case by body().
+FNAME = {}
+COMPANIONS = set()
+
+
 def leftovers(d, keep):
-    return sorted(set(os.listdir(d)) - set(keep))
+    return sorted(set(os.listdir(d)) - set(keep) - COMPANIONS)
+
+
+def is_perfetto(b):
+    why = is_json_doc(b)
+    if why:
+        return why
+    d = json.loads(b)
+    return None if isinstance(d.get("traceEvents"), list) and d["traceEvents"] else "no traceEvents"
+
+
+def is_json_doc(b):
+    try:
+        json.loads(b)
+    except ValueError as e:
+        return f"not JSON ({e}): {b[:120]!r}"
+    return None
 
 
 # ------------------------------------------------------------- targets
 def t_null(name, argv, check, work):
     d = tempfile.mkdtemp(dir=work)
-    p = os.path.join(d, "null")
+    f = FNAME.get("null", "null")
+    p = os.path.join(d, f)
     os.mknod(p, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
     r = run(argv(p))
     st = os.lstat(p)
@@ -137,8 +163,8 @@ def t_null(name, argv, check, work):
         fail(f"{name} -> mknod c 1 3", f"exit {r.returncode}: {r.stderr.decode()[-300:]}")
     elif not stat.S_ISCHR(st.st_mode) or st.st_rdev != os.makedev(1, 3):
         fail(f"{name} -> mknod c 1 3", f"no longer the device: mode {oct(st.st_mode)}")
-    elif leftovers(d, ["null"]):
-        fail(f"{name} -> mknod c 1 3", f"left {leftovers(d, ['null'])}")
+    elif leftovers(d, [f]):
+        fail(f"{name} -> mknod c 1 3", f"left {leftovers(d, [f])}")
 
 
 def open_pty(d):
@@ -162,13 +188,15 @@ def t_pty(name, argv, check, work):
     slave = os.open(p, os.O_RDWR | os.O_NOCTTY)
     tty.setraw(slave)		# bytes through unchanged
     rdev = os.fstat(slave).st_rdev
+    if "pty" in FNAME:		# the slave under the name the command writes
+        os.symlink(p, os.path.join(d, FNAME["pty"]))
     drain = Drain(master)
-    r = run(argv(p))
+    r = run(argv(os.path.join(d, FNAME["pty"]) if "pty" in FNAME else p))
     data = drain.finish()
     st = os.lstat(p)
     os.close(slave)
     os.close(master)
-    left = leftovers(os.path.dirname(p), ["ptmx", os.path.basename(p)]) + leftovers(d, ["pts"])
+    left = leftovers(os.path.dirname(p), ["ptmx", os.path.basename(p)]) + leftovers(d, ["pts", FNAME.get("pty")])
     subprocess.run(["umount", os.path.dirname(p)], check=True)
     why = check(data)
     if r.returncode != 0:
@@ -183,7 +211,8 @@ def t_pty(name, argv, check, work):
 
 def t_fifo(name, argv, check, work):
     d = tempfile.mkdtemp(dir=work)
-    p = os.path.join(d, "fifo")
+    f = FNAME.get("fifo", "fifo")
+    p = os.path.join(d, f)
     os.mkfifo(p)
     fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)	# the reader is there first
     drain = Drain(fd)
@@ -198,13 +227,14 @@ def t_fifo(name, argv, check, work):
         fail(f"{name} -> FIFO", f"no longer a FIFO: mode {oct(st.st_mode)}")
     elif why:
         fail(f"{name} -> FIFO", why)
-    elif leftovers(d, ["fifo"]):
-        fail(f"{name} -> FIFO", f"left {leftovers(d, ['fifo'])}")
+    elif leftovers(d, [f]):
+        fail(f"{name} -> FIFO", f"left {leftovers(d, [f])}")
 
 
 def t_stdout_link(name, argv, check, work):
     d = tempfile.mkdtemp(dir=work)
-    p = os.path.join(d, "stdout")
+    f = FNAME.get("stdout", "stdout")
+    p = os.path.join(d, f)
     os.symlink("/proc/self/fd/1", p)	# what /dev/stdout is
     r = run(argv(p), stdout=subprocess.PIPE)
     why = check(r.stdout)
@@ -214,8 +244,8 @@ def t_stdout_link(name, argv, check, work):
         fail(f"{name} -> link to /proc/self/fd/1", "the link was replaced")
     elif why:
         fail(f"{name} -> link to /proc/self/fd/1", why)
-    elif leftovers(d, ["stdout"]):
-        fail(f"{name} -> link to /proc/self/fd/1", f"left {leftovers(d, ['stdout'])}")
+    elif leftovers(d, [f]):
+        fail(f"{name} -> link to /proc/self/fd/1", f"left {leftovers(d, [f])}")
 
 
 def t_dash(name, argv, check, work):
@@ -238,7 +268,7 @@ def t_sticky(name, argv, check, work):
     dev = os.path.join(work, "victim-null")
     if not os.path.exists(dev):
         os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
-    p = os.path.join(d, "planted")
+    p = os.path.join(d, FNAME.get("planted", "planted"))
     os.symlink(dev, p)
     os.lchown(p, 65534, 65534)
     r = run(argv(p))
@@ -271,8 +301,9 @@ def main():
 def body(work):
     rep = os.path.join(work, "r.json")
     rep2 = os.path.join(work, "r2.json")
-    for out in (rep, rep2):
-        r = run([IR, "replay", SAMPLE, "--json", out, "--quiet"])
+    # two traces: merge refuses the same trace twice
+    for trace, out in ((SAMPLE, rep), (os.path.join(TRACES, "host-pipe.dat"), rep2)):
+        r = run([IR, "replay", trace, "--json", out, "--quiet"])
         if r.returncode:
             print(f"FAIL: making a report: {r.stderr.decode()}")
             return 1
@@ -288,6 +319,27 @@ def body(work):
         ("report merge --format csv -o", lambda p: [IR, "report", "merge", rep, rep2, "--format", "csv", "-o", p],
          is_csv),
         ("calibrate --json", lambda p: [IR, "calibrate", PROBED, "--topology", TOPO, "--json", p], is_json),
+        # issue 14's outputs
+        ("replay --perfetto", lambda p: [IR, "replay", SAMPLE, "--quiet", "--perfetto", p], is_perfetto),
+        ("export --perfetto", lambda p: [IR, "export", SAMPLE, "--perfetto", p], is_perfetto),
+        ("report --format jsonl -o", lambda p: [IR, "report", rep, rep2, "--format", "jsonl", "-o", p], is_jsonl),
+        ("report --format csv-wide -o", lambda p: [IR, "report", rep, "--format", "csv-wide", "-o", p], is_csv),
+        ("report compare --format json -o",
+         lambda p: [IR, "report", "compare", rep, rep2, "--format", "json", "-o", p], is_json),
+        ("report compare --format csv -o",
+         lambda p: [IR, "report", "compare", rep, rep2, "--format", "csv", "-o", p], is_csv),
+        ("report merge --format html -o",
+         lambda p: [IR, "report", "merge", rep, rep2, "--format", "html", "-o", p], is_html),
+    ]
+    # fleet -d DIR: its merged report, and a replay's log (a --detail past
+    # the trace's end makes the replay warn), are the targets
+    fleet_files = {"host-hackbench.json", "host-hackbench.log", "fleet.txt", "fleet.csv", "fleet.html"}
+    fleet = [
+        ("fleet DIR/fleet.txt", "fleet.txt", lambda p: [IR, "fleet", "-d", os.path.dirname(p), SAMPLE],
+         is_text("Fleet: 1 hosts")),
+        ("fleet DIR/NAME.log", "host-hackbench.log",
+         lambda p: [IR, "fleet", "-d", os.path.dirname(p), SAMPLE, "--", "--detail", "100s:1ms"],
+         is_text("--detail starts 100.000 s after the trace start")),
     ]
     if ROOT and os.path.isdir("/sys/kernel/tracing/instances"):
         cases.append(("record -o", lambda p: [IR, "record", "-o", p, "--duration", "0.3"], is_trace))
@@ -305,6 +357,16 @@ def body(work):
                 continue	# record never replaces an existing file without --force
             t(name, argv, check, work)
             n += 1
+    global COMPANIONS
+    for name, fname, argv, check in fleet:
+        FNAME.update({k: fname for k in ("null", "pty", "fifo", "stdout", "planted")})
+        COMPANIONS = fleet_files - {fname}
+        for t in targets:
+            if t is not t_dash:	# a directory is no "-"
+                t(name, argv, check, work)
+                n += 1
+    FNAME.clear()
+    COMPANIONS = set()
 
     # two outputs on stdout at once: a usage error naming both
     link = os.path.join(work, "stdout")
@@ -313,6 +375,8 @@ def body(work):
         (["replay", SAMPLE, "--json", "-", "--html", link], ["--json", "--html"]),
         (["replay", SAMPLE, "--json", link, "--decisions", "-"], ["--json", "--decisions"]),
         (["replay", SAMPLE, "--html", "-", "--decisions", "-"], ["--html", "--decisions"]),
+        (["replay", SAMPLE, "--json", "-", "--perfetto", link], ["--json", "--perfetto"]),
+        (["export", SAMPLE, "--perfetto", "-", "--json", "-"], ["--json", "--perfetto"]),
     ]
     if ROOT:
         usage.append((["record", "-o", "-", "--", "true"], ["-o", "COMMAND"]))

@@ -13,8 +13,8 @@ expect 0 "$IR" replay "$SAMPLE" --quiet --json "$WORK/sample.json"
 for f in "$WORK/sample.json" "$FIX/host-a.json" "$FIX/minimal.json"; do
 	expect 0 "$IR" report "$f"
 	grep -q '^Observed (straight from the trace)' "$WORK/out" || fail "$f: text has no observed section"
-	expect 0 "$IR" report "$f" --format csv
-	head -1 "$WORK/out" | grep -q '^trace,kernel,cpus,window_ns,policy,' || fail "$f: csv header"
+	expect 0 "$IR" report "$f" --format csv-wide
+	head -1 "$WORK/out" | grep -q '^trace,kernel,cpus,window_ns,policy,' || fail "$f: csv-wide header"
 	expect 0 "$IR" report "$f" --format html -o "$WORK/r.html"
 	grep -q '</html>' "$WORK/r.html" || fail "$f: html incomplete"
 	[ ! -s "$WORK/out" ] || fail "$f: -o still wrote to stdout"
@@ -27,12 +27,46 @@ grep -q '^assumed   mode assumed (no newidle probes): sched_migration_cost 500' 
 expect 0 "$IR" report "$FIX/host-a.json"
 grep -q '^assumed   mode probed (costs and avg_idle from newidle probes): sched_migration_cost 500' "$WORK/out" ||
 	fail "host-a: text does not state the probed mode"
-expect 0 "$IR" report "$FIX/host-a.json" --format csv
-[ "$(wc -l < "$WORK/out")" = 7 ] || fail "csv: want header + 6 policies"
+# text: the headline first (2330 - 1281 = 1049 avoided; net (49.5 - 162.57) - (90 - 295.6) ms),
+# fidelity near the top, parameters once with units
+expect 0 "$IR" report "$FIX/host-a.json"
+head -20 "$WORK/out" | grep -q '^  domain-cost:preset=cover: avoids 1049 migrations (+122.73 ms idle) vs baseline; .*: net +92.5[0-9] ms vs baseline$' ||
+	fail "text: domain-cost headline not at the top"
+head -20 "$WORK/out" | grep -q '^FIDELITY: ' || fail "text: fidelity not near the top"
+grep -q '^  proportional:seed=3  *seed 3;$' "$WORK/out" || fail "text: a policy's own parameter"
+expect 0 "$IR" report "$WORK/sample.json"	# six policies with the same parameters: printed once
+[ "$(grep -c 'sysctl_sched_migration_cost' "$WORK/out")" = 1 ] || fail "text: parameters printed more than once"
+grep -q 'sysctl_sched_migration_cost 500.0 us' "$WORK/out" || fail "text: parameters without units"
+expect 0 "$IR" report "$FIX/host-a.json" --format csv-wide
+[ "$(wc -l < "$WORK/out")" = 7 ] || fail "csv-wide: want header + 6 policies"
 
 expect 0 "$IR" report compare "$FIX/host-a.json" "$FIX/host-b.json"
 grep -q '^Policy domain-cost:preset=cover' "$WORK/out" || fail "compare: no per-policy section"
 grep -Eq '^  pulls +1281 +1311 +\+30' "$WORK/out" || fail "compare: domain-cost pulls delta"
+# compare as JSON and CSV: the same rows; rates are values per second of each trace's window
+expect 0 "$IR" report compare "$FIX/host-a.json" "$WORK/sample.json" --format json
+cp "$WORK/out" "$WORK/cmp.json"
+expect 0 "$IR" report compare "$FIX/host-a.json" "$WORK/sample.json" --format csv
+python3 - "$WORK/cmp.json" "$WORK/out" "$FIX/host-a.json" "$WORK/sample.json" <<'PY' || fail "compare json/csv"
+import csv, json, sys
+cmp, rows = json.load(open(sys.argv[1])), list(csv.DictReader(open(sys.argv[2])))
+a, b = json.load(open(sys.argv[3])), json.load(open(sys.argv[4]))
+assert cmp["schema"] == "idlereplay.compare/1", cmp["schema"]
+assert len(rows) == len(cmp["rows"]) > 10, (len(rows), len(cmp["rows"]))
+wa, wb = a["trace"]["window_ns"] / 1e9, b["trace"]["window_ns"] / 1e9
+for r, c in zip(cmp["rows"], rows):
+    assert (r["section"], r["metric"]) == (c["section"], c["metric"]), (r, c)
+    assert int(c["a"]) == r["a"] and int(c["b"]) == r["b"] and r["delta"] == r["b"] - r["a"]
+    if r["metric"] != "window":
+        assert abs(r["a_per_s"] - r["a"] / wa) < 1e-6 * max(1, abs(r["a_per_s"])), r
+        assert abs(r["b_per_s"] - r["b"] / wb) < 1e-6 * max(1, abs(r["b_per_s"])), r
+        assert abs(float(c["a_per_s"]) - r["a_per_s"]) < 1e-3
+pulls = [r for r in cmp["rows"] if r["section"] == "baseline" and r["metric"] == "pulls"][0]
+pa = [p for p in a["policies"] if p["label"] == "baseline"][0]["pulls"]["total"]
+pb = [p for p in b["policies"] if p["label"] == "baseline"][0]["pulls"]["total"]
+assert (pulls["a"], pulls["b"]) == (pa, pb), pulls
+PY
+grep -q 'A per s' "$WORK/cmp.json" && fail "compare json holds text"
 expect 0 "$IR" report compare "$FIX/minimal.json" "$FIX/host-a.json"
 grep -q 'only in B' "$WORK/out" || fail "compare: policies only in B not listed"
 
@@ -40,7 +74,22 @@ expect 0 "$IR" report merge "$FIX/host-a.json" "$FIX/host-b.json" "$WORK/sample.
 grep -Eq '^  total ' "$WORK/out" && grep -Eq '^  median ' "$WORK/out" && grep -Eq '^  p90 ' "$WORK/out" ||
 	fail "merge: totals and distributions"
 expect 0 "$IR" report merge --format csv "$FIX/host-a.json" "$FIX/host-b.json" "$WORK/sample.json"
-[ "$(wc -l < "$WORK/out")" = 7 ] || fail "merge csv: header + 3 hosts + total, median, p90"
+[ "$(wc -l < "$WORK/out")" = 8 ] || fail "merge csv: header + 3 hosts + total, median, p10, p90"
+# hosts: --name, else the trace's hostname (the sample's uname says "vm"), else the file name
+expect 0 "$IR" report merge --format csv --name first "$FIX/host-a.json" "$FIX/host-b.json" "$WORK/sample.json"
+cut -d, -f1 "$WORK/out" | sed -n 2,4p | tr '\n' ' ' | grep -qx 'first host-b vm ' ||
+	fail "merge: host names $(cut -d, -f1 "$WORK/out" | sed -n 2,4p | tr '\n' ' ')"
+# the same trace twice (here under another file name) is refused: exit 2, naming both files
+cp "$FIX/host-a.json" "$WORK/again.json"
+expect 2 "$IR" report merge "$FIX/host-a.json" "$FIX/host-b.json" "$WORK/again.json"
+grep -q "again.json: the same trace as $FIX/host-a.json" "$WORK/err" || fail "merge: duplicate not refused: $(cat "$WORK/err")"
+# headline first, warnings near the top
+expect 0 "$IR" report merge "$FIX/host-a.json" "$FIX/host-b.json"
+sed -n 2p "$WORK/out" | grep -q '^WARNING: 1 of 2 hosts lost events' || fail "merge: lost-events warning not near the top"
+grep -q '^  domain-cost:preset=cover: avoids 2122 migrations' "$WORK/out" || fail "merge: headline"
+expect 0 "$IR" report merge --format html -o "$WORK/fleet.html" "$FIX/host-a.json" "$FIX/host-b.json"
+grep -q 'id="headline"' "$WORK/fleet.html" && grep -q '</html>' "$WORK/fleet.html" || fail "merge: html"
+expect 1 "$IR" report merge --name a --name b --name c "$FIX/host-a.json" "$FIX/host-b.json"
 
 # Bad input: one line naming the file, exit 2.
 echo 'not json {' > "$WORK/bad.json"

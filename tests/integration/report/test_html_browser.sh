@@ -43,8 +43,93 @@ nonwhite = sum(n for n, c in colors if sum(c) < 700)
 print(f"{sys.argv[1]}: {len(colors)} colours, {100.0 * nonwhite / (320 * 500):.1f}% non-white")
 assert len(colors) > 50 and nonwhite > 0.02 * 320 * 500
 PY
+	# The rendered page's headline and first chart hold the JSON's figures, computed here
+	# from the report's totals; the headline and fidelity come before the first chart.
+	/usr/bin/python3 - "$WORK/$name.dom" "$json" <<'PY' || fail "$name: headline or chart values differ from the JSON"
+import html.parser, json, re, sys
+dom, doc = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+pols = doc.get("policies", [])
+if not pols:
+    sys.exit(0)
+class P(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(); self.li = []; self.titles = []; self.in_title = False; self.where = None
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "li" and "data-policy" in a:
+            self.li.append(a)
+        if tag == "title":
+            self.in_title = True
+    def handle_endtag(self, tag):
+        if tag == "title":
+            self.in_title = False
+    def handle_data(self, d):
+        if self.in_title:
+            self.titles.append(d)
+p = P(); p.feed(dom)
+ref = [q for q in pols if q["label"] == doc.get("reference")]
+assert len(p.li) == len(pols), (len(p.li), len(pols))
+for li, q in zip(p.li, pols):
+    assert li["data-policy"] == q["label"], (li, q["label"])
+    assert int(li["data-pulls"]) == q["pulls"]["total"]
+    if ref and q is not ref[0]:
+        r = ref[0]
+        assert int(li["data-avoided"]) == r["pulls"]["total"] - q["pulls"]["total"], li
+        assert int(li["data-traded"]) == q["idle_lost_ns"] - r["idle_lost_ns"], li
+        net = (q["idle_recovered_ns"] - q["balance_cost_ns"]) - (r["idle_recovered_ns"] - r["balance_cost_ns"])
+        assert int(li["data-net"]) == net, (li, net)
+# first chart: pulls by level, one title per non-zero bar, "POLICY, LEVEL: N"
+want = {f"{q['label']}, {lv}": n for q in pols for lv, n in q["pulls"]["by_level"].items() if n}
+got = {}
+for t in p.titles:
+    m = re.fullmatch(r"(.+, \w+): (\d+)", t)
+    if m and m.group(1) in want and m.group(1) not in got:
+        got[m.group(1)] = int(m.group(2))
+assert got == want, (got, want)
+h, c = dom.find('id="headline"'), dom.find("Policy comparison")
+assert 0 <= h < c, "headline after the charts"
+if doc.get("fidelity"):
+    assert 0 <= dom.find('id="fidelity-summary"') < c, "fidelity summary not near the top"
+print(f"{sys.argv[2]}: headline and pulls chart agree with the JSON ({len(want)} bars)")
+PY
 	if [ -n "${IR_SCREENSHOT_DIR:-}" ]; then
 		mkdir -p "$IR_SCREENSHOT_DIR" && cp "$WORK/$name.png" "$WORK/$name.html" "$IR_SCREENSHOT_DIR/"
 	fi
 done
+# The fleet page: its headline and range charts against figures computed from the reports.
+"$IR" report merge --format html -o "$WORK/fleet.html" "$FIX/host-a.json" "$FIX/host-b.json" "$WORK/sample.json" ||
+	fail "merge html"
+chrome --dump-dom "file://$WORK/fleet.html" >"$WORK/fleet.dom" 2>"$WORK/fleet.log" || fail "fleet: chromium --dump-dom"
+grep -E 'CONSOLE|Uncaught|net::ERR_' "$WORK/fleet.log" && fail "fleet: console errors"
+/usr/bin/python3 - "$WORK/fleet.dom" "$FIX/host-a.json" "$FIX/host-b.json" "$WORK/sample.json" <<'PY' || fail "fleet page values"
+import html.parser, json, math, sys
+dom, docs = open(sys.argv[1]).read(), [json.load(open(f)) for f in sys.argv[2:]]
+class P(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(); self.li = {}; self.ranges = {}; self.svg = None
+    def handle_starttag(self, tag, a):
+        a = dict(a)
+        if tag == "svg":
+            self.svg = a.get("id")
+        if tag == "li" and "data-policy" in a:
+            self.li[a["data-policy"]] = a
+        if tag == "g" and a.get("class") == "range" and a.get("data-n") != "0":
+            self.ranges[(self.svg, a["data-policy"])] = a
+p = P(); p.feed(dom)
+def nearest(v, pct):
+    v = sorted(v); return v[max(1, min(len(v), math.ceil(pct / 100 * len(v) - 1e-9))) - 1]
+for label in ["domain-cost:preset=cover", "no-check"]:
+    avoided = []
+    for d in docs:
+        ref = [q for q in d["policies"] if q["label"] == d["reference"]][0]
+        q = [q for q in d["policies"] if q["label"] == label]
+        if q:
+            avoided.append(ref["pulls"]["total"] - q[0]["pulls"]["total"])
+    assert int(p.li[label]["data-avoided"]) == sum(avoided), (label, p.li[label], avoided)
+    r = p.ranges[("chart-avoided", label)]
+    assert float(r["data-median"]) == nearest(avoided, 50), (r, avoided)
+    assert float(r["data-p10"]) == nearest(avoided, 10) and float(r["data-p90"]) == nearest(avoided, 90), (r, avoided)
+assert dom.find('id="headline"') < dom.find('id="chart-avoided"'), "fleet headline not first"
+print("fleet page: headline and range charts agree with the reports")
+PY
 echo ok

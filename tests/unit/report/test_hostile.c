@@ -38,6 +38,7 @@ static json_object *hostile(void)
 
 	set(jget(doc, "trace"), "path", json_object_new_string("=1+2"));
 	set(jget(doc, "trace"), "kernel", json_object_new_string(KERNEL));
+	set(jget(doc, "trace"), "hostname", json_object_new_string("=1+2"));	/* a crafted uname */
 	set(jget(jget(doc, "observed"), "anomalies"), "<script>anom</script>", json_object_new_int(5));
 	json_object_array_add(jget(jget(doc, "domains"), "levels"), json_object_new_string(LEVEL));
 	for (size_t i = 0; i < jlen(pol); i++) {
@@ -47,6 +48,28 @@ static json_object *hostile(void)
 		set(jget(jget(p, "pulls"), "by_level"), LEVEL, json_object_new_int(9));
 		set(jget(p, "bails"), "<b onmouseover=x>bail", json_object_new_int(7));
 	}
+	return doc;
+}
+
+/* report merge of n reports (the files' names given), streamed as the CLI does. */
+static int merge(json_object *const *docs, const char *const *names, int n, enum ir_merge_format fmt, FILE *f)
+{
+	struct ir_merge *m = ir_merge_new();
+	char err[256];
+	int ret;
+
+	assert_non_null(m);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(ir_merge_add(m, docs[i], names[i], NULL, err, sizeof(err)), 0);
+	ret = ir_merge_write(m, fmt, f);
+	ir_merge_free(m);
+	return ret;
+}
+
+/* Another recording: merge refuses the same trace twice. */
+static json_object *other_trace(json_object *doc)
+{
+	set(jget(doc, "trace"), "first_ts", json_object_new_int64(jint(jget(doc, "trace"), "first_ts") + 1));
 	return doc;
 }
 
@@ -64,6 +87,29 @@ static void test_html(void **state)
 	assert_non_null(strstr(s, "&lt;b onmouseover=x&gt;bail 7"));		/* bail key */
 	free(s);
 	json_object_put(doc);
+}
+
+static void test_merge_html(void **state)
+{
+	json_object *docs[2] = { hostile(), other_trace(hostile()) };
+	const char *names[2] = { "<script>a.json", "b.json" };
+	char *m = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&m, &len);
+
+	(void)state;
+	for (int i = 0; i < 2; i++)
+		set(jget(docs[i], "trace"), "hostname", json_object_new_string(i ? "<img src=x>" : ""));
+	assert_int_equal(merge(docs, names, 2, IR_MERGE_HTML, f), 0);
+	fclose(f);
+	assert_null(strstr(m, "<script"));
+	assert_null(strstr(m, "<img"));
+	assert_null(strchr(m, '\x1b'));
+	assert_non_null(strstr(m, "<td>&lt;script&gt;a</td>"));	/* host from the file name */
+	assert_non_null(strstr(m, "<td>&lt;img src=x&gt;</td>"));		/* host from the trace */
+	free(m);
+	json_object_put(docs[0]);
+	json_object_put(docs[1]);
 }
 
 static int has_line_with(const char *s, const char *a, const char *b)
@@ -107,9 +153,9 @@ static void test_csv(void **state)
 	free(s);
 
 	f = open_memstream(&m, &len);
-	assert_int_equal(ir_report_merge(docs, names, 1, IR_MERGE_CSV, f), 0);
+	assert_int_equal(merge(docs, names, 1, IR_MERGE_CSV, f), 0);
 	fclose(f);
-	assert_true(has_line_with(m, "\"'=1+2\",", NULL));	/* host from the trace path */
+	assert_true(has_line_with(m, "\"'=1+2\",", NULL));	/* host from the trace's hostname */
 	assert_non_null(strstr(m, ",\"'+SUM(1):attempts\""));	/* policy label in the header */
 	assert_null(strstr(m, ",=1+2"));
 	free(m);
@@ -119,7 +165,7 @@ static void test_csv(void **state)
 static void test_text(void **state)
 {
 	json_object *doc = hostile();
-	json_object *docs[2] = { doc, doc };
+	json_object *docs[2] = { doc, other_trace(hostile()) };
 	const char *names[2] = { "a\x1b[2J.json", "b.json" };
 	char *s = render(ir_report_text, doc), *m = NULL;
 	size_t len = 0;
@@ -135,15 +181,19 @@ static void test_text(void **state)
 	free(s);
 
 	f = open_memstream(&m, &len);
-	assert_int_equal(ir_report_compare(doc, names[0], doc, names[1], f), 0);
-	assert_int_equal(ir_report_merge(docs, names, 2, IR_MERGE_TEXT, f), 0);
+	assert_int_equal(ir_report_compare(doc, names[0], doc, names[1], IR_COMPARE_TEXT, f), 0);
+	assert_int_equal(merge(docs, names, 2, IR_MERGE_TEXT, f), 0);
 	fclose(f);
 	assert_null(strchr(m, '\x1b'));
 	assert_null(strchr(m, '\x07'));
 	assert_null(strchr(m, '\r'));
+	assert_null(strstr(m, "\xc2\x9b"));
 	assert_non_null(strstr(m, "A  a\\x1b[2J.json: =1+2, kernel 6.1\\x1b]0;owned"));
+	assert_non_null(strstr(m, "\nPolicy \\x09TAB\n"));		/* merge: a policy label */
+	assert_non_null(strstr(m, "  \\x0dCR: "));			/* merge: its headline */
 	free(m);
 	json_object_put(doc);
+	json_object_put(docs[1]);
 }
 
 static void test_tsafe(void **state)
@@ -164,7 +214,7 @@ static void test_tsafe(void **state)
 static void test_extreme_numbers(void **state)
 {
 	char b[64];
-	json_object *a = load("host-a.json"), *z = load("host-a.json");
+	json_object *a = load("host-a.json"), *z = other_trace(load("host-a.json"));
 	json_object *docs[2] = { a, z };
 	const char *names[2] = { "a", "z" };
 	json_object *cpus = jget(jget(a, "observed"), "cpus");
@@ -190,9 +240,12 @@ static void test_extreme_numbers(void **state)
 	for (size_t i = 0; i < jlen(cpus); i++)
 		set(jidx(cpus, i), "idle_ns", json_object_new_int64(INT64_MAX));
 	f = open_memstream(&m, &len);
-	assert_int_equal(ir_report_compare(a, "a", z, "z", f), 0);
-	assert_int_equal(ir_report_merge(docs, names, 2, IR_MERGE_TEXT, f), 0);
-	assert_int_equal(ir_report_merge(docs, names, 2, IR_MERGE_CSV, f), 0);
+	assert_int_equal(ir_report_compare(a, "a", z, "z", IR_COMPARE_TEXT, f), 0);
+	assert_int_equal(merge(docs, names, 2, IR_MERGE_TEXT, f), 0);
+	assert_int_equal(merge(docs, names, 2, IR_MERGE_CSV, f), 0);
+	assert_int_equal(merge(docs, names, 2, IR_MERGE_HTML, f), 0);
+	assert_int_equal(ir_report_compare(a, "a", z, "z", IR_COMPARE_CSV, f), 0);
+	assert_int_equal(ir_report_compare(a, "a", z, "z", IR_COMPARE_JSON, f), 0);
 	fclose(f);
 	/* pulls: -9223372036854775808 -> 9223372036854775807, +18446744073709551615
 	 * (printed from a double: +18446744073709551616) */
@@ -203,6 +256,9 @@ static void test_extreme_numbers(void **state)
 	assert_true(has_line_with(m, "idle (CPU-time)", "73786976294.838 s"));
 	assert_non_null(strstr(m, "73786976294.838 s"));
 	assert_non_null(strstr(m, ",73786976294838206464,"));
+	/* compare CSV: exact ends, B - A in double; JSON likewise, a number */
+	assert_non_null(strstr(m, ",pulls,count,-9223372036854775808,9223372036854775807,18446744073709551616,"));
+	assert_non_null(strstr(m, "\"delta\":1.8446744073709552e+19"));
 	free(m);
 	json_object_put(a);
 	json_object_put(z);
@@ -212,6 +268,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_html),
+		cmocka_unit_test(test_merge_html),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_tsafe),

@@ -151,20 +151,36 @@ static void test_load_errors(void **state)
 static void test_merge(void **state)
 {
 	json_object *docs[2] = { load("host-a.json"), load("host-b.json") };
-	const char *names[2] = { "a", "b" };
-	char *buf = NULL;
+	struct ir_merge *m = ir_merge_new();
+	char *buf = NULL, err[256];
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	(void)state;
-	assert_int_equal(ir_report_merge(docs, names, 2, IR_MERGE_CSV, f), 0);
+	assert_int_equal(ir_merge_add(m, docs[0], "a.json", "a", err, sizeof(err)), 0);
+	assert_int_equal(ir_merge_add(m, docs[1], "b.json", NULL, err, sizeof(err)), 0);
+	/* the same trace again, under another file name: refused */
+	assert_int_equal(ir_merge_add(m, docs[0], "a-copy.json", NULL, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "same trace as a.json"));
+	assert_int_equal(ir_merge_write(m, IR_MERGE_CSV, f), 0);
 	fclose(f);
 	assert_true(!strncmp(buf, "host,kernel,cpus,window_ns,", 27));
+	assert_non_null(strstr(buf, "\na,6.18.4,8,"));
+	assert_non_null(strstr(buf, "\nb,6.19.0,8,"));	/* from the file name */
 	/* newidle points 15239 and 15592: total, median (nearest rank) and p90 */
 	assert_non_null(strstr(buf, "\ntotal,,16,"));
 	assert_non_null(strstr(buf, ",30831,"));
 	assert_non_null(strstr(buf, "\nmedian,,8,"));
 	free(buf);
+	/* domain-cost:preset=cover avoids 2330 - 1281 = 1049 and 2384 - 1311 = 1073 */
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(ir_merge_write(m, IR_MERGE_TEXT, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "domain-cost:preset=cover: avoids 2122 migrations"));
+	assert_non_null(strstr(buf, "+1049 [+1049, +1073]"));
+	free(buf);
+	ir_merge_free(m);
 	json_object_put(docs[0]);
 	json_object_put(docs[1]);
 }

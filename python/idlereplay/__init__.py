@@ -1,0 +1,167 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""idlereplay from Python: run the binary, or load what it wrote, as tables.
+
+Standard library only; pandas is optional (``Table.to_pandas()``).
+
+    import idlereplay
+    rep = idlereplay.replay("trace.dat")              # the JSON report, a dict
+    rows = idlereplay.rows(rep)                       # one row per policy x level
+    totals = rows.where(level="all")
+    df = totals.to_pandas()                           # if pandas is installed
+    dec = idlereplay.replay_decisions("trace.dat")    # one row per point x policy
+
+The columns are those of docs/report.md ("Long-format rows", "Decisions
+file"); the binary is ``$IDLEREPLAY``, else ``idlereplay`` on PATH.
+"""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+__all__ = ["IdlereplayError", "Table", "binary", "replay", "load_report", "rows", "load_rows",
+           "decisions", "replay_decisions", "merge"]
+
+
+class IdlereplayError(RuntimeError):
+    """The binary failed: .status is its exit status, str() its error line."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+
+
+class Table:
+    """Rows of one shape: a list of dicts with the same keys, in column order."""
+
+    def __init__(self, records, columns=None):
+        self.records = list(records)
+        self.columns = list(columns) if columns is not None else (
+            list(self.records[0]) if self.records else [])
+
+    def __len__(self):
+        return len(self.records)
+
+    def __iter__(self):
+        return iter(self.records)
+
+    def __getitem__(self, i):
+        return self.records[i]
+
+    def column(self, name):
+        return [r.get(name) for r in self.records]
+
+    def where(self, **eq):
+        """Rows whose columns equal the given values."""
+        return Table((r for r in self.records if all(r.get(k) == v for k, v in eq.items())), self.columns)
+
+    def sum(self, name):
+        return sum(v for v in self.column(name) if v is not None)
+
+    def to_pandas(self):
+        import pandas  # optional dependency: only this method needs it
+        return pandas.DataFrame.from_records(self.records, columns=self.columns)
+
+    def __repr__(self):
+        return f"<idlereplay.Table {len(self)} rows x {len(self.columns)} columns>"
+
+
+def binary():
+    """Path of the idlereplay binary: $IDLEREPLAY, else the one on PATH."""
+    b = os.environ.get("IDLEREPLAY") or shutil.which("idlereplay")
+    if not b:
+        raise IdlereplayError(2, "idlereplay binary not found: set IDLEREPLAY or put it on PATH")
+    return b
+
+
+def _run(args, capture=True):
+    r = subprocess.run([binary(), *args], capture_output=capture, text=True)
+    if r.returncode:
+        lines = (r.stderr or "").strip().splitlines()
+        raise IdlereplayError(r.returncode, lines[-1] if lines else f"exit status {r.returncode}")
+    return r.stdout
+
+
+def replay(trace, *options, decisions=None):
+    """Replay a trace.dat (extra command-line options as strings, e.g.
+    "--topology", "sockets=2,cores=2"); returns the JSON report as a dict.
+    decisions: also write the decisions file there."""
+    with tempfile.TemporaryDirectory(prefix="idlereplay-") as tmp:
+        out = os.path.join(tmp, "report.json")
+        args = ["replay", os.fspath(trace), "--quiet", "--json", out, *options]
+        if decisions:
+            args += ["--decisions", os.fspath(decisions)]
+        _run(args)
+        with open(out, encoding="utf-8") as f:
+            return json.load(f)
+
+
+def load_report(path):
+    """A JSON report written by 'idlereplay replay --json'."""
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    if not str(doc.get("schema", "")).startswith("idlereplay.report/"):
+        raise IdlereplayError(2, f"{path}: not an idlereplay report")
+    return doc
+
+
+def rows(*reports):
+    """Long-format rows of reports (dicts or paths of JSON reports), rendered
+    by the binary itself, so the columns are exactly those it documents."""
+    with tempfile.TemporaryDirectory(prefix="idlereplay-") as tmp:
+        paths = []
+        for i, r in enumerate(reports):
+            if isinstance(r, dict):
+                p = os.path.join(tmp, f"r{i}.json")
+                with open(p, "w", encoding="utf-8") as f:
+                    json.dump(r, f)
+                paths.append(p)
+            else:
+                paths.append(os.fspath(r))
+        out = _run(["report", *paths, "--format", "jsonl"])
+    return Table(json.loads(line) for line in out.splitlines() if line)
+
+
+def load_rows(path):
+    """Rows a 'report --format jsonl' run wrote to a file."""
+    with open(path, encoding="utf-8") as f:
+        return Table(json.loads(line) for line in f if line.strip())
+
+
+_POINT_KEYS = ["ts", "cpu", "kind", "avg_idle", "max_idle_balance_cost", "overload", "idle_ns"]
+_POLICY_KEYS = ["policy", "bail", "tried", "stop_level", "pulled", "level", "pid", "from_cpu",
+                "attempts", "cost_ns", "idle_recovered_ns", "idle_lost_ns"]
+
+
+def decisions(path):
+    """A decisions file (replay --decisions) as one row per newidle point x
+    policy: the point's state, then that policy's decision and outcome
+    (``tried`` joined with commas; ``level``, ``pid``, ``from_cpu`` None
+    unless it pulled)."""
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if not line.strip():
+                continue
+            pt = json.loads(line)
+            base = {k: pt.get(k) for k in _POINT_KEYS}
+            for p in pt.get("policies", []):
+                r = dict(base)
+                for k in _POLICY_KEYS:
+                    v = p.get(k)
+                    r[k] = ",".join(v) if k == "tried" else v
+                out.append(r)
+    return Table(out, _POINT_KEYS + _POLICY_KEYS)
+
+
+def replay_decisions(trace, *options):
+    """Replay a trace and return (report, decisions table)."""
+    with tempfile.TemporaryDirectory(prefix="idlereplay-") as tmp:
+        dec = os.path.join(tmp, "decisions.jsonl")
+        rep = replay(trace, *options, decisions=dec)
+        return rep, decisions(dec)
+
+
+def merge(*paths, fmt="text"):
+    """'idlereplay report merge' of saved reports: its output as a string."""
+    return _run(["report", "merge", *map(os.fspath, paths), "--format", fmt])

@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The python/ module against the real binary and a real trace: tables agree
+with the JSON report, the decisions file's rows with the report's totals,
+errors carry the binary's exit status, the example notebook runs."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.environ.get("IR_SOURCE_ROOT") or os.path.join(HERE, "..", "..")
+sys.path.insert(0, os.path.join(HERE, ".."))
+import idlereplay  # noqa: E402
+
+SAMPLE = os.path.join(SRC, "samples", "host-hackbench.dat")
+try:
+    import pandas  # noqa: F401
+    HAVE_PANDAS = True
+except ImportError:
+    HAVE_PANDAS = False
+
+
+class Module(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.report, cls.dec = idlereplay.replay_decisions(SAMPLE)
+
+    def test_report(self):
+        self.assertEqual(self.report["schema"], "idlereplay.report/1")
+        self.assertEqual(self.report["trace"]["path"], SAMPLE)
+
+    def test_rows_match_report(self):
+        rows = idlereplay.rows(self.report)
+        for p in self.report["policies"]:
+            t = rows.where(label=p["label"], level="all")
+            self.assertEqual(len(t), 1)
+            self.assertEqual(t[0]["pulls"], p["pulls"]["total"])
+            self.assertEqual(t[0]["idle_lost_ns"], p["idle_lost_ns"])
+            levels = [r for r in rows.where(label=p["label"]) if r["level"] != "all"]
+            self.assertEqual(sum(r["pulls"] for r in levels), p["pulls"]["total"])
+
+    def test_rows_from_paths_and_file(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "r.json")
+            with open(path, "w") as f:
+                json.dump(self.report, f)
+            a = idlereplay.rows(path)
+            jl = os.path.join(tmp, "rows.jsonl")
+            subprocess.run([idlereplay.binary(), "report", path, "--format", "jsonl", "-o", jl], check=True)
+            b = idlereplay.load_rows(jl)
+            self.assertEqual(a.records, b.records)
+            self.assertEqual(a.columns[:4], ["trace", "trace_id", "host", "kernel"])
+            self.assertEqual(idlereplay.load_report(path)["policies"], self.report["policies"])
+
+    def test_decisions_add_up(self):
+        n_pol = len(self.report["policies"])
+        self.assertEqual(len(self.dec), self.report["observed"]["newidle_points"] * n_pol)
+        for p in self.report["policies"]:
+            mine = self.dec.where(policy=p["label"])
+            self.assertEqual(sum(1 for r in mine if r["pulled"]), p["pulls"]["total"])
+            self.assertEqual(mine.sum("idle_lost_ns"), p["idle_lost_ns"])
+            self.assertEqual(mine.sum("cost_ns"), p["balance_cost_ns"])
+
+    def test_errors(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            bad = os.path.join(tmp, "bad.dat")
+            with open(bad, "w") as f:
+                f.write("not a trace")
+            with self.assertRaises(idlereplay.IdlereplayError) as e:
+                idlereplay.replay(bad)
+            self.assertEqual(e.exception.status, 2)
+            self.assertIn(bad, str(e.exception))
+            with self.assertRaises(idlereplay.IdlereplayError) as e:
+                idlereplay.rows(bad)
+            self.assertEqual(e.exception.status, 2)
+
+    def test_pandas(self):
+        if not HAVE_PANDAS:
+            # scripts/setup.sh installs it: in CI its absence is a failure
+            self.assertNotEqual(os.environ.get("CI"), "true", "pandas missing in CI")
+            self.skipTest("pandas is not installed (scripts/setup.sh installs python3-pandas)")
+        df = idlereplay.rows(self.report).where(level="all").to_pandas()
+        self.assertEqual(list(df.columns[:4]), ["trace", "trace_id", "host", "kernel"])
+        self.assertEqual(int(df["pulls"].sum()), sum(p["pulls"]["total"] for p in self.report["policies"]))
+        dd = self.dec.to_pandas()
+        per = dd.groupby("policy")["idle_lost_ns"].sum()
+        for p in self.report["policies"]:
+            self.assertEqual(int(per[p["label"]]), p["idle_lost_ns"])
+
+    def test_notebook_example(self):
+        r = subprocess.run([sys.executable, os.path.join(HERE, "..", "examples", "lisa_notebook.py"), SAMPLE],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("newidle points", r.stdout)
+        self.assertIn("points where the policies disagree", r.stdout)
+        for p in self.report["policies"]:
+            self.assertIn(p["label"], r.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# meson install puts the binary, the manual page and the bash completion in
+# place; the manual page renders without warnings and documents every
+# option each command's --help lists; the completion offers exactly those
+# options and the subcommands; --version prints the project's version.
+set -u
+IR=${IDLEREPLAY:?}
+SRC=${IR_SOURCE_ROOT:?}
+BUILD=${IR_BUILD_ROOT:?}
+VERSION=${IR_VERSION:?}
+WORK=$(mktemp -d /tmp/ir-install-test.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+[ "$("$IR" --version)" = "idlereplay $VERSION" ] || fail "--version: '$("$IR" --version)'"
+
+meson install -C "$BUILD" --no-rebuild --destdir "$WORK/root" >"$WORK/install.log" 2>&1 ||
+	{ cat "$WORK/install.log" >&2; fail "meson install"; }
+man=$(find "$WORK/root" -path '*/man1/idlereplay.1')
+comp=$(find "$WORK/root" -path '*/bash-completion/completions/idlereplay')
+bin=$(find "$WORK/root" -path '*/bin/idlereplay')
+[ -n "$man" ] && [ -n "$comp" ] && [ -n "$bin" ] || fail "installed: man '$man', completion '$comp', binary '$bin'"
+grep -q "idlereplay $VERSION" "$man" || fail "man page does not carry version $VERSION"
+warn=$(groff -man -ww -z "$man" 2>&1) || fail "groff: $warn"
+[ -z "$warn" ] || fail "man page warnings: $warn"
+man_text=$(sed 's/\\-/-/g' "$man")
+
+# complete WORDS...: what the installed completion offers for the last word
+complete_words() {
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _idlereplay; printf "%s\n" "${COMPREPLY[@]}"' \
+		_ "$comp" "$@"
+}
+
+commands=$("$IR" --help | awk '/^commands:/{f=1; next} f && !NF {exit} f {print $1}')
+[ -n "$commands" ] || fail "no commands in --help"
+offered=$(complete_words idlereplay '' | sort)
+for c in $commands; do
+	grep -qx "$c" <<<"$offered" || fail "completion does not offer command '$c'"
+	grep -q "^\.SS $c\$" "$man" || fail "man page has no section for '$c'"
+	# options as --help lists them: at a line's start or in [brackets]
+	help_opts=$("$IR" $c --help 2>&1 | grep -oE -- '(^ *(-[a-z], )?|\[)--[a-z][a-z-]*' | grep -oE -- '--[a-z-]+' | sort -u)
+	comp_opts=$(complete_words idlereplay "$c" -- | sort -u)
+	for o in $help_opts; do
+		grep -q -- "$o\\b" <<<"$man_text" || fail "man page does not document '$c $o'"
+	done
+	[ "$(grep -vx -- --help <<<"$help_opts")" = "$(grep -x -- "--[a-z-]*" <<<"$comp_opts" | grep -vx -- --help)" ] ||
+		fail "completion for '$c' offers [$(echo $comp_opts)], --help lists [$(echo $help_opts)]"
+done
+# values: policies and formats
+complete_words idlereplay replay x.dat --policy dom | grep -qx domain-cost || fail "completion: --policy values"
+complete_words idlereplay report x.json --format h | grep -qx html || fail "completion: --format values"
+# trace files
+touch "$WORK/a.dat" "$WORK/b.json"
+complete_words idlereplay replay "$WORK/" | grep -qx "$WORK/a.dat" || fail "completion: trace files"
+complete_words idlereplay replay "$WORK/" | grep -qx "$WORK/b.json" && fail "completion: offers .json for a trace"
+echo ok

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""idlereplay export --perfetto: the file follows the Trace Event Format's
+documented rules (JSON Object Format; phases X, i, s/f, C, M; flows bound
+to enclosing slices; slices on one thread never overlap) and its counts
+agree with the JSON report of the same replay and with `trace-cmd report`:
+one slice per recorded sched_switch on each CPU, one instant per newidle
+point, one flow per observed newidle pull, final cumulative idle lost per
+policy equal to the report's idle_lost_ns.
+
+usage: test_perfetto.py  (IDLEREPLAY names the binary, IR_SOURCE_ROOT the tree)"""
+import bisect
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+IR = os.environ["IDLEREPLAY"]
+SRC = os.environ["IR_SOURCE_ROOT"]
+fails = []
+
+
+def check(cond, msg):
+    if not cond:
+        fails.append(msg)
+    return cond
+
+
+def export(trace, extra, tmp):
+    pf, rj = os.path.join(tmp, "t.json"), os.path.join(tmp, "r.json")
+    r = subprocess.run([IR, "export", trace, "--perfetto", pf, "--json", rj] + extra,
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"FAIL: export {trace}: exit {r.returncode}: {r.stderr.strip()}")
+    if r.stdout:
+        sys.exit(f"FAIL: export {trace} printed on stdout")
+    return json.load(open(pf)), json.load(open(rj))
+
+
+def structure(name, doc):
+    """The Trace Event Format's rules, as its documentation states them."""
+    check(isinstance(doc, dict) and isinstance(doc.get("traceEvents"), list), f"{name}: no traceEvents array")
+    check(doc.get("displayTimeUnit") in ("ms", "ns"), f"{name}: displayTimeUnit must be ms or ns")
+    slices = collections.defaultdict(list)
+    flows = collections.defaultdict(dict)
+    for e in doc["traceEvents"]:
+        ph = e.get("ph")
+        if not check(ph in ("X", "i", "s", "f", "C", "M"), f"{name}: unexpected phase {ph!r}"):
+            continue
+        check(isinstance(e.get("pid"), int) and isinstance(e.get("tid"), int), f"{name}: pid/tid not integers: {e}")
+        check(isinstance(e.get("name"), str), f"{name}: event without a name: {e}")
+        if ph == "M":
+            check(e["name"] in ("process_name", "thread_name", "process_sort_index", "thread_sort_index"),
+                  f"{name}: unknown metadata {e['name']}")
+            check(isinstance(e.get("args"), dict) and ("name" in e["args"] or "sort_index" in e["args"]),
+                  f"{name}: metadata without its arg: {e}")
+            continue
+        if not check(isinstance(e.get("ts"), (int, float)) and e["ts"] >= 0, f"{name}: bad ts: {e}"):
+            continue
+        if ph == "X":
+            check(isinstance(e.get("dur"), (int, float)) and e["dur"] >= 0, f"{name}: X without dur >= 0: {e}")
+            slices[(e["pid"], e["tid"])].append((e["ts"], e["ts"] + e["dur"]))
+        elif ph == "i":
+            check(e.get("s") in ("g", "p", "t"), f"{name}: instant scope must be g, p or t: {e}")
+        elif ph == "C":
+            check(isinstance(e.get("args"), dict) and e["args"] and
+                  all(isinstance(v, (int, float)) for v in e["args"].values()),
+                  f"{name}: counter args must be numbers: {e}")
+        else:  # flow start / end: same id, cat and name; f binds to its enclosing slice
+            check("id" in e and isinstance(e.get("cat"), str), f"{name}: flow without id or cat: {e}")
+            check(ph == "s" or e.get("bp") == "e", f"{name}: flow end without bp=e: {e}")
+            check(ph not in flows[e.get("id")], f"{name}: flow id {e.get('id')} has two '{ph}'")
+            flows[e.get("id")][ph] = e
+    for key, v in slices.items():
+        v.sort()
+        for (a0, a1), (b0, b1) in zip(v, v[1:]):
+            if not check(b0 >= a1 - 1e-6, f"{name}: slices overlap on {key}: {a0}+{a1 - a0} and {b0}"):
+                break
+    starts = {k: [s for s, _ in v] for k, v in slices.items()}
+
+    def enclosed(e):
+        k = (e["pid"], e["tid"])
+        i = bisect.bisect_right(starts.get(k, []), e["ts"]) - 1
+        return i >= 0 and slices[k][i][0] <= e["ts"] <= slices[k][i][1]
+
+    for fid, pair in flows.items():
+        if not check(set(pair) == {"s", "f"}, f"{name}: flow {fid} is not one s and one f"):
+            continue
+        s, f = pair["s"], pair["f"]
+        check(s["cat"] == f["cat"] and s["name"] == f["name"], f"{name}: flow {fid} s/f differ in cat or name")
+        check(f["ts"] >= s["ts"], f"{name}: flow {fid} ends before it starts")
+        check(enclosed(s) and enclosed(f), f"{name}: flow {fid} not inside slices on both CPUs")
+    return slices, flows
+
+
+def agree(name, doc, rep, switches_per_cpu=None):
+    ev = doc["traceEvents"]
+    obs = rep["observed"]
+    inst = [e for e in ev if e["ph"] == "i"]
+    check(len(inst) == obs["newidle_points"], f"{name}: {len(inst)} newidle instants, report {obs['newidle_points']}")
+    per_cpu = collections.Counter(e["tid"] for e in inst)
+    for c in obs["cpus"]:
+        check(per_cpu[c["cpu"]] == c["newidle_points"],
+              f"{name}: CPU {c['cpu']}: {per_cpu[c['cpu']]} instants, report {c['newidle_points']}")
+    kinds = collections.Counter(e["args"]["kind"] for e in inst)
+    flows = [e for e in ev if e["ph"] == "s"]
+    check(len(flows) == obs["newidle_pulls"] == kinds["pulled"],
+          f"{name}: {len(flows)} pull flows, {kinds['pulled']} pulled points, report {obs['newidle_pulls']}")
+    # every policy's decision and outcome at every point
+    for p in rep["policies"]:
+        label = p["label"]
+        got = [e["args"]["policies"].get(label) for e in inst]
+        if not check(all(g is not None for g in got), f"{name}: {label} missing from some instants"):
+            continue
+        check(sum(g["pulled"] for g in got) == p["pulls"]["total"],
+              f"{name}: {label}: {sum(g['pulled'] for g in got)} pulls in instants, report {p['pulls']['total']}")
+        check(sum(g["attempts"] for g in got) == p["attempts"]["total"], f"{name}: {label}: attempts differ")
+        bails = collections.Counter(g["bail"] for g in got)
+        for reason, n in p["bails"].items():
+            check(bails[reason] == n, f"{name}: {label}: bail {reason} {bails[reason]}, report {n}")
+    # cumulative idle lost: the last counter value is the report's total
+    last = {}
+    for e in ev:
+        if e["ph"] == "C" and e["pid"] == 2:
+            for k, v in e["args"].items():
+                check(v >= last.get(k, 0), f"{name}: cumulative idle lost of {k} decreases")
+                last[k] = v
+    for p in rep["policies"]:
+        check(last.get(p["label"], 0) == p["idle_lost_ns"],
+              f"{name}: {p['label']}: final idle lost {last.get(p['label'], 0)}, report {p['idle_lost_ns']}")
+    # counters per CPU
+    names = {e["name"] for e in ev if e["ph"] == "C" and e["pid"] == 1}
+    for c in obs["cpus"]:
+        for what in ("nr_running", "avg_idle"):
+            check(f"CPU {c['cpu']} {what}" in names, f"{name}: no {what} counter for CPU {c['cpu']}")
+    nr = [v for e in ev if e["ph"] == "C" and e["name"].endswith("nr_running") for v in e["args"].values()]
+    check(nr and min(nr) >= 0, f"{name}: nr_running counter negative or absent")
+    # slices: one per recorded sched_switch on each CPU
+    xs = collections.Counter(e["tid"] for e in ev if e["ph"] == "X")
+    check(sum(xs.values()) == rep["trace"]["events"]["sched_switch"],
+          f"{name}: {sum(xs.values())} slices, {rep['trace']['events']['sched_switch']} sched_switch events")
+    if switches_per_cpu is not None:
+        check(dict(xs) == dict(switches_per_cpu),
+              f"{name}: slices per CPU {dict(sorted(xs.items()))}, trace-cmd report {dict(sorted(switches_per_cpu.items()))}")
+        idle = collections.Counter(e["tid"] for e in ev if e["ph"] == "X" and e["name"] == "idle")
+        check(sum(idle.values()) > 0, f"{name}: no idle slices")
+
+
+def trace_cmd_switches(trace):
+    rep = subprocess.run(["trace-cmd", "report", trace], capture_output=True, text=True)
+    if rep.returncode != 0:
+        sys.exit(f"FAIL: trace-cmd report {trace}: {rep.stderr.strip()[:200]}")
+    n = collections.Counter()
+    for line in rep.stdout.splitlines():
+        m = re.match(r"^\s*.*?-\d+\s+\[(\d+)\]\s+[\d.]+:\s+sched_switch:", line)
+        if m:
+            n[int(m.group(1))] += 1
+    return n
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    host = os.path.join(SRC, "tests/data/host-hackbench.dat")
+    doc, rep = export(host, [], tmp)
+    structure("host-hackbench", doc)
+    agree("host-hackbench", doc, rep, trace_cmd_switches(host))
+
+    numa = os.path.join(SRC, "tests/data/vm-numa/a_hackbench_proc_sockets.dat")
+    doc, rep = export(numa, ["--topology", "sockets=2,cores=2,threads=2,nodes=2"], tmp)
+    _, flows = structure("vm-numa", doc)
+    check(len(flows) > 0, "vm-numa: the trace has observed newidle pulls but no flows")
+    agree("vm-numa", doc, rep)
+    # a flow goes from the CPU the task was pulled from to the puller
+    inst = {(e["tid"], e["ts"]): e for e in doc["traceEvents"] if e["ph"] == "i" and e["args"]["kind"] == "pulled"}
+    for fid, pair in flows.items():
+        check(pair["s"]["tid"] != pair["f"]["tid"], f"vm-numa: flow {fid} does not cross CPUs")
+        check((pair["f"]["tid"], pair["f"]["ts"]) in inst, f"vm-numa: flow {fid} does not end at a pulled point")
+
+    # stdout, and errors
+    r = subprocess.run([IR, "export", host, "--perfetto", "-"], capture_output=True)
+    check(r.returncode == 0 and json.loads(r.stdout)["traceEvents"], "export to stdout")
+    r = subprocess.run([IR, "export", host], capture_output=True, text=True)
+    check(r.returncode == 1, f"export without --perfetto: exit {r.returncode}, want 1")
+    bad = os.path.join(tmp, "nodir", "x.json")
+    r = subprocess.run([IR, "export", host, "--perfetto", bad], capture_output=True, text=True)
+    check(r.returncode == 2 and bad in r.stderr and len(r.stderr.splitlines()) == 1,
+          f"unwritable output: exit {r.returncode}, stderr {r.stderr!r}")
+    notrace = os.path.join(tmp, "not.dat")
+    open(notrace, "w").write("not a trace")
+    out = os.path.join(tmp, "left.json")
+    r = subprocess.run([IR, "export", notrace, "--perfetto", out], capture_output=True, text=True)
+    check(r.returncode == 2 and not os.path.exists(out) and
+          not [f for f in os.listdir(tmp) if f.startswith("left.json")], "bad trace: exit 2 and no file left")
+
+for f in fails[:30]:
+    print("FAIL:", f, file=sys.stderr)
+print(f"{len(fails)} problems")
+sys.exit(1 if fails else 0)

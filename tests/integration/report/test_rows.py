@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""report --format jsonl / csv: one row per trace x policy x level with the
+columns docs/report.md documents, in that order; JSON lines and CSV hold the
+same rows; the 'all' rows repeat the report's totals and the level rows add
+up to them; sweep points are rows.  The decisions file has exactly the keys
+docs/report.md documents.
+
+usage: test_rows.py  (IDLEREPLAY names the binary, IR_SOURCE_ROOT the tree)"""
+import csv
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+IR = os.environ["IDLEREPLAY"]
+SRC = os.environ["IR_SOURCE_ROOT"]
+FIX = os.path.join(SRC, "tests/unit/report/fixtures")
+fails = []
+
+
+def check(cond, msg):
+    if not cond:
+        fails.append(msg)
+
+
+def run(*args):
+    r = subprocess.run([IR, *args], capture_output=True, text=True)
+    if r.returncode:
+        sys.exit(f"FAIL: {' '.join(args)}: exit {r.returncode}: {r.stderr.strip()}")
+    return r.stdout
+
+
+def doc_table(heading, all_cells=False):
+    """Names in the first column (or every cell) of the table under a heading of docs/report.md."""
+    text = open(os.path.join(SRC, "docs/report.md"), encoding="utf-8").read()
+    part = text.split(heading, 1)[1].split("\n## ", 1)[0]
+    names = []
+    for line in part.splitlines():
+        m = re.match(r"\|\s*(`[^|]+)\|", line)
+        if m:
+            names += [re.sub(r"\[\d*\]$", "", n) for n in re.findall(r"`([a-z_\[\]0-9]+)`", line if all_cells else m.group(1))]
+    return names
+
+
+columns = doc_table("## Long-format rows")
+check(columns[:4] == ["trace", "trace_id", "host", "kernel"], f"docs: column table not found: {columns[:5]}")
+
+with tempfile.TemporaryDirectory() as tmp:
+    sample = os.path.join(tmp, "sample.json")
+    dec = os.path.join(tmp, "d.jsonl")
+    run("replay", os.path.join(SRC, "samples/host-hackbench.dat"), "--quiet", "--json", sample,
+        "--decisions", dec, "--sweep", "baseline.sysctl_sched_migration_cost=0:1ms:250us")
+    files = [sample, os.path.join(FIX, "host-a.json"), os.path.join(FIX, "host-b.json")]
+    docs = [json.load(open(f)) for f in files]
+
+    jl = [json.loads(l) for l in run("report", *files, "--format", "jsonl").splitlines()]
+    cv = list(csv.reader(io.StringIO(run("report", *files, "--format", "csv"))))
+    check(cv[0] == columns, f"csv header {cv[0]} != documented {columns}")
+    for r in jl:
+        check(list(r) == columns, f"jsonl keys {list(r)} != documented columns")
+    check(len(cv) - 1 == len(jl), f"csv has {len(cv) - 1} rows, jsonl {len(jl)}")
+    for a, b in zip(jl, cv[1:]):
+        want = ["" if v is None else str(v) for v in a.values()]
+        check(want == b, f"csv row {b} != jsonl row {want}")
+
+    want_rows = 0
+    for f, d in zip(files, docs):
+        mine = [r for r in jl if r["trace"] == d["trace"]["path"]]
+        levels = d["domains"].get("levels") or []
+        for p in d["policies"]:
+            rows = [r for r in mine if r["label"] == p["label"] and r["sweep_param"] is None]
+            want_rows += 1 + len(levels)
+            tot = [r for r in rows if r["level"] == "all"]
+            if not tot:
+                check(False, f"{f}: {p['label']}: no 'all' row")
+                continue
+            t = tot[0]
+            for col, val in (("pulls", p["pulls"]["total"]), ("attempts", p["attempts"]["total"]),
+                             ("balance_cost_ns", p["balance_cost_ns"]), ("idle_lost_ns", p["idle_lost_ns"]),
+                             ("idle_recovered_ns", p["idle_recovered_ns"]), ("idle_traded_ns", p["idle_traded_ns"]),
+                             ("migrations_avoided", p["migrations_avoided"]["total"]),
+                             ("newidle_points", p["newidle_points"])):
+                check(t[col] == val, f"{f}: {p['label']}: {col} {t[col]}, report {val}")
+            for b, n in p["bails"].items():
+                check(t["bails_" + b] == n, f"{f}: {p['label']}: bails_{b} {t['bails_' + b]}, report {n}")
+            lv = [r for r in rows if r["level"] != "all"]
+            check(sorted(r["level"] for r in lv) == sorted(levels), f"{f}: {p['label']}: levels {lv}")
+            for col in ("pulls", "attempts", "balance_cost_ns", "migrations_avoided"):
+                check(sum(r[col] for r in lv) == t[col], f"{f}: {p['label']}: {col} by level does not add up")
+            for r in lv:
+                check(r["idle_lost_ns"] is None and r["newidle_points"] is None,
+                      f"{f}: level rows carry no idle or point figures")
+        for s in d.get("sweeps") or []:
+            for pt in s["points"]:
+                want_rows += 1
+                rows = [r for r in mine if r["sweep_param"] == s["param"] and r["sweep_value"] == pt["value"]
+                        and r["policy"] == s["policy"]]
+                check(len(rows) == 1 and rows[0]["pulls"] == pt["pulls"] and rows[0]["level"] == "all",
+                      f"{f}: sweep {s['policy']}.{s['param']}={pt['value']}: rows {rows}")
+    check(len(jl) == want_rows, f"{len(jl)} rows, want {want_rows}")
+
+    # decisions file: the documented keys, no others
+    documented = set(doc_table("## Decisions file", all_cells=True))
+    seen_top, seen_pol = set(), set()
+    for line in open(dec):
+        o = json.loads(line)
+        seen_top |= set(o)
+        for p in o["policies"]:
+            seen_pol |= set(p)
+    check(seen_top <= documented, f"decisions keys not documented: {seen_top - documented}")
+    check(seen_pol <= documented, f"decisions policy keys not documented: {seen_pol - documented}")
+
+for f in fails[:30]:
+    print("FAIL:", f, file=sys.stderr)
+print(f"{len(fails)} problems")
+sys.exit(1 if fails else 0)
