@@ -45,6 +45,8 @@
 # the vm traces' reports change only in schema_minor and the new key).
 # Then recon, merged onto both (rd->overload rewrites: newidle walks, periodic/NOHZ rate;
 # the assumptions' balance interval and busy factor, schema_minor 4).
+# Then issue 13's closed loop (branch sim): schema_minor 4 (JSON and the
+# HTML's schema line change, nothing else; diffed against main's binary).
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi
