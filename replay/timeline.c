@@ -242,7 +242,8 @@ static void judge(struct busiest *z)
 	} else {
 		z->run = false;
 	}
-	z->count -= z->points[z->next % (uint64_t)z->size];
+	if (z->next < z->r0 + (uint64_t)z->size)	/* else not reached: its slot holds an older column */
+		z->count -= z->points[z->next % (uint64_t)z->size];
 	z->next++;
 	if (in < z->r0 + (uint64_t)z->size && in <= z->last)	/* the column entering the window */
 		z->count += z->points[in % (uint64_t)z->size];
