@@ -497,6 +497,8 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 		goto out;
 	}
 	ir_state_finish(run.st, ti->last_ts);
+	if (tl)
+		ir_timeline_finish(tl);
 	if (run.decisions) {
 		int bad = ir_out_close(&run.dec_out, !run.decisions_err);
 

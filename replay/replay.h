@@ -365,6 +365,7 @@ void ir_state_free(struct ir_state *s);
 
 #define IR_TL_BUCKETS 2048		/* overview buckets per CPU */
 #define IR_TL_DETAIL_BUCKETS 1000	/* detail window buckets per CPU */
+#define IR_TL_DEFAULT_DETAIL 20000000ull	/* ns: the busiest window's length without --detail */
 
 struct ir_timeline;
 
@@ -376,11 +377,13 @@ struct ir_timeline_view {
 	const uint32_t *newidle, *pulls;
 };
 
-/* detail_len 0: the 20 ms from the first newidle point. */
+/* detail_len 0: the busiest IR_TL_DEFAULT_DETAIL of newidle points (timeline.c
+ * states the rule), known once ir_timeline_finish() ran. */
 struct ir_timeline *ir_timeline_new(int nr_cpus, uint64_t detail_off, uint64_t detail_len);
 void ir_timeline_start(struct ir_timeline *t, uint64_t ts);
 void ir_timeline_busy(struct ir_timeline *t, int cpu, uint64_t start, uint64_t end);
 void ir_timeline_point(struct ir_timeline *t, int cpu, uint64_t ts, bool pulled);
+void ir_timeline_finish(struct ir_timeline *t);
 int ir_timeline_get(const struct ir_timeline *t, bool detail, uint64_t end, struct ir_timeline_view *v);
 void ir_timeline_free(struct ir_timeline *t);
 /* Let the state machine feed a timeline (NULL: none). */

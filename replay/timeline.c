@@ -5,6 +5,15 @@
  * window.  The trace's length is not known while streaming, so the
  * overview starts with fine buckets and merges neighbours in pairs when it
  * runs out of them: memory is fixed (nr_cpus x IR_TL_BUCKETS).
+ *
+ * Without --detail the detailed window is the busiest stretch: of the
+ * windows of IR_TL_DEFAULT_DETAIL ns that start at the first newidle point
+ * plus a whole number of detail columns, the one holding the most newidle
+ * points.  On a tie, the first run of consecutive windows holding that most,
+ * and its last window: a burst shorter than the window then begins at the
+ * window's left edge.  Startup is rarely what a user wants to see.  A ring of 2 windows of columns follows the stream; the best window
+ * so far is copied out before the ring overwrites it, so memory stays
+ * nr_cpus x 3 x IR_TL_DETAIL_BUCKETS and each column is handled once.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +28,24 @@ struct series {
 	bool fixed;			/* the detail window does not grow */
 };
 
+/* The candidate windows' columns, bucket b (from origin) at slot b % size. */
+struct busiest {
+	bool on, any, copied, pending_set, run;	/* run: the last window judged was the best */
+	uint64_t origin, width;		/* origin: the first newidle point */
+	uint64_t r0;			/* first bucket the ring holds */
+	uint64_t next;			/* next window (first bucket) to judge */
+	uint64_t last;			/* last bucket with a point */
+	uint64_t count, best, pending;	/* points in window next; best so far, at pending */
+	int k, size;			/* k columns per window, 2k in the ring */
+	double *busy;			/* [cpu * size + slot] */
+	uint32_t *newidle, *pulls;
+	uint64_t *points;		/* [slot], all CPUs */
+};
+
 struct ir_timeline {
 	int nr_cpus;
 	struct series all, detail;
+	struct busiest bz;
 	uint64_t detail_off, detail_len;	/* 0 len: from the first newidle point */
 	bool detail_set, started;
 	uint64_t first_ts;
@@ -133,6 +157,23 @@ struct ir_timeline *ir_timeline_new(int nr_cpus, uint64_t detail_off, uint64_t d
 		return NULL;
 	}
 	t->detail.fixed = true;
+	if (!detail_len) {
+		struct busiest *z = &t->bz;
+		size_t n = (size_t)nr_cpus * 2 * IR_TL_DETAIL_BUCKETS;
+
+		z->on = true;
+		z->k = IR_TL_DETAIL_BUCKETS;
+		z->size = 2 * IR_TL_DETAIL_BUCKETS;
+		z->width = IR_TL_DEFAULT_DETAIL / IR_TL_DETAIL_BUCKETS;
+		z->busy = calloc(n, sizeof(*z->busy));
+		z->newidle = calloc(n, sizeof(*z->newidle));
+		z->pulls = calloc(n, sizeof(*z->pulls));
+		z->points = calloc((size_t)z->size, sizeof(*z->points));
+		if (!z->busy || !z->newidle || !z->pulls || !z->points) {
+			ir_timeline_free(t);
+			return NULL;
+		}
+	}
 	return t;
 }
 
@@ -157,10 +198,158 @@ void ir_timeline_start(struct ir_timeline *t, uint64_t ts)
 		start_detail(t, t->detail_off > UINT64_MAX - ts ? UINT64_MAX : ts + t->detail_off, t->detail_len);
 }
 
+static size_t slot(const struct busiest *z, int cpu, uint64_t b)
+{
+	return (size_t)cpu * (size_t)z->size + (size_t)(b % (uint64_t)z->size);
+}
+
+/* Copy the best window into the detail series; later busy time still lands there. */
+static void keep_best(struct ir_timeline *t)
+{
+	struct busiest *z = &t->bz;
+	struct series *d = &t->detail;
+
+	if (!z->pending_set || z->copied)
+		return;
+	for (int c = 0; c < t->nr_cpus; c++)
+		for (int i = 0; i < z->k; i++) {
+			size_t o = (size_t)c * (size_t)d->n + (size_t)i, r = slot(z, c, z->pending + (uint64_t)i);
+			bool held = z->pending + (uint64_t)i < z->r0 + (uint64_t)z->size;	/* else not reached yet */
+
+			d->busy[o] = held ? z->busy[r] : 0;
+			d->newidle[o] = held ? z->newidle[r] : 0;
+			d->pulls[o] = held ? z->pulls[r] : 0;
+		}
+	/* pending * width <= ts - origin: no wrap */
+	d->origin = z->origin + z->pending * z->width;
+	d->width = z->width;
+	t->detail_set = true;
+	z->copied = true;
+}
+
+/* Judge window `next`, then move on to the following one. */
+static void judge(struct busiest *z)
+{
+	uint64_t in = z->next + (uint64_t)z->k;
+
+	/* a tie right after the best moves it on: a burst starts at the left edge */
+	if (z->count > z->best || (z->run && z->count == z->best)) {
+		z->best = z->count;
+		z->pending = z->next;
+		z->pending_set = true;
+		z->copied = false;
+		z->run = true;
+	} else {
+		z->run = false;
+	}
+	if (z->next < z->r0 + (uint64_t)z->size)	/* else not reached: its slot holds an older column */
+		z->count -= z->points[z->next % (uint64_t)z->size];
+	z->next++;
+	if (in < z->r0 + (uint64_t)z->size && in <= z->last)	/* the column entering the window */
+		z->count += z->points[in % (uint64_t)z->size];
+}
+
+static void drop_first(struct ir_timeline *t)
+{
+	struct busiest *z = &t->bz;
+
+	if (z->pending_set && !z->copied && z->pending == z->r0)
+		keep_best(t);
+	for (int c = 0; c < t->nr_cpus; c++) {
+		size_t r = slot(z, c, z->r0);
+
+		z->busy[r] = 0;
+		z->newidle[r] = z->pulls[r] = 0;
+	}
+	z->points[z->r0 % (uint64_t)z->size] = 0;
+	z->r0++;
+}
+
+/* Judge every window that ended before bucket cb and make room for cb. */
+static void advance(struct ir_timeline *t, uint64_t cb)
+{
+	struct busiest *z = &t->bz;
+	uint64_t k = (uint64_t)z->k, size = (uint64_t)z->size;
+
+	if (cb >= z->r0 + 2 * size) {
+		/* a gap: windows after the last point hold none, so they never win */
+		while (z->any && z->next <= z->last)
+			judge(z);
+		keep_best(t);
+		memset(z->busy, 0, (size_t)t->nr_cpus * (size_t)size * sizeof(*z->busy));
+		memset(z->newidle, 0, (size_t)t->nr_cpus * (size_t)size * sizeof(*z->newidle));
+		memset(z->pulls, 0, (size_t)t->nr_cpus * (size_t)size * sizeof(*z->pulls));
+		memset(z->points, 0, (size_t)size * sizeof(*z->points));
+		z->r0 = z->next = cb - k + 1;
+		z->count = 0;
+		return;
+	}
+	while (cb >= z->next + k)
+		judge(z);
+	while (cb >= z->r0 + size)
+		drop_first(t);
+}
+
+static void ring_busy(struct ir_timeline *t, int cpu, uint64_t a, uint64_t e)
+{
+	struct busiest *z = &t->bz;
+	uint64_t b;
+
+	if (!z->any || e <= z->origin)
+		return;
+	advance(t, (e - 1 - z->origin) / z->width);
+	if (a < z->origin + z->r0 * z->width)
+		a = z->origin + z->r0 * z->width;
+	for (b = (a - z->origin) / z->width; a < e && b < z->r0 + (uint64_t)z->size; b++) {
+		uint64_t off = (b + 1) * z->width, bend = off > UINT64_MAX - z->origin ? UINT64_MAX : z->origin + off;
+		uint64_t x = e < bend ? e : bend;
+
+		z->busy[slot(z, cpu, b)] += (double)(x - a);
+		a = x;
+	}
+}
+
+static void ring_point(struct ir_timeline *t, int cpu, uint64_t ts, bool pulled)
+{
+	struct busiest *z = &t->bz;
+	uint64_t b;
+
+	if (!z->any) {
+		z->any = true;
+		z->origin = ts;
+	}
+	if (ts < z->origin)
+		return;
+	b = (ts - z->origin) / z->width;
+	advance(t, b);
+	if (b < z->r0)		/* out of order: its window was judged */
+		return;
+	z->newidle[slot(z, cpu, b)]++;
+	z->pulls[slot(z, cpu, b)] += pulled;
+	z->points[b % (uint64_t)z->size]++;
+	if (b >= z->next && b < z->next + (uint64_t)z->k)
+		z->count++;
+	if (b > z->last)
+		z->last = b;
+}
+
+void ir_timeline_finish(struct ir_timeline *t)
+{
+	struct busiest *z = &t->bz;
+
+	if (!z->on || !z->any)
+		return;
+	while (z->next <= z->last)	/* windows running past the end hold what there is */
+		judge(z);
+	keep_best(t);
+}
+
 void ir_timeline_busy(struct ir_timeline *t, int cpu, uint64_t start, uint64_t end)
 {
 	if (cpu < 0 || cpu >= t->nr_cpus)	/* CPUs without data have no timeline */
 		return;
+	if (t->bz.on)
+		ring_busy(t, cpu, start, end);
 	add_busy(&t->all, t->nr_cpus, cpu, start, end);
 	if (t->detail_set)
 		add_busy(&t->detail, t->nr_cpus, cpu, start, end);
@@ -170,11 +359,11 @@ void ir_timeline_point(struct ir_timeline *t, int cpu, uint64_t ts, bool pulled)
 {
 	if (cpu < 0 || cpu >= t->nr_cpus)
 		return;
-	/* by default the detail window is the 20 ms from the first newidle point */
-	if (!t->detail_set)
-		start_detail(t, ts, 20000000);
 	add_point(&t->all, t->nr_cpus, cpu, ts, pulled);
-	add_point(&t->detail, t->nr_cpus, cpu, ts, pulled);
+	if (t->bz.on)	/* the busiest window: copied into detail when known */
+		ring_point(t, cpu, ts, pulled);
+	else
+		add_point(&t->detail, t->nr_cpus, cpu, ts, pulled);
 }
 
 /* Buckets in use, up to the last one anything fell in (at least one). */
@@ -218,5 +407,9 @@ void ir_timeline_free(struct ir_timeline *t)
 	free(t->detail.busy);
 	free(t->detail.newidle);
 	free(t->detail.pulls);
+	free(t->bz.busy);
+	free(t->bz.newidle);
+	free(t->bz.pulls);
+	free(t->bz.points);
 	free(t);
 }

@@ -677,7 +677,8 @@ static void section_timeline(FILE *out, json_object *doc)
 		origin = jint(tl, "start_ns");
 	fputs("<h2>Per-CPU timeline</h2>\n<p>Each row is a CPU; shade is the fraction of each column the CPU was "
 	      "running a task. Orange ticks rising from the bottom count newidle points (the CPU's queue ran "
-	      "empty), green ticks hanging from the top count newidle pulls.</p>\n", out);
+	      "empty), green ticks hanging from the top count newidle pulls. The detailed window is the busiest "
+	      "20 ms of newidle points unless <code>--detail</code> chose it.</p>\n", out);
 	timeline_chart(out, tl, origin, "Whole trace", d);
 	if (d && jlen(jget(d, "cpus"))) {
 		char title[128];

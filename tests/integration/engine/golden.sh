@@ -47,6 +47,13 @@
 # the assumptions' balance interval and busy factor, schema_minor 4).
 # Then issue 13's closed loop (branch sim): schema_minor 4 (JSON and the
 # HTML's schema line change, nothing else; diffed against main's binary).
+# Then branch eco2 (issue 14, timelines): without --detail the detailed
+# window is the busiest 20 ms of newidle points, not the 20 ms from the
+# first one; the HTML timeline paragraph says so.  Checked by script against
+# the binary before (8f170a5): in the 56 changed outputs (r.json, stdout.json,
+# r.html, report.html) only timeline.detail and the timeline section differ;
+# with --detail only that sentence; text, CSV, decisions, compare, merge and
+# calibrate are unchanged.
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi
