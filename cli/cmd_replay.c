@@ -58,7 +58,7 @@ static const struct option opts[] = {
 	{ "max-idle-balance-cost", required_argument, NULL, 'B' },
 	{ "tick", required_argument, NULL, 't' },
 	{ "balance-interval", required_argument, NULL, 'I' },
-	{ "busy-factor", required_argument, NULL, 'F' },
+	{ "busy-factor", required_argument, NULL, 'U' },
 	{ "late-window", required_argument, NULL, 'L' },
 	{ "probe-seed", no_argument, NULL, 'P' },
 	{ "newidle-lead", required_argument, NULL, 'N' },
