@@ -250,6 +250,7 @@ struct ir_lb_env {
 	uint64_t now, sysctl_sched_migration_cost;
 	unsigned nr_balance_failed;
 	bool preemption, smt_never_hot;
+	bool llc_spread;		/* v5.10+: no migrate_util inside an LLC */
 };
 struct ir_lb_result {
 	enum ir_lb_verdict why;
