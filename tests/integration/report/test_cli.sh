@@ -33,7 +33,7 @@ expect 0 "$IR" report "$FIX/host-a.json"
 head -20 "$WORK/out" | grep -q '^  domain-cost:preset=cover: avoids 1049 migrations (+122.73 ms idle) vs baseline; .*: net +92.5[0-9] ms vs baseline$' ||
 	fail "text: domain-cost headline not at the top"
 head -20 "$WORK/out" | grep -q '^FIDELITY: ' || fail "text: fidelity not near the top"
-grep -q '^  proportional:seed=3  *seed 3;$' "$WORK/out" || fail "text: a policy's own parameter"
+grep -q '^  proportional:seed=3  *lb_release 519; smt_never_hot 1; ni_random 1; seed 3; seeds 32;$' "$WORK/out" || fail "text: a policy's own parameter"
 expect 0 "$IR" report "$WORK/sample.json"	# six policies with the same parameters: printed once
 [ "$(grep -c 'sysctl_sched_migration_cost' "$WORK/out")" = 1 ] || fail "text: parameters printed more than once"
 grep -q 'sysctl_sched_migration_cost 500.0 us' "$WORK/out" || fail "text: parameters without units"
