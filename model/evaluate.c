@@ -58,8 +58,10 @@ static void seed_add(struct ir_seed_totals *t, const struct ir_point *pt, const 
 	}
 	t->attempts += (uint64_t)o->attempts;
 	t->cost_ns += o->cost_ns;
-	for (int i = 0; i < o->attempts && i < d->nr_tried; i++)
+	for (int i = 0; i < o->attempts && i < d->nr_tried; i++) {
 		t->level_attempts[d->kind[i]]++;
+		t->level_cost_ns[d->kind[i]] += d->cost[i];
+	}
 	if (o->pulled) {
 		t->pulls++;
 		t->moved += (uint64_t)o->moved;

@@ -277,6 +277,7 @@ void ir_policy_update(const struct ir_decision_ctx *ctx, const struct ir_policy_
 struct ir_seed_totals {
 	uint64_t attempts, pulls, moved, cost_ns, idle_recovered_ns, idle_lost_ns;
 	uint64_t level_attempts[IR_LVL__COUNT], level_pulls[IR_LVL__COUNT], level_moved[IR_LVL__COUNT];
+	uint64_t level_cost_ns[IR_LVL__COUNT];
 	/* at probed calls with an exit probe (ground truth's population): the
 	 * model's pulls, and those where the kernel pulled too */
 	uint64_t probed_pulls, probed_both;

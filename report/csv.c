@@ -9,7 +9,7 @@
 
 #define MAX_LEVELS 8
 
-static const char *const bail_keys[] = { "not_overloaded", "migration_cost", "lowest_cost" };
+static const char *const bail_keys[] = { "not_overloaded", "migration_cost", "lowest_cost", "ttwu_pending" };
 
 /* ",<pre><level><post>": a level name comes from the document, so quoted. */
 static void header(FILE *out, const char *pre, const char *level, const char *post)

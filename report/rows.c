@@ -22,13 +22,13 @@ enum col {
 	C_TRACE, C_TRACE_ID, C_HOST, C_KERNEL, C_CPUS, C_WINDOW, C_POLICY, C_LABEL, C_REFERENCE,
 	C_SWEEP_PARAM, C_SWEEP_VALUE, C_LEVEL, C_POINTS, C_ATTEMPTS, C_PULLS, C_COST,
 	C_AVOIDED, C_RECOVERED, C_LOST, C_TRADED, C_BAIL_NOT_OVERLOADED,
-	C_BAIL_MIGRATION_COST, C_BAIL_LOWEST_COST, C__COUNT
+	C_BAIL_MIGRATION_COST, C_BAIL_LOWEST_COST, C_BAIL_TTWU_PENDING, C__COUNT
 };
 static const char *const col_name[C__COUNT] = {
 	"trace", "trace_id", "host", "kernel", "cpus", "window_ns", "policy", "label", "reference",
 	"sweep_param", "sweep_value", "level", "newidle_points", "attempts", "pulls", "balance_cost_ns",
 	"migrations_avoided", "idle_recovered_ns", "idle_lost_ns", "idle_traded_ns",
-	"bails_not_overloaded", "bails_migration_cost", "bails_lowest_cost",
+	"bails_not_overloaded", "bails_migration_cost", "bails_lowest_cost", "bails_ttwu_pending",
 };
 
 struct cell {
@@ -139,6 +139,7 @@ int ir_report_rows(json_object *doc, const char *host, enum ir_rows_format fmt, 
 		set_j(&r, C_BAIL_NOT_OVERLOADED, bails, "not_overloaded");
 		set_j(&r, C_BAIL_MIGRATION_COST, bails, "migration_cost");
 		set_j(&r, C_BAIL_LOWEST_COST, bails, "lowest_cost");
+		set_j(&r, C_BAIL_TTWU_PENDING, bails, "ttwu_pending");
 		emit(&r, fmt, out);
 		for (int l = 0; l < nl; l++) {
 			struct row q = base;

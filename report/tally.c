@@ -77,6 +77,35 @@ static struct ir_spread spread(uint64_t *v, int n)
 	return s;
 }
 
+/* Round per-level means so that they add up to the rounded total (largest
+ * remainder): a report's by-level figures always sum to its total. */
+static void apportion(const double *mean, uint64_t total, uint64_t *out)
+{
+	uint64_t sum = 0;
+
+	for (int l = 0; l < IR_LVL__COUNT; l++) {
+		out[l] = (uint64_t)mean[l];
+		sum += out[l];
+	}
+	while (sum < total) {
+		int best = -1;
+		double frac = -1;
+
+		for (int l = 0; l < IR_LVL__COUNT; l++) {
+			double f = mean[l] - (double)out[l];
+
+			if (mean[l] > 0 && f > frac) {
+				frac = f;
+				best = l;
+			}
+		}
+		if (best < 0)
+			break;
+		out[best]++;
+		sum++;
+	}
+}
+
 void ir_tally_seeds(struct ir_tally *t, const struct ir_policy_run *r)
 {
 	uint64_t v[1024];
@@ -112,11 +141,6 @@ void ir_tally_seeds(struct ir_tally *t, const struct ir_policy_run *r)
 	t->pulls = (uint64_t)(t->s_pulls.mean + 0.5);
 	t->predicted = t->pulls;
 	t->moved = (uint64_t)(t->s_moved.mean + 0.5);
-	for (int l = 0; l < IR_LVL__COUNT; l++) {
-		t->level[l].attempts = (uint64_t)(t->s_level_attempts[l].mean + 0.5);
-		t->level[l].pulls = (uint64_t)(t->s_level_pulls[l].mean + 0.5);
-		t->level[l].moved = (uint64_t)(t->s_level_moved[l].mean + 0.5);
-	}
 	{
 		double c = 0, rec = 0, lost = 0;
 
@@ -128,6 +152,30 @@ void ir_tally_seeds(struct ir_tally *t, const struct ir_policy_run *r)
 		t->cost_ns = (uint64_t)(c / n + 0.5);
 		t->idle_recovered_ns = (uint64_t)(rec / n + 0.5);
 		t->idle_lost_ns = (uint64_t)(lost / n + 0.5);
+	}
+	{
+		double m[4][IR_LVL__COUNT];
+		uint64_t out[4][IR_LVL__COUNT];
+		const uint64_t tot[4] = { t->attempts, t->pulls, t->moved, t->cost_ns };
+
+		for (int l = 0; l < IR_LVL__COUNT; l++) {
+			double c = 0;
+
+			for (int s = 0; s < n; s++)
+				c += (double)r->seed_tot[s].level_cost_ns[l];
+			m[0][l] = t->s_level_attempts[l].mean;
+			m[1][l] = t->s_level_pulls[l].mean;
+			m[2][l] = t->s_level_moved[l].mean;
+			m[3][l] = c / n;
+		}
+		for (int i = 0; i < 4; i++)
+			apportion(m[i], tot[i], out[i]);
+		for (int l = 0; l < IR_LVL__COUNT; l++) {
+			t->level[l].attempts = out[0][l];
+			t->level[l].pulls = out[1][l];
+			t->level[l].moved = out[2][l];
+			t->level[l].cost_ns = out[3][l];
+		}
 	}
 }
 

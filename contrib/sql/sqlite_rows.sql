@@ -32,6 +32,7 @@ CREATE TABLE idlereplay_rows AS SELECT
   json_extract(line, '$.idle_traded_ns') AS idle_traded_ns,
   json_extract(line, '$.bails_not_overloaded') AS bails_not_overloaded,
   json_extract(line, '$.bails_migration_cost') AS bails_migration_cost,
-  json_extract(line, '$.bails_lowest_cost') AS bails_lowest_cost
+  json_extract(line, '$.bails_lowest_cost') AS bails_lowest_cost,
+  json_extract(line, '$.bails_ttwu_pending') AS bails_ttwu_pending
 FROM idlereplay_raw;
 CREATE INDEX idlereplay_rows_ref ON idlereplay_rows(trace_id, label, level);

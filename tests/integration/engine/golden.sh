@@ -35,7 +35,10 @@
 # long-format rows (the old table is csv-wide).  Decisions, calibrate and
 # exit statuses did not change.  Each changed output was diffed against
 # main's binary (f7dedff) before the list was regenerated.
-# Then both merged (integ): the union of the two changes above.
+# Then both merged (integ): the union of the two changes above; then a
+# randomised policy's by-level attempts, pulls, moved and cost became the
+# seeds' means apportioned to the total (they add up to it), and the rows
+# and CSV gained bails_ttwu_pending.
 # Then branch fm2 (issue 15), on purpose: ground_truth of randomised models
 # gives expected_pulls (mean, 5-95 % over seeds), predicted_pulls is that
 # mean rounded and pull precision/recall are of the means (JSON, and one
