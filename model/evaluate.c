@@ -49,8 +49,13 @@ void ir_policy_run_free(struct ir_policy_run *r)
 	r->nr_seeds = 0;
 }
 
-static void seed_add(struct ir_seed_totals *t, const struct ir_decision *d, const struct ir_outcome *o)
+static void seed_add(struct ir_seed_totals *t, const struct ir_point *pt, const struct ir_decision *d,
+		     const struct ir_outcome *o)
 {
+	if (o->pulled && pt->has_probe && pt->probe_ret >= 0) {
+		t->probed_pulls++;
+		t->probed_both += pt->probe_ret > 0;
+	}
 	t->attempts += (uint64_t)o->attempts;
 	t->cost_ns += o->cost_ns;
 	for (int i = 0; i < o->attempts && i < d->nr_tried; i++) {
@@ -82,7 +87,7 @@ void ir_evaluate(const struct ir_point *pt, const struct ir_domains *dom, bool p
 		ir_outcome_lb(&ctx, &r->p, &d[i], &o[i]);
 		ir_policy_update(&ctx, &r->p, &d[i], &o[i], &r->st);
 		if (r->seed_tot)
-			seed_add(&r->seed_tot[0], &d[i], &o[i]);
+			seed_add(&r->seed_tot[0], pt, &d[i], &o[i]);
 		for (int s = 1; s < r->nr_seeds && r->seed_st; s++) {
 			struct ir_decision ds;
 			struct ir_outcome os;
@@ -90,7 +95,7 @@ void ir_evaluate(const struct ir_point *pt, const struct ir_domains *dom, bool p
 			ir_decide(&ctx, &r->p, &r->seed_st[s], &ds);
 			ir_outcome_lb(&ctx, &r->p, &ds, &os);
 			ir_policy_update(&ctx, &r->p, &ds, &os, &r->seed_st[s]);
-			seed_add(&r->seed_tot[s], &ds, &os);
+			seed_add(&r->seed_tot[s], pt, &ds, &os);
 		}
 	}
 }

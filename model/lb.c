@@ -27,8 +27,10 @@
  *      v5.16-5.18: halve first, no move while busiest->sum_nr_running is
  *      below a quarter of the domain (NUMA_IMBALANCE_MIN 2).  Otherwise
  *      migrate_load.
- *  find_busiest_queue()  one runqueue: migrate_task/util the longest, load
- *      the most loaded.
+ *  find_busiest_queue()  one runqueue: migrate_task the longest,
+ *      migrate_util the highest utilisation of those with two or more tasks
+ *      (v5.7), load the most loaded.  calculate_imbalance() fills spare
+ *      capacity by utilisation only above the LLC (v5.10 16b0a7a1a0af).
  *  detach_tasks()  from the tail of cfs_tasks, while the source keeps more
  *      than one task, until the imbalance is met; CONFIG_PREEMPTION stops a
  *      newidle balance after the first task (parameter "preemption").
@@ -302,7 +304,11 @@ static long busiest_group(const struct ir_lb_env *env, const struct ir_sched_dom
 
 	/* calculate_imbalance() */
 	if (local.group_type == group_has_spare) {
-		if (busiest->group_type > group_fully_busy) {
+		/* v5.10+: filling spare capacity by utilisation only between LLCs;
+		 * inside one (SMT, MC) tasks are spread by count (16b0a7a1a0af
+		 * "sched/fair: Ensure tasks spreading in LLC during LB") */
+		if (busiest->group_type > group_fully_busy &&
+		    !(env->llc_spread && (sd->flags & SD_SHARE_PKG_RESOURCES))) {
 			*mt = migrate_util;
 			imbalance = (long)((local.group_capacity > local.group_util ? local.group_capacity :
 					    local.group_util) - local.group_util);
@@ -372,6 +378,7 @@ void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res)
 	const struct ir_rq_snap *src = NULL;
 	long imbalance;
 	unsigned nr, busiest_nr = 0;
+	unsigned long busiest_util = 0;
 	int src_cpu = -1;
 
 	memset(res, 0, sizeof(*res));
@@ -380,15 +387,31 @@ void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res)
 	imbalance = busiest_group(env, sd, &busiest, &mt, &res->why);
 	if (imbalance <= 0)
 		return;
-	/* find_busiest_queue(): one runqueue of the busiest group */
+	/* find_busiest_queue(): one runqueue of the busiest group, the first of
+	 * the highest by the migration type (v5.5 0b0695f2b34a): migrate_task
+	 * the most tasks; migrate_util the highest cpu_util_cfs() among those
+	 * with more than one task (v5.7 "sched/fair: Improve spreading of
+	 * utilization": one task cannot be detached) */
 	for (int o = 0; o < env->pt->nr_rq; o++) {
 		const struct ir_rq_snap *r = &env->pt->rq[o];
 
 		if (!ir_cpumask_test(sd->span, o) || group_id(env->dom, o, env->level) != busiest.first)
 			continue;
 		nr = r->nr_running;
+		if (!nr)
+			continue;
 		if (mt == migrate_load && nr == 1)
 			continue;	/* a single task heavier than the imbalance stays */
+		if (mt == migrate_util) {
+			if (nr <= 1)
+				continue;
+			if (busiest_util < cpu_util(r)) {
+				busiest_util = cpu_util(r);
+				src = r;
+				src_cpu = o;
+			}
+			continue;
+		}
 		if (nr > busiest_nr) {
 			busiest_nr = nr;
 			src = r;

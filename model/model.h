@@ -250,6 +250,7 @@ struct ir_lb_env {
 	uint64_t now, sysctl_sched_migration_cost;
 	unsigned nr_balance_failed;
 	bool preemption, smt_never_hot;
+	bool llc_spread;		/* v5.10+: no migrate_util inside an LLC */
 };
 struct ir_lb_result {
 	enum ir_lb_verdict why;
@@ -277,6 +278,9 @@ struct ir_seed_totals {
 	uint64_t attempts, pulls, moved, cost_ns, idle_recovered_ns, idle_lost_ns;
 	uint64_t level_attempts[IR_LVL__COUNT], level_pulls[IR_LVL__COUNT], level_moved[IR_LVL__COUNT];
 	uint64_t level_cost_ns[IR_LVL__COUNT];
+	/* at probed calls with an exit probe (ground truth's population): the
+	 * model's pulls, and those where the kernel pulled too */
+	uint64_t probed_pulls, probed_both;
 };
 
 /* One policy instance being replayed: its parameters and learning state.

@@ -360,12 +360,22 @@ static json_object *truth_obj(const struct ir_truth *t, const struct ir_observed
 	json_object_object_add(o, "avg_idle_rel_error", e);
 	json_object_object_add(o, "overload_agreement", ratio(t->ovl_agree, t->ovl_n));
 	json_object_object_add(o, "early_bail_agreement", ratio(t->bail_agree, t->bail_n));
-	json_object_object_add(o, "pull_precision", ratio(t->pull_tp, t->pull_pred));
-	json_object_object_add(o, "pull_recall", ratio(t->pull_tp, t->pull_obs));
+	if (t->randomised) {
+		/* expected values: ratios of the means over seeds, not of seed 0's draw */
+		json_object_object_add(o, "pull_precision", t->pull_pred_seeds.mean > 0 ?
+			json_object_new_double(t->pull_tp_mean / t->pull_pred_seeds.mean) : NULL);
+		json_object_object_add(o, "pull_recall", t->pull_obs ?
+			json_object_new_double(t->pull_tp_mean / (double)t->pull_obs) : NULL);
+	} else {
+		json_object_object_add(o, "pull_precision", ratio(t->pull_tp, t->pull_pred));
+		json_object_object_add(o, "pull_recall", ratio(t->pull_tp, t->pull_obs));
+	}
 	/* every call that pulled, as the kretprobe says; pull recall above is
 	 * over the calls matched to a point */
 	json_object_object_add(o, "kernel_pulls", u64(ob->probe_pulls));
 	json_object_object_add(o, "predicted_pulls", u64(t->pull_pred));
+	if (t->randomised)	/* predicted_pulls above is this mean, rounded */
+		json_object_object_add(o, "expected_pulls", spread_obj(&t->pull_pred_seeds));
 	for (int l = 0; l < IR_LVL__COUNT; l++) {
 		if (t->expected[l] > 0 || t->actual[l]) {
 			json_object_object_add(exp, ir_level_name[l], json_object_new_double(t->expected[l]));

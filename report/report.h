@@ -61,6 +61,9 @@ struct ir_tally {
 	struct ir_spread s_attempts, s_pulls, s_moved;
 	struct ir_spread s_level_attempts[IR_LVL__COUNT], s_level_pulls[IR_LVL__COUNT],
 		s_level_moved[IR_LVL__COUNT];
+	/* at probed calls with an exit probe: the model's pulls, and those the
+	 * kernel made too (ground truth's expected values) */
+	struct ir_spread s_probed_pulls, s_probed_both;
 };
 
 struct ir_sweep {
@@ -104,7 +107,8 @@ struct ir_truth {
 	double expected[IR_LVL__COUNT];
 	uint64_t actual[IR_LVL__COUNT];
 	bool randomised;		/* pull figures are means over seeds */
-	double pull_pred_mean;
+	struct ir_spread pull_pred_seeds;	/* randomised: the model's pulls over seeds */
+	double pull_tp_mean;		/* randomised: pulls both made, mean over seeds */
 };
 
 void ir_truth_add(struct ir_truth *t, const struct ir_point *pt, const struct ir_decision_ctx *ctx,

@@ -131,6 +131,11 @@ void ir_tally_seeds(struct ir_tally *t, const struct ir_policy_run *r)
 					r->seed_tot[s].level_pulls[l] : r->seed_tot[s].level_moved[l];
 			*out = spread(v, n);
 		}
+	for (int i = 0; i < 2; i++) {
+		for (int s = 0; s < n; s++)
+			v[s] = i == 0 ? r->seed_tot[s].probed_pulls : r->seed_tot[s].probed_both;
+		*(i == 0 ? &t->s_probed_pulls : &t->s_probed_both) = spread(v, n);
+	}
 	/* the headline figures are the expected values, not seed 0's draw */
 	t->attempts = (uint64_t)(t->s_attempts.mean + 0.5);
 	t->pulls = (uint64_t)(t->s_pulls.mean + 0.5);

@@ -319,6 +319,11 @@ static void print_fidelity(json_object *doc, FILE *out)
 			fmt_ratio(b2, sizeof(b2), jdbl(g, "early_bail_agreement")),
 			fmt_ratio(b3, sizeof(b3), jdbl(g, "pull_precision")),
 			fmt_ratio(b4, sizeof(b4), jdbl(g, "pull_recall")));
+		if (jget(g, "expected_pulls"))
+			fprintf(out, "  pulls at probed calls: kernel %" PRId64 ", model expected %.1f over seeds "
+				"(5-95 %%: %.0f-%.0f); precision and recall are of the means\n",
+				jint(g, "kernel_pulls"), jdbl(jget(g, "expected_pulls"), "mean"),
+				jdbl(jget(g, "expected_pulls"), "p5"), jdbl(jget(g, "expected_pulls"), "p95"));
 	}
 }
 

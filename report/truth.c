@@ -50,7 +50,12 @@ void ir_truth_seeds(struct ir_truth *t, const struct ir_tally *k)
 	if (k->nr_seeds <= 1)
 		return;
 	t->randomised = true;
-	t->pull_pred_mean = k->s_pulls.mean;
+	/* the expected value over seeds replaces seed 0's draw, over the same
+	 * calls ir_truth_add() counted (probed, with an exit probe) */
+	t->pull_pred_seeds = k->s_probed_pulls;
+	t->pull_tp_mean = k->s_probed_both.mean;
+	t->pull_pred = (uint64_t)(k->s_probed_pulls.mean + 0.5);
+	t->pull_tp = (uint64_t)(k->s_probed_both.mean + 0.5);
 	for (int l = 0; l < IR_LVL__COUNT; l++)
 		t->expected[l] = k->s_level_pulls[l].mean;
 }

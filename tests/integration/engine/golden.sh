@@ -54,6 +54,15 @@
 # r.html, report.html) only timeline.detail and the timeline section differ;
 # with --detail only that sentence; text, CSV, decisions, compare, merge and
 # calibrate are unchanged.
+# Then branch fm2 (issue 15), on purpose: ground_truth of randomised models
+# gives expected_pulls (mean, 5-95 % over seeds), predicted_pulls is that
+# mean rounded and pull precision/recall are of the means (JSON, and one
+# text line); load_balance() takes find_busiest_queue()'s busiest-by-util
+# for migrate_util and v5.10's count-based spreading inside an LLC, which
+# changes the figures of the v5.19-rule policies (mainline, bump,
+# proportional) and the fidelity section.  Checked against the branch base
+# (8f170a5) on vm-numa/a and host-hackbench: baseline, domain-cost and
+# no-check (v4.15 rules) unchanged, only those keys differ.
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi

@@ -41,19 +41,27 @@ static void busy(struct ir_rq_snap *rq, int o, int nr, uint64_t ago, float util)
 			.exec_start = NOW - ago, .util = 100 };
 }
 
-static struct ir_lb_result lb(const struct ir_domains *d, const struct ir_point *pt, int level,
-			      uint64_t migration_cost, bool preemption)
+static struct ir_lb_result lb_llc(const struct ir_domains *d, const struct ir_point *pt, int level,
+				  uint64_t migration_cost, bool preemption, bool llc_spread)
 {
 	struct ir_lb_env env = {
 		.dom = d, .pt = pt, .level = level, .rules = IR_LB_V519, .now = NOW,
 		.sysctl_sched_migration_cost = migration_cost, .preemption = preemption,
-		.smt_never_hot = true,
+		.smt_never_hot = true, .llc_spread = llc_spread,
 	};
 	struct ir_lb_result r;
 
 	ir_load_balance(&env, &r);
 	return r;
 }
+
+/* a v5.19+ kernel */
+static struct ir_lb_result lb(const struct ir_domains *d, const struct ir_point *pt, int level,
+			      uint64_t migration_cost, bool preemption)
+{
+	return lb_llc(d, pt, level, migration_cost, preemption, true);
+}
+
 
 /* The known bug: a task on an SMT sibling moves only at the SMT level.  At
  * MC the sibling is in the local group, which is never the busiest. */
@@ -139,6 +147,58 @@ static void test_numa_allowance(void **state)
 }
 
 /* A pinned per-CPU kthread never moves; detach_tasks() goes on to the next. */
+/* v5.10+ calculate_imbalance() (16b0a7a1a0af): inside an LLC (MC here) an
+ * overloaded busiest group is balanced by task count, not by filling the
+ * local group's spare capacity. */
+static void test_llc_spread(void **state)
+{
+	struct ir_domains *d = domains("sockets=1,cores=2,threads=2");
+	struct ir_rq_snap rq[4] = { 0 };
+	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 4 };
+	struct ir_lb_result r;
+
+	(void)state;
+	busy(rq, 0, 0, 0, 0);
+	busy(rq, 1, 1, 0, 1024);
+	busy(rq, 2, 3, 10 * 1000 * US, 1024);	/* 2 waiting, cold, util 100 each */
+	busy(rq, 3, 1, 0, 1024);
+	/* local {0,1}: 1 task on 2 CPUs, has_spare, util 1024; busiest {2,3}: 4
+	 * tasks on 2 CPUs, 2048 * 100 < 2048 * 117: group_overloaded.
+	 * Before v5.10: migrate_util, imbalance 2048 - 1024; both waiting tasks
+	 * (util 100) fit, and detach_tasks() leaves rq 2 its last: 2 move. */
+	r = lb_llc(d, &pt, 1, 500 * US, false, false);
+	assert_int_equal(r.moved, 2);
+	/* v5.10+: migrate_task; prefer_sibling (child SMT): (4 - 1) >> 1 = 1 */
+	r = lb_llc(d, &pt, 1, 500 * US, false, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 2);
+	ir_domains_free(d);
+}
+
+/* find_busiest_queue() for migrate_util (NUMA: above the LLC): the highest
+ * utilisation among runqueues with more than one task, not the longest. */
+static void test_busiest_queue_util(void **state)
+{
+	struct ir_domains *d = domains("sockets=2,cores=2,threads=2,nodes=2");
+	struct ir_rq_snap rq[8] = { 0 };
+	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 8 };
+	struct ir_lb_result r;
+	int numa = ir_domains_nr_levels(d, 0) - 1;
+
+	(void)state;
+	busy(rq, 4, 3, 10 * 1000 * US, 1000);	/* the longest queue */
+	busy(rq, 5, 2, 10 * 1000 * US, 1010);	/* the busiest of those with 2+ */
+	busy(rq, 6, 1, 0, 1024);		/* the busiest, but one task: skipped */
+	busy(rq, 7, 1, 0, 1024);
+	/* node 1: 7 tasks on 4 CPUs, util 4058: 4096 * 100 < 4058 * 117,
+	 * group_overloaded; node 0 idle, has_spare: migrate_util, imbalance 4096 */
+	r = lb(d, &pt, numa, 500 * US, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 5);
+	assert_int_equal(r.pid, 500);
+	ir_domains_free(d);
+}
+
 static void test_pinned(void **state)
 {
 	struct ir_domains *d = domains("sockets=1,cores=2,threads=2");
@@ -165,6 +225,8 @@ int main(void)
 		cmocka_unit_test(test_cache_hot),
 		cmocka_unit_test(test_numa_allowance),
 		cmocka_unit_test(test_pinned),
+		cmocka_unit_test(test_llc_spread),
+		cmocka_unit_test(test_busiest_queue_util),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

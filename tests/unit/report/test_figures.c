@@ -214,6 +214,8 @@ static void test_seeds(void **state)
 	struct ir_seed_totals tot[4];
 	struct ir_policy_run r = { .nr_seeds = 4, .seed_tot = tot };
 	const uint64_t pulls[4] = { 6, 1, 3, 2 }, mc[4] = { 4, 0, 2, 1 };
+	/* at probed calls: seed 0 pulls at 5, the mean is 2 */
+	const uint64_t probed[4] = { 5, 1, 2, 0 }, both[4] = { 3, 1, 1, 0 };
 	struct ir_tally t;
 	struct ir_truth tr;
 
@@ -227,6 +229,8 @@ static void test_seeds(void **state)
 		tot[i].level_pulls[IR_LVL_MC] = mc[i];
 		tot[i].level_pulls[IR_LVL_NUMA] = pulls[i] - mc[i];
 		tot[i].cost_ns = (uint64_t)(i + 1) * US;
+		tot[i].probed_pulls = probed[i];
+		tot[i].probed_both = both[i];
 	}
 	t.pulls = 6;	/* seed 0's draw: replaced by the mean */
 	ir_tally_seeds(&t, &r);
@@ -242,7 +246,15 @@ static void test_seeds(void **state)
 	assert_int_equal(t.cost_ns, 2500);		/* (1 + 2 + 3 + 4) us / 4, rounded */
 	ir_truth_seeds(&tr, &t);
 	assert_true(tr.randomised);
-	assert_float_equal(tr.pull_pred_mean, 3.0, 1e-12);
+	tr.pull_pred = 5;	/* seed 0's draw at probed calls: replaced by the mean */
+	tr.pull_tp = 3;
+	ir_truth_seeds(&tr, &t);
+	assert_float_equal(tr.pull_pred_seeds.mean, 2.0, 1e-12);
+	assert_float_equal(tr.pull_pred_seeds.p5, 0.0, 1e-12);
+	assert_float_equal(tr.pull_pred_seeds.p95, 5.0, 1e-12);
+	assert_int_equal(tr.pull_pred, 2);
+	assert_float_equal(tr.pull_tp_mean, 1.25, 1e-12);
+	assert_int_equal(tr.pull_tp, 1);	/* 1.25 rounded */
 	assert_float_equal(tr.expected[IR_LVL_MC], 1.75, 1e-12);
 	assert_float_equal(tr.expected[IR_LVL_NUMA], 1.25, 1e-12);
 	assert_float_equal(tr.expected[IR_LVL_SMT], 0.0, 1e-12);
@@ -521,6 +533,44 @@ static void test_json(void **state)
 	assert_int_equal(ir_report_text(doc, mem), 0);
 	fclose(mem);
 	assert_non_null(strstr(buf, "-2.0 us"));
+	/* one deterministic model: no spread over seeds */
+	assert_null(strstr(buf, "pulls at probed calls"));
+	assert_null(json_object_object_get(gt, "expected_pulls"));
+	free(buf);
+	buf = NULL;
+	json_object_put(doc);
+
+	/* a randomised model (NI_RANDOM): ground truth gives the expected pulls
+	 * over seeds with their 5-95 % spread, and precision and recall of the
+	 * means, never seed 0's draw (4 pulls, 1 shared with the kernel) */
+	{
+		struct ir_seed_totals tot[4];
+		struct ir_policy_run r = { .nr_seeds = 4, .seed_tot = tot };
+		const uint64_t probed[4] = { 4, 1, 2, 1 }, both[4] = { 1, 0, 2, 0 };
+		struct ir_tally k;
+
+		memset(tot, 0, sizeof(tot));
+		memset(&k, 0, sizeof(k));
+		for (int i = 0; i < 4; i++) {
+			tot[i].probed_pulls = probed[i];
+			tot[i].probed_both = both[i];
+		}
+		ir_tally_seeds(&k, &r);
+		ir_truth_seeds(&tr, &k);
+	}
+	doc = ir_report_json(&in);
+	assert_non_null(doc);
+	gt = obj(doc, "ground_truth");
+	assert_int_equal(num(gt, "predicted_pulls"), 2);
+	assert_float_equal(num(obj(gt, "expected_pulls"), "mean"), 2.0, 1e-12);
+	assert_float_equal(num(obj(gt, "expected_pulls"), "p5"), 1.0, 1e-12);
+	assert_float_equal(num(obj(gt, "expected_pulls"), "p95"), 4.0, 1e-12);
+	assert_float_equal(num(gt, "pull_precision"), 0.75 / 2.0, 1e-12);
+	assert_float_equal(num(gt, "pull_recall"), 0.75 / 5.0, 1e-12);
+	mem = open_memstream(&buf, &len);
+	assert_int_equal(ir_report_text(doc, mem), 0);
+	fclose(mem);
+	assert_non_null(strstr(buf, "pulls at probed calls: kernel 7, model expected 2.0 over seeds (5-95 %: 1-4)"));
 	free(buf);
 	json_object_put(doc);
 	ir_tally_free(&tt[0]);
