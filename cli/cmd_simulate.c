@@ -17,7 +17,10 @@ static const char usage[] =
 	"                           crossed (default 5us)\n"
 	"  --migration-cost NS      the recording kernel's sysctl_sched_migration_cost\n"
 	"                           (default: from the trace, else 500us)\n"
-	"  --json FILE|-, --html FILE|-, --topology FILE|SPEC, --quiet  as for replay\n"
+	"  --json FILE|-            the JSON report, as for replay\n"
+	"  --html FILE|-            the HTML report, as for replay\n"
+	"  --topology FILE|SPEC     as for replay\n"
+	"  --quiet                  no text report, no progress\n"
 	"Figures are withheld when under 90 % of the trace's wakeups are explained.\n"
 	"Exit: 0 ok, 1 usage, 2 bad input, 3 report written but too many events lost.\n";
 
