@@ -43,7 +43,10 @@ for md in docs:
         elif frag and path.endswith(".md") and frag not in anchors(path):
             fails.append(f"{md}: no heading '#{frag}' in {target or 'this file'}")
 
-# Nothing tracked refers to ../shared (a fresh clone has nothing beside it).
+# Nothing tracked refers to the shared directory beside the clone (a fresh
+# clone has nothing beside it).  The names are built here so that this file
+# does not name it either, and is checked like every other.
+BESIDE = (b"../" + b"shared", b"/work/" + b"shared")
 try:
     files = subprocess.run(["git", "-C", root, "ls-files"], capture_output=True, text=True,
                            check=True).stdout.split()
@@ -52,7 +55,7 @@ except (OSError, subprocess.CalledProcessError):
              if "/build" not in d and "/.git" not in d for f in fs]
 for f in files:
     p = os.path.join(root, f)
-    if f == "tests/integration/project/test_docs.py" or not os.path.isfile(p):
+    if not os.path.isfile(p):
         continue
     try:
         data = open(p, "rb").read()
@@ -60,7 +63,7 @@ for f in files:
         continue
     if b"\0" in data[:4096]:
         continue
-    if b"../shared" in data or b"/work/shared" in data:
+    if any(b in data for b in BESIDE):
         fails.append(f"{f}: refers to the directory beside the clone")
 
 for f in fails:
