@@ -14,6 +14,9 @@
 #include "report/report.h"
 
 int cmd_replay(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
+/* replay and simulate share their options (cmd_replay.c); simulate adds the closed loop. */
+int cli_replay(int argc, char **argv, const char *cmd, const char *help, bool closed_loop);
 int cmd_topology(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);

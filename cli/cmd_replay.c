@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* idlereplay replay: options -> engine -> report on stdout. */
+/* idlereplay replay (and simulate): options -> engine -> report on stdout. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,6 +44,9 @@ static const char usage[] =
 	"  --max-lost PCT           lost events above this share of all events make the exit\n"
 	"                           status 3, after the report is written (default 1)\n"
 	"  --allow-lost             exit 0 whatever the share of lost events\n"
+	"  --closed-loop            also re-simulate the workload under every policy (as `simulate`)\n"
+	"  --refill NS              closed loop: cache refill a migrated task pays per domain level\n"
+	"                           boundary crossed (default 5us)\n"
 	"  --quiet                  no text report on stdout, no progress on stderr\n"
 	"Durations accept ns, us, ms, s suffixes.  Exit: 0 ok, 1 usage, 2 bad input,\n"
 	"3 report written but too many events lost (--max-lost).\n";
@@ -72,12 +75,19 @@ static const struct option opts[] = {
 	{ "buffer", required_argument, NULL, 'b' },
 	{ "max-lost", required_argument, NULL, 'X' },
 	{ "allow-lost", no_argument, NULL, 'A' },
+	{ "closed-loop", no_argument, NULL, 'C' },
+	{ "refill", required_argument, NULL, 'R' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 int cmd_replay(int argc, char **argv)
+{
+	return cli_replay(argc, argv, "replay", usage, false);
+}
+
+int cli_replay(int argc, char **argv, const char *cmd, const char *help, bool closed_loop)
 {
 	const char *json = NULL, *html = NULL, *decisions = NULL, *perfetto = NULL;
 	char err[1024];
@@ -97,13 +107,13 @@ int cmd_replay(int argc, char **argv)
 			quiet = true;
 		} else if (o == 'h') {
 			idlereplay_free(ir);
-			fputs(usage, stdout);
+			fputs(help, stdout);
 			return IR_OK;
 		} else if (!opt) {
 			idlereplay_free(ir);
-			return cli_bad_option("replay", o, argc, argv);
+			return cli_bad_option(cmd, o, argc, argv);
 		} else if (idlereplay_set(ir, opt->name, opt->has_arg ? optarg : NULL)) {
-			ret = cli_fail(IR_ERR_USAGE, "replay: %s", idlereplay_error(ir));
+			ret = cli_fail(IR_ERR_USAGE, "%s: %s", cmd, idlereplay_error(ir));
 			idlereplay_free(ir);
 			return ret;
 		} else {
@@ -113,16 +123,18 @@ int cmd_replay(int argc, char **argv)
 			perfetto = o == 'F' ? optarg : perfetto;
 		}
 	}
-	if ((ret = cli_one_stdout("replay", (const char *[]){ "--json", json, "--html", html,
+	if ((ret = cli_one_stdout(cmd, (const char *[]){ "--json", json, "--html", html,
 							      "--decisions", decisions, "--perfetto", perfetto,
 							      NULL }))) {
 		idlereplay_free(ir);
 		return ret;
 	}
-	if ((ret = cli_trace_arg("replay", argc, argv))) {
+	if ((ret = cli_trace_arg(cmd, argc, argv))) {
 		idlereplay_free(ir);
 		return ret;
 	}
+	if (closed_loop)
+		idlereplay_set(ir, "closed-loop", NULL);
 	idlereplay_on_warning(ir, cli_warning, NULL);
 	if (!(ret = idlereplay_open(ir, argv[optind]))) {
 		cli_progress_start(&progress, argv[optind], quiet);

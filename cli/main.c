@@ -20,6 +20,7 @@ static const struct subcommand subcommands[] = {
 	{ "record", cmd_record, "record scheduler events into a trace.dat" },
 	{ "report", cmd_report, "render, compare or merge saved JSON reports (text, HTML, CSV)" },
 	{ "replay", cmd_replay, "replay a trace.dat through the newidle balance policies" },
+	{ "simulate", cmd_simulate, "re-simulate a trace's workload under each policy (closed loop)" },
 	{ "topology", cmd_topology, "print this machine's topology, or its sched domains" },
 };
 
@@ -49,7 +50,7 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 			if (!strcmp(argv[2], subcommands[i].name))
 				return subcommands[i].fn(2, args);
-		return cli_fail(IR_ERR_USAGE, "help: unknown command '%s' (calibrate, export, fleet, record, report, replay, topology)",
+		return cli_fail(IR_ERR_USAGE, "help: unknown command '%s' (calibrate, export, fleet, record, report, replay, simulate, topology)",
 				argv[2]);
 	}
 	if (!strcmp(argv[1], "--version")) {

@@ -16,6 +16,7 @@
 #include "model/model.h"
 #include "replay/replay.h"
 #include "report/report.h"
+#include "sim/sim.h"
 
 #define IR_MAX_RUNS 4096
 #define IR_MAX_SWEEPS 64
@@ -32,6 +33,8 @@ struct idlereplay {
 	/* options */
 	struct ir_state_params sp;
 	bool mc_set, tick_set, want_timeline, allow_lost;
+	bool closed_loop, cl_refill_set;	/* simulate: the closed loop too */
+	uint64_t cl_refill_ns;
 	double max_lost;	/* percent of all events; over it IR_LOST_EVENTS */
 	uint64_t detail_off, detail_len;
 	char *json_path, *html_path, *decisions_path, *perfetto_path, *topo_arg, *reference, *kernel_policy;
@@ -60,6 +63,19 @@ int ir_engine_fail(struct idlereplay *ir, int code, const char *fmt, ...) __attr
 
 /* The value of "key value" in the trace's metadata (malloc'd), or NULL. */
 char *ir_engine_meta_line(const char *meta, const char *key);
+
+/* What the closed loop needs from a replay (engine/closed_loop.c). */
+struct ir_closed_loop_input {
+	const struct ir_workload *w;
+	const struct ir_observed *obs;
+	const struct ir_domains *dom;
+	const struct ir_policy_run *runs;
+	int n, fidelity;
+	int kernel_major, kernel_minor;	/* the recording kernel's release, -1 unknown */
+	uint64_t sched_migration_cost, max_idle_balance_cost;
+};
+/* Simulate every policy and the frozen schedule; add the closed-loop keys to doc. */
+int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_input *in, json_object *doc);
 
 /* Write doc as the "json" / "html" options ask. */
 int ir_engine_write_outputs(struct idlereplay *ir);

@@ -132,6 +132,9 @@ static int set_duration(struct idlereplay *ir, const char *name, const char *val
 		ir->tick_set = true;
 	} else if (!strcmp(name, "balance-interval")) {
 		ir->sp.balance_interval_ns = v;
+	} else if (!strcmp(name, "refill")) {
+		ir->cl_refill_ns = v;
+		ir->cl_refill_set = true;
 	} else {
 		ir->sp.newidle_lead_ns = v;
 	}
@@ -209,8 +212,9 @@ int idlereplay_set(idlereplay *ir, const char *name, const char *value)
 {
 	static const char *const durations[] = {
 		"migration-cost", "max-idle-balance-cost", "tick", "newidle-lead", "balance-interval",
+		"refill",
 	};
-	static const char *const flags[] = { "probe-seed", "timeline", "allow-lost" };
+	static const char *const flags[] = { "probe-seed", "timeline", "allow-lost", "closed-loop" };
 	bool flag = false;
 
 	ir->err[0] = 0;
@@ -231,6 +235,10 @@ int idlereplay_set(idlereplay *ir, const char *name, const char *value)
 	}
 	if (!strcmp(name, "timeline")) {
 		ir->want_timeline = true;
+		return IR_OK;
+	}
+	if (!strcmp(name, "closed-loop")) {
+		ir->closed_loop = true;
 		return IR_OK;
 	}
 	if (!strcmp(name, "allow-lost")) {

@@ -35,6 +35,8 @@ struct run {
 	bool probed;			/* every policy takes the probed costs */
 	struct ir_perfetto *pf;		/* --perfetto, or NULL */
 	struct ir_out pf_out;
+	struct ir_wl_builder *wl;	/* closed loop: the workload, built in the same pass */
+	int wl_err;
 };
 
 static int feed(void *arg, const struct ir_event *ev)
@@ -44,6 +46,8 @@ static int feed(void *arg, const struct ir_event *ev)
 	ir_state_feed(r->st, ev);
 	if (r->pf)
 		ir_perfetto_event(r->pf, ev, r->st);
+	if (r->wl && !r->wl_err)
+		r->wl_err = ir_wl_feed(r->wl, ev);
 	if (!(++r->events & 0xffff) && r->progress) {
 		/* ETA from the share of the file's event data read so far */
 		uint64_t bytes = ir_trace_bytes_read(r->tr), total = 0;
@@ -476,6 +480,10 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 		goto out;
 	}
 	ir_state_set_timeline(run.st, tl);
+	if (ir->closed_loop && !(run.wl = ir_wl_new(rings.ring ? rings.nr_cpus : ti->nr_cpus))) {
+		ret = ir_engine_fail(ir, IR_ERR_INPUT, "%s: out of memory", ir->path);
+		goto out;
+	}
 	run.ti = ti;
 	run.tr = ir->tr;
 	if ((ret = ir_trace_run(ir->tr, feed, &run, ir->err, sizeof(ir->err))))
@@ -522,6 +530,27 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 		ret = ir_engine_fail(ir, IR_ERR_INPUT, "%s: out of memory", ir->path);
 		goto out;
 	}
+	if (run.wl) {
+		struct ir_workload *w = run.wl_err ? NULL : ir_wl_finish(run.wl, ti->last_ts);
+		struct ir_closed_loop_input cin = {
+			.w = w, .obs = ir_state_observed(run.st), .dom = dom, .runs = run.runs, .n = nr_runs,
+			.fidelity = tallies.fidelity,
+			.kernel_major = ti->kernel_major, .kernel_minor = ti->kernel_minor,
+			.sched_migration_cost = sp.sched_migration_cost,
+			.max_idle_balance_cost = sp.max_idle_balance_cost,
+		};
+
+		if (run.wl_err)
+			ir_wl_abort(run.wl);
+		run.wl = NULL;
+		if (!w)
+			ret = ir_engine_fail(ir, IR_ERR_INPUT, "%s: out of memory extracting the workload", ir->path);
+		else
+			ret = ir_engine_closed_loop(ir, &cin, ir->doc);
+		ir_workload_free(w);
+		if (ret)
+			goto out;
+	}
 	warn_losses(ir, ti);
 	warn_unused(ir, ir_state_observed(run.st));
 	if (!(ret = ir_engine_write_outputs(ir)))
@@ -533,6 +562,7 @@ out:
 	if (run.pf_out.f)
 		ir_out_close(&run.pf_out, 0);	/* failed: no partial trace left behind */
 	free(counts.v);
+	ir_wl_abort(run.wl);
 	ir_state_free(run.st);
 	ir_timeline_free(tl);
 	for (int i = 0; i < run.n; i++) {

@@ -836,6 +836,67 @@ static void section_fidelity(FILE *out, json_object *doc)
 	}
 }
 
+/* The closed loop (issue 13): figures per policy beside the trace's. */
+static void cl_tr(FILE *out, const char *label, json_object *f)
+{
+	json_object *bal = jget(f, "balance_cpu_ns");
+
+	fputs("<tr><td>", out);
+	ir_html_text(out, label);
+	fputs("</td>", out);
+	td_ns(out, jint(f, "completion_ns"));
+	td_ns(out, jint(f, "idle_ns"));
+	td_ns(out, jint(f, "idle_while_waiting_ns"));
+	td_ns(out, jint(jget(f, "wait_ns"), "p50"));
+	td_ns(out, jint(jget(f, "wait_ns"), "p99"));
+	fprintf(out, "<td>%lld</td><td>%lld</td>", (long long)jint(f, "migrations"), (long long)jint(f, "newidle_pulls"));
+	if (bal && !json_object_is_type(bal, json_type_null))
+		td_ns(out, json_object_get_int64(bal));
+	else
+		fputs("<td class=\"muted\">n/a</td>", out);
+	fputs("</tr>\n", out);
+}
+
+static void section_closed_loop(FILE *out, json_object *doc)
+{
+	json_object *cl = jget(doc, "closed_loop"), *fit = jget(doc, "closed_loop_fit");
+	const char *withheld;
+
+	if (!cl || !fit)
+		return;
+	fprintf(out, "<h2>Closed loop</h2>\n<p>The trace's workload re-simulated under each policy; "
+		"%.1f %% of its wakeups are explained (", 100 * jdbl(fit, "explained_share"));
+	{
+		int i = 0;
+
+		json_object_object_foreach(jget(fit, "wakeups"), k, v) {
+			fprintf(out, "%s", i++ ? ", " : "");
+			ir_html_text(out, k);
+			fprintf(out, " %.1f %%", 100 * jdbl(v, "share"));
+		}
+	}
+	fputs(").</p>\n<table><tr><th></th><th>completion</th><th>idle</th><th>idle while others wait</th>"
+	      "<th>wait p50</th><th>wait p99</th><th>migrations</th><th>newidle pulls</th><th>balance CPU</th></tr>\n", out);
+	cl_tr(out, "trace (measured)", jget(fit, "measured"));
+	cl_tr(out, "frozen to the trace", jget(fit, "frozen"));
+	if (!(withheld = jstr(fit, "withheld", NULL))) {
+		json_object_object_foreach(cl, label, f)
+			cl_tr(out, label, f);
+	}
+	fputs("</table>\n", out);
+	if (withheld) {
+		fputs("<p>Closed-loop figures withheld: ", out);
+		ir_html_text(out, withheld);
+		fputs("</p>\n", out);
+	}
+	fputs("<p class=\"muted\">Not modelled: ", out);
+	for (size_t i = 0; i < jlen(jget(fit, "not_modelled")); i++) {
+		fputs(i ? "; " : "", out);
+		ir_html_text(out, json_object_get_string(jidx(jget(fit, "not_modelled"), i)));
+	}
+	fputs(".</p>\n", out);
+}
+
 int ir_report_html(json_object *doc, FILE *out)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -850,6 +911,7 @@ int ir_report_html(json_object *doc, FILE *out)
 	section_timeline(out, doc);
 	section_observed(out, doc);
 	section_fidelity(out, doc);
+	section_closed_loop(out, doc);
 	fputs("</main></body></html>\n", out);
 	return ferror(out) ? -1 : 0;
 }

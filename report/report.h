@@ -155,6 +155,43 @@ int ir_out_close(struct ir_out *o, int ok);
  * of one command would interleave. */
 bool ir_out_is_stdout(const char *path);
 
+/* ------------------------------------------------------- closed loop */
+
+/* The figures a closed-loop simulation and the trace both give (issue 13). */
+struct ir_cl_figures {
+	uint64_t completion_ns, idle_ns, idle_while_waiting_ns, wait_p50, wait_p99;
+	uint64_t migrations, newidle_pulls, balance_cpu_ns;
+	bool has_balance;		/* balance_cpu_ns known (a trace shows it with probes only) */
+};
+
+struct ir_cl_run {
+	const char *label;
+	struct ir_cl_figures f;
+	uint64_t newidle_calls, newidle_attempts, mig_wakeup, mig_newidle, mig_periodic, wakeups, events;
+	uint64_t forced;		/* frozen only: wakeups it had to force */
+	bool stalled;
+};
+
+#define IR_CL_WAKE_KINDS 5
+struct ir_cl_input {
+	int n;
+	const struct ir_cl_run *runs;	/* one per policy instance */
+	int fidelity;			/* the recording kernel's policy among runs, -1 none */
+	struct ir_cl_figures measured;	/* from the trace */
+	struct ir_cl_run frozen;	/* placement and balancing frozen to the trace's */
+	const char *const *wake_names;	/* IR_CL_WAKE_KINDS */
+	uint64_t wakes[IR_CL_WAKE_KINDS];
+	double explained;		/* share of wakeups the workload reproduces */
+	const char *withheld;		/* NULL, or why the figures are withheld */
+	uint64_t refill_ns, seed;
+	uint64_t idle_wake_ns, resched_ns;	/* measured from the trace */
+	uint64_t probed_lb_cost[3], probed_max_idle_balance_cost;	/* 0: no probes */
+	uint64_t tasks, ops, workload_bytes;
+};
+/* Add "closed_loop" and "closed_loop_fit" to a report document (schema
+ * minor 3); 0, or -1 out of memory. */
+int ir_report_closed_loop(json_object *doc, const struct ir_cl_input *in);
+
 /* Build the document; NULL on allocation failure. */
 json_object *ir_report_json(const struct ir_report_input *in);
 /* Render a document as text for people. */

@@ -350,6 +350,67 @@ static void print_assumptions(json_object *doc, FILE *out)
 		json_object_get_boolean(jget(a, "avg_idle_shift")) ? "diff >> 3 (4.15)" : "diff / 8");
 }
 
+/* The closed loop (issue 13): figures per policy beside the trace's. */
+static void cl_row(FILE *out, const char *label, json_object *f)
+{
+	char b[6][32];
+	json_object *w = jget(f, "wait_ns"), *bal = jget(f, "balance_cpu_ns");
+
+	fprintf(out, "  %-28s %10s %10s %10s %9s %9s %8lld %6lld %10s\n", ir_tsafe(label),
+		ir_fmt_ns(b[0], sizeof(b[0]), jint(f, "completion_ns")), ir_fmt_ns(b[1], sizeof(b[1]), jint(f, "idle_ns")),
+		ir_fmt_ns(b[2], sizeof(b[2]), jint(f, "idle_while_waiting_ns")), ir_fmt_ns(b[3], sizeof(b[3]), jint(w, "p50")),
+		ir_fmt_ns(b[4], sizeof(b[4]), jint(w, "p99")), (long long)jint(f, "migrations"),
+		(long long)jint(f, "newidle_pulls"),
+		bal && !json_object_is_type(bal, json_type_null) ? ir_fmt_ns(b[5], sizeof(b[5]), json_object_get_int64(bal)) : "-");
+}
+
+static void cl_err(FILE *out, const char *name, double v)
+{
+	if (isnan(v))
+		fprintf(out, " %s n/a", name);
+	else
+		fprintf(out, " %s %+.1f %%", name, 100 * v);
+}
+
+static void print_closed_loop(json_object *doc, FILE *out)
+{
+	json_object *cl = jget(doc, "closed_loop"), *fit = jget(doc, "closed_loop_fit"), *wk, *e;
+	const char *withheld;
+
+	if (!cl || !fit)
+		return;
+	fprintf(out, "\nClosed loop: the trace's workload re-simulated under each policy (%.1f %% of wakeups explained:",
+		100 * jdbl(fit, "explained_share"));
+	wk = jget(fit, "wakeups");
+	json_object_object_foreach(wk, k, v)
+		fprintf(out, " %s %.1f %%", ir_tsafe(k), 100 * jdbl(v, "share"));
+	fprintf(out, ")\n");
+	fprintf(out, "  %-28s %10s %10s %10s %9s %9s %8s %6s %10s\n", "", "completion", "idle", "idle+wait",
+		"wait p50", "wait p99", "migrate", "pulls", "balance");
+	cl_row(out, "trace (measured)", jget(fit, "measured"));
+	cl_row(out, "frozen to the trace", jget(fit, "frozen"));
+	if ((withheld = jstr(fit, "withheld", NULL))) {
+		fprintf(out, "  closed-loop figures withheld: %s\n", ir_tsafe(withheld));
+		return;
+	}
+	json_object_object_foreach(cl, label, f)
+		cl_row(out, label, f);
+	if ((e = jget(fit, "relative_error")) && !json_object_is_type(e, json_type_null)) {
+		fprintf(out, "  self-consistency of %s against the trace:", ir_tsafe(jstr(fit, "policy", "?")));
+		cl_err(out, "completion", jdbl(e, "completion_ns"));
+		cl_err(out, "idle", jdbl(e, "idle_ns"));
+		cl_err(out, "wait p50", jdbl(jget(e, "wait_ns"), "p50"));
+		cl_err(out, "p99", jdbl(jget(e, "wait_ns"), "p99"));
+		cl_err(out, "migrations", jdbl(e, "migrations"));
+		cl_err(out, "pulls", jdbl(e, "newidle_pulls"));
+		fputc('\n', out);
+	}
+	fprintf(out, "  not modelled:");
+	for (size_t i = 0; i < jlen(jget(fit, "not_modelled")); i++)
+		fprintf(out, "%s %s", i ? ";" : "", ir_tsafe(json_object_get_string(jidx(jget(fit, "not_modelled"), i))));
+	fputc('\n', out);
+}
+
 int ir_report_text(json_object *doc, FILE *out)
 {
 	json_object *t = jget(doc, "trace");
@@ -369,5 +430,6 @@ int ir_report_text(json_object *doc, FILE *out)
 			ir_tsafe(jstr(jget(doc, "assumptions"), "load_balance_inputs", "")));
 	print_sweeps(doc, out);
 	print_fidelity(doc, out);
+	print_closed_loop(doc, out);
 	return ferror(out) ? -1 : 0;
 }

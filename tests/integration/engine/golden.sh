@@ -45,6 +45,8 @@
 # the vm traces' reports change only in schema_minor and the new key).
 # Then recon, merged onto both (rd->overload rewrites: newidle walks, periodic/NOHZ rate;
 # the assumptions' balance interval and busy factor, schema_minor 4).
+# Then issue 13's closed loop (branch sim): schema_minor 4 (JSON and the
+# HTML's schema line change, nothing else; diffed against main's binary).
 # Then branch eco2 (issue 14, timelines): without --detail the detailed
 # window is the busiest 20 ms of newidle points, not the 20 ms from the
 # first one; the HTML timeline paragraph says so.  Checked by script against

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The closed-loop part of the report document (issue 13; schema minor 4):
+ * "closed_loop", keyed by policy label, the figures of the workload
+ * re-simulated under each policy; "closed_loop_fit", the same figures as the
+ * trace measured them, the recording kernel's policy simulated against them
+ * (relative error), the frozen simulation (placement and balancing as
+ * recorded), what explained the wakeups, and the assumptions.  Built here
+ * from plain numbers (struct ir_cl_input); report/json.c builds the rest.
+ */
+#include <math.h>
+
+#include "report/report.h"
+
+static json_object *u64(uint64_t v)
+{
+	return json_object_new_int64((int64_t)v);
+}
+
+static json_object *figures_obj(const struct ir_cl_figures *f)
+{
+	json_object *o = json_object_new_object(), *w = json_object_new_object();
+
+	json_object_object_add(o, "completion_ns", u64(f->completion_ns));
+	json_object_object_add(o, "idle_ns", u64(f->idle_ns));
+	json_object_object_add(o, "idle_while_waiting_ns", u64(f->idle_while_waiting_ns));
+	json_object_object_add(w, "p50", u64(f->wait_p50));
+	json_object_object_add(w, "p99", u64(f->wait_p99));
+	json_object_object_add(o, "wait_ns", w);
+	json_object_object_add(o, "migrations", u64(f->migrations));
+	json_object_object_add(o, "newidle_pulls", u64(f->newidle_pulls));
+	json_object_object_add(o, "balance_cpu_ns", f->has_balance ? u64(f->balance_cpu_ns) : NULL);
+	return o;
+}
+
+static json_object *run_obj(const struct ir_cl_run *r)
+{
+	json_object *o = figures_obj(&r->f), *m = json_object_new_object();
+
+	json_object_object_add(m, "wakeup", u64(r->mig_wakeup));
+	json_object_object_add(m, "newidle", u64(r->mig_newidle));
+	json_object_object_add(m, "periodic", u64(r->mig_periodic));
+	json_object_object_add(o, "migrations_by_cause", m);
+	json_object_object_add(o, "newidle_calls", u64(r->newidle_calls));
+	json_object_object_add(o, "newidle_attempts", u64(r->newidle_attempts));
+	json_object_object_add(o, "wakeups", u64(r->wakeups));
+	json_object_object_add(o, "events", u64(r->events));
+	json_object_object_add(o, "stalled", json_object_new_boolean(r->stalled));
+	json_object_object_add(o, "forced_wakeups", u64(r->forced));
+	return o;
+}
+
+/* (simulated - measured) / measured, null when measured is 0 or unknown */
+static json_object *rel(uint64_t sim, uint64_t meas, bool known)
+{
+	if (!known || !meas)
+		return NULL;
+	return json_object_new_double(round(((double)sim - (double)meas) / (double)meas * 1e4) / 1e4);
+}
+
+static json_object *errors_obj(const struct ir_cl_figures *s, const struct ir_cl_figures *m)
+{
+	json_object *o = json_object_new_object(), *w = json_object_new_object();
+
+	json_object_object_add(o, "completion_ns", rel(s->completion_ns, m->completion_ns, true));
+	json_object_object_add(o, "idle_ns", rel(s->idle_ns, m->idle_ns, true));
+	json_object_object_add(o, "idle_while_waiting_ns", rel(s->idle_while_waiting_ns, m->idle_while_waiting_ns, true));
+	json_object_object_add(w, "p50", rel(s->wait_p50, m->wait_p50, true));
+	json_object_object_add(w, "p99", rel(s->wait_p99, m->wait_p99, true));
+	json_object_object_add(o, "wait_ns", w);
+	json_object_object_add(o, "migrations", rel(s->migrations, m->migrations, true));
+	json_object_object_add(o, "newidle_pulls", rel(s->newidle_pulls, m->newidle_pulls, true));
+	json_object_object_add(o, "balance_cpu_ns", rel(s->balance_cpu_ns, m->balance_cpu_ns,
+							   s->has_balance && m->has_balance));
+	return o;
+}
+
+static json_object *strings(const char *const *v, int n)
+{
+	json_object *a = json_object_new_array();
+
+	for (int i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_string(v[i]));
+	return a;
+}
+
+static const char *const assumptions[] = {
+	"the workload is the trace's: per task its CPU bursts, the wakeups and forks it issued at their point "
+	"in its bursts, and its blocks; a block ended by the idle task or a kthread (interrupt, timer, "
+	"workqueue) is kept as the recorded delay",
+	"a wakeup issued while a task ran is taken as that task's (an interrupt taken during its burst is "
+	"misattributed to it)",
+	"the fair class as of v6.1 CFS: vruntime by sched_prio_to_weight, slices from sysctl_sched_latency, "
+	"wakeup preemption by wakeup_gran; RT tasks weigh as nice -20",
+	"wake_affine_weight() compares PELT averages (32 ms half-life) of the runnable weight; newidle "
+	"balance is model/'s load_balance() on the simulated runqueues, with its assumptions: "
+	IR_LB_ASSUMPTIONS "; periodic balance moves one task per call when the busiest runqueue has two more",
+	"each newidle load_balance() attempt costs the policy's per-level cost on the balancing CPU: with newidle "
+	"probes in the trace, the medians of the kernel's own sd->max_newidle_lb_cost per level (and of "
+	"max_idle_balance_cost) replace the assumed defaults a policy instance leaves alone",
+	"a migrated task pays refill_ns per sched domain level boundary crossed (level index + 1)",
+	"a wakeup onto an idle CPU takes effect after the trace's own median wakeup-to-run latency of "
+	"wakeups onto idle CPUs (IPI and idle exit on the recording machine)",
+	"no wake-up of a task that had not blocked is replayed; the first sighting of a task is its start",
+};
+
+static const char *const not_modelled[] = {
+	"interrupt and softirq load beyond the recorded kthread bursts",
+	"CPU frequency; idle-state exit latency beyond its median",
+	"SMT contention (siblings run at full speed)",
+	"EEVDF (v6.6+): lag-based placement and deadlines",
+	"NOHZ idle balance kicks (idle CPUs balance at their own interval)",
+	"WF_SYNC, wake_wide(), recent_used_cpu and the SIS_UTIL scan limit",
+	"cgroups, affinity other than per-CPU kthreads, NUMA balancing, exec balancing",
+};
+
+int ir_report_closed_loop(json_object *doc, const struct ir_cl_input *in)
+{
+	json_object *cl = json_object_new_object(), *fit = json_object_new_object();
+	json_object *wk = json_object_new_object(), *params = json_object_new_object();
+	json_object *wl = json_object_new_object();
+	uint64_t all = 0;
+
+	if (!cl || !fit || !wk || !params || !wl)
+		return -1;
+	if (!in->withheld)
+		for (int i = 0; i < in->n; i++)
+			json_object_object_add(cl, in->runs[i].label, run_obj(&in->runs[i]));
+	json_object_object_add(doc, "closed_loop", cl);
+
+	json_object_object_add(fit, "withheld", in->withheld ? json_object_new_string(in->withheld) : NULL);
+	for (int k = 0; k < IR_CL_WAKE_KINDS; k++)
+		all += in->wakes[k];
+	for (int k = 0; k < IR_CL_WAKE_KINDS; k++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "count", u64(in->wakes[k]));
+		json_object_object_add(o, "share", json_object_new_double(
+			all ? round((double)in->wakes[k] / (double)all * 1e4) / 1e4 : 0));
+		json_object_object_add(wk, in->wake_names[k], o);
+	}
+	json_object_object_add(fit, "wakeups", wk);
+	json_object_object_add(fit, "explained_share", json_object_new_double(round(in->explained * 1e4) / 1e4));
+	json_object_object_add(fit, "measured", figures_obj(&in->measured));
+	json_object_object_add(fit, "frozen", run_obj(&in->frozen));
+	json_object_object_add(fit, "frozen_error", errors_obj(&in->frozen.f, &in->measured));
+	if (in->fidelity >= 0 && !in->withheld) {
+		json_object_object_add(fit, "policy", json_object_new_string(in->runs[in->fidelity].label));
+		json_object_object_add(fit, "simulated", figures_obj(&in->runs[in->fidelity].f));
+		json_object_object_add(fit, "relative_error", errors_obj(&in->runs[in->fidelity].f, &in->measured));
+	} else {
+		json_object_object_add(fit, "policy", NULL);
+		json_object_object_add(fit, "simulated", NULL);
+		json_object_object_add(fit, "relative_error", NULL);
+	}
+	json_object_object_add(params, "refill_ns", u64(in->refill_ns));
+	json_object_object_add(params, "seed", u64(in->seed));
+	json_object_object_add(params, "idle_wake_ns", u64(in->idle_wake_ns));
+	json_object_object_add(params, "resched_ns", u64(in->resched_ns));
+	{
+		json_object *pc = json_object_new_array();
+
+		for (int l = 0; l < 3; l++)
+			json_object_array_add(pc, u64(in->probed_lb_cost[l]));
+		json_object_object_add(params, "probed_max_newidle_lb_cost", pc);
+		json_object_object_add(params, "probed_max_idle_balance_cost", u64(in->probed_max_idle_balance_cost));
+	}
+	json_object_object_add(fit, "params", params);
+	json_object_object_add(wl, "tasks", u64(in->tasks));
+	json_object_object_add(wl, "ops", u64(in->ops));
+	json_object_object_add(wl, "bytes", u64(in->workload_bytes));
+	json_object_object_add(fit, "workload", wl);
+	json_object_object_add(fit, "assumptions", strings(assumptions, (int)(sizeof(assumptions) / sizeof(*assumptions))));
+	json_object_object_add(fit, "not_modelled", strings(not_modelled, (int)(sizeof(not_modelled) / sizeof(*not_modelled))));
+	json_object_object_add(doc, "closed_loop_fit", fit);
+	return 0;
+}

@@ -1,0 +1,1519 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The scheduler model: a discrete-event simulation of the workload's tasks on
+ * per-CPU runqueues, after the kernel's fair class as of v6.1 (the CFS of
+ * the recorded guests; kernel/sched/fair.c unless named):
+ *
+ *  pick_next_entity()       the queued task of least vruntime runs;
+ *  update_curr()            vruntime += delta_exec x NICE_0_LOAD / weight,
+ *                           weight = sched_prio_to_weight[prio - 100]
+ *                           (core.c; RT prio < 100 taken as nice -20);
+ *  place_entity()           a woken task's vruntime is at least min_vruntime
+ *                           - sysctl_sched_latency / 2 (GENTLE_FAIR_SLEEPERS),
+ *                           a forked one starts at min_vruntime + its slice
+ *                           (START_DEBIT); migrate_task_rq_fair() renormalises;
+ *  check_preempt_wakeup()   the wakee preempts curr when curr's vruntime is
+ *                           ahead by more than wakeup_gran() (scaled by weight);
+ *  check_preempt_tick()     curr is preempted after sched_slice() =
+ *                           __sched_period(nr) x weight / load (assumed at the
+ *                           exact end of the slice, not the next tick);
+ *  select_task_rq_fair()    wakeups: wake_affine() (wake_affine_idle(), then
+ *                           wake_affine_weight() on instantaneous load) when
+ *                           the waker's domains span prev_cpu, then
+ *                           select_idle_sibling() in the target's LLC (target,
+ *                           prev, an idle core, an idle CPU, wrapping from
+ *                           target + 1); forks: find_idlest_cpu() over the
+ *                           top domain (fewest running, the parent's CPU first);
+ *  rebalance_domains()      each CPU balances each level every
+ *                           balance_interval ms (x busy_factor while busy);
+ *  sched_balance_newidle()  (newidle_balance() before v6.10) when a CPU's
+ *                           queue runs empty: the policy (model/ ir_decide())
+ *                           picks the levels and model/'s load_balance()
+ *                           (ir_outcome_lb(), model/lb.c: find_busiest_group(),
+ *                           calculate_imbalance(), detach_tasks(), task_hot())
+ *                           runs at each on a snapshot of the simulated
+ *                           runqueues; each attempt costs its per-level cost
+ *                           on this CPU; idle_stamp / avg_idle /
+ *                           max_idle_balance_cost as ttwu_do_wakeup() and the
+ *                           newidle code keep them;
+ *  rebalance_domains()'s load_balance()  here simpler: the busiest runqueue
+ *                           of the level's span gives its longest-queued task
+ *                           that can_migrate_task() allows, when it has two
+ *                           more than this CPU (or this CPU is idle);
+ *  add_nr_running()         sets rd->overload at 2 runnable; a top-level
+ *                           balance rewrites it from the runqueues.
+ * A migrated task pays refill_ns of extra CPU time per level boundary
+ * crossed (the level index of the smallest domain holding both CPUs, + 1).
+ *
+ * Frozen mode replays the recorded decisions instead: wakeups go where the
+ * kernel put them, each CPU switches to the task it switched to, at the
+ * recorded preemptions; no balancing.  Its figures must equal the trace's.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim.h"
+
+/* kernel/sched/core.c sched_prio_to_weight[], nice -20 .. 19 */
+static const uint32_t sched_prio_to_weight[40] = {
+	88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916,
+	9548, 7620, 6100, 4904, 3906, 3121, 2501, 1991, 1586, 1277,
+	1024, 820, 655, 526, 423, 335, 272, 215, 172, 137,
+	110, 87, 70, 56, 45, 36, 29, 23, 18, 15,
+};
+#define NICE_0_LOAD 1024u
+
+enum sstate { S_UNSTARTED, S_QUEUED, S_RUNNING, S_BLOCKED, S_DONE };
+enum evkind { E_CPU, E_WAKE, E_START, E_BALANCE, E_FROZEN, E_MOVE, E_QUEUE };
+
+struct stask {
+	uint32_t pc;
+	uint8_t state;
+	int16_t cpu;		/* runqueue (queued, running) or last one */
+	int16_t ran_cpu;	/* where it last ran, -1 never */
+	uint32_t tokens;	/* task wakeups that came before their block */
+	uint8_t blocked_on;	/* IR_OP_BLOCK_TASK or IR_OP_BLOCK_DELAY */
+	uint32_t weight;
+	int32_t qpos;
+	uint64_t left;		/* ns left of the RUN op at pc (0: not started) */
+	uint64_t vruntime;
+	uint64_t last_ran;	/* p->se.exec_start when it stopped */
+	uint64_t enq;		/* when it was queued (detach order) */
+	uint64_t woken;		/* wakeup time, for the wait figure; 0 none */
+	uint64_t blocked_at;	/* when it last blocked */
+	uint64_t waking;	/* frozen: its sched_waking, queued at sched_wakeup */
+	uint64_t penalty;	/* cache refill owed */
+	double avg;		/* PELT: runnable share, decaying with a 32 ms half-life */
+	uint64_t deadline;	/* EEVDF: se->deadline */
+	int64_t vlag;		/* EEVDF: se->vlag, kept while it sleeps */
+	uint64_t avg_ts;
+};
+
+struct srq {
+	int32_t curr;		/* -1 idle */
+	uint64_t curr_start, slice_end;
+	uint32_t nr_queued, cap;
+	int32_t *q;
+	uint64_t load;		/* weights queued + curr */
+	double load_avg;	/* PELT of load: cfs_rq->avg.load_avg */
+	double util_avg;	/* PELT of running: util_avg, 0..1024 */
+	uint64_t util_ts;
+	uint64_t load_ts;
+	uint64_t min_vruntime;
+	uint64_t avail;		/* busy balancing until then */
+	bool idle;		/* the idle task runs (from idle_since) */
+	uint64_t idle_since;
+	uint64_t idle_stamp, avg_idle, max_idle_balance_cost;
+	uint64_t gen;		/* E_CPU events of older generations are stale */
+	uint64_t resched_at;	/* resched_curr() takes effect then; 0 none */
+	uint64_t next_balance[IR_MAX_LEVELS];
+	uint64_t swpos;		/* frozen: next recorded switch */
+	int32_t frozen_want;	/* frozen: waiting for this task to be runnable */
+	int nr_levels, llc;	/* llc: highest SD_SHARE_PKG_RESOURCES level, -1 */
+	uint8_t kind[IR_MAX_LEVELS];
+	unsigned interval[IR_MAX_LEVELS], cache_nice_tries[IR_MAX_LEVELS];
+	bool smt[IR_MAX_LEVELS];
+	unsigned imbalance_pct[IR_MAX_LEVELS];
+};
+
+struct hev {
+	uint64_t t, seq;
+	uint32_t id;
+	uint8_t kind;
+	uint64_t gen;
+};
+
+struct sim {
+	const struct ir_workload *w;
+	const struct ir_policy_params *pol;
+	struct ir_policy_state pst;
+	const struct ir_sim_params *sp;
+	struct ir_sim_result *res;
+	int n;
+	const uint8_t *ring;	/* ring[c * n + o]: smallest level of c holding o */
+	const struct ir_domains *dom;
+	struct ir_domains *own_dom;	/* built when none is given: one flat LLC */
+	struct ir_rq_snap *snap;	/* n entries: load_balance()'s view */
+	struct stask *t;
+	struct srq *rq;
+	struct hev *heap;
+	uint64_t nh, hcap, seq;
+	uint64_t now, last_acct;
+	uint64_t nr_waiting, nr_idle, nr_overloaded, live, pending;	/* pending: non-balance events */
+	uint64_t nr_cpus_queued, sum_cpus_queued;	/* CPUs with waiting tasks, the sum of their ids */
+	bool overload;
+	struct ir_hist *wait;
+	uint64_t done_at;
+	int oom;
+};
+
+/* ---------------------------------------------------------------- heap */
+
+static bool hless(const struct hev *a, const struct hev *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static void hpush(struct sim *s, uint64_t t, enum evkind kind, uint32_t id, uint64_t gen)
+{
+	uint64_t i;
+
+	if (s->nh == s->hcap) {
+		uint64_t ncap = s->hcap ? s->hcap * 2 : 256;
+		struct hev *h = realloc(s->heap, ncap * sizeof(*h));
+
+		if (!h) {
+			s->oom = 1;
+			return;
+		}
+		s->heap = h;
+		s->hcap = ncap;
+	}
+	if (kind != E_BALANCE)
+		s->pending++;
+	i = s->nh++;
+	s->heap[i] = (struct hev){ t, s->seq++, id, (uint8_t)kind, gen };
+	while (i && hless(&s->heap[i], &s->heap[(i - 1) / 2])) {
+		struct hev x = s->heap[i];
+
+		s->heap[i] = s->heap[(i - 1) / 2];
+		s->heap[(i - 1) / 2] = x;
+		i = (i - 1) / 2;
+	}
+}
+
+static struct hev hpop(struct sim *s)
+{
+	struct hev top = s->heap[0];
+	uint64_t i = 0;
+
+	s->heap[0] = s->heap[--s->nh];
+	for (;;) {
+		uint64_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < s->nh && hless(&s->heap[l], &s->heap[m]))
+			m = l;
+		if (r < s->nh && hless(&s->heap[r], &s->heap[m]))
+			m = r;
+		if (m == i)
+			break;
+		struct hev x = s->heap[i];
+
+		s->heap[i] = s->heap[m];
+		s->heap[m] = x;
+		i = m;
+	}
+	if (top.kind != E_BALANCE)
+		s->pending--;
+	return top;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static inline unsigned level_of(const struct sim *s, int c, int o)
+{
+	return s->ring ? s->ring[(size_t)c * (size_t)s->n + (size_t)o] : 0;
+}
+
+static inline bool in_level(const struct sim *s, int c, int l, int o)
+{
+	unsigned r = level_of(s, c, o);
+
+	return r != IR_NO_LEVEL && (int)r <= l;
+}
+
+static inline unsigned nr_running(const struct sim *s, int c)
+{
+	return s->rq[c].nr_queued + (s->rq[c].curr >= 0);
+}
+
+static inline bool cpu_idle(const struct sim *s, int c)
+{
+	return s->rq[c].curr < 0 && !s->rq[c].nr_queued;
+}
+
+static uint32_t weight_of(int prio)
+{
+	if (prio < 100)
+		return sched_prio_to_weight[0];
+	if (prio > 139)
+		return sched_prio_to_weight[39];
+	return sched_prio_to_weight[prio - 100];
+}
+
+/* ___update_load_avg(): a geometric series whose weight halves every
+ * 32 ms (LOAD_AVG_PERIOD), over a signal that was `value` since *ts. */
+static double pelt(double avg, uint64_t *ts, uint64_t now, double value)
+{
+	if (now > *ts) {
+		double y = exp2(-(double)(now - *ts) / 32e6);
+
+		avg = avg * y + value * (1 - y);
+		*ts = now;
+	}
+	return avg;
+}
+
+static void cpu_util_update(struct sim *s, int c);
+
+static void rq_load_update(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+
+	r->load_avg = pelt(r->load_avg, &r->load_ts, s->now, (double)r->load);
+}
+
+/* The task's runnable average up to now; active: runnable until now. */
+static void task_avg_update(struct sim *s, int32_t ti, bool active)
+{
+	struct stask *t = &s->t[ti];
+
+	t->avg = pelt(t->avg, &t->avg_ts, s->now, active ? 1.0 : 0.0);
+}
+
+/* Integrate, before any change, the idle time of CPUs while another CPU
+ * has a waiting task (SPEC 7, as replay/ measures it). */
+static void account(struct sim *s)
+{
+	if (s->now > s->last_acct && s->nr_waiting && s->nr_idle) {
+		uint64_t n = s->nr_idle;
+
+		if (s->nr_cpus_queued == 1 && s->rq[s->sum_cpus_queued].idle)
+			n--;	/* its waiting tasks are its own */
+		s->res->idle_while_waiting_ns += (s->now - s->last_acct) * n;
+	}
+	s->last_acct = s->now;
+}
+
+static void set_overload(struct sim *s, int c, unsigned before)
+{
+	unsigned after = nr_running(s, c);
+
+	if (before < 2 && after >= 2) {
+		s->nr_overloaded++;
+		s->overload = true;		/* add_nr_running() */
+	} else if (before >= 2 && after < 2) {
+		s->nr_overloaded--;
+	}
+}
+
+static void q_add(struct sim *s, int c, int32_t ti)
+{
+	struct srq *r = &s->rq[c];
+	unsigned before = nr_running(s, c);
+
+	if (r->nr_queued == r->cap) {
+		uint32_t ncap = r->cap ? r->cap * 2 : 16;
+		int32_t *q = realloc(r->q, ncap * sizeof(*q));
+
+		if (!q) {
+			s->oom = 1;
+			return;
+		}
+		r->q = q;
+		r->cap = ncap;
+	}
+	rq_load_update(s, c);
+	s->t[ti].qpos = (int32_t)r->nr_queued;
+	if (!r->nr_queued) {
+		s->nr_cpus_queued++;
+		s->sum_cpus_queued += (uint64_t)c;
+	}
+	r->q[r->nr_queued++] = ti;
+	r->load += s->t[ti].weight;
+	s->t[ti].state = S_QUEUED;
+	s->t[ti].cpu = (int16_t)c;
+	s->t[ti].enq = s->now;
+	s->nr_waiting++;
+	set_overload(s, c, before);
+}
+
+static void q_del(struct sim *s, int32_t ti)
+{
+	struct stask *t = &s->t[ti];
+	struct srq *r = &s->rq[t->cpu];
+	unsigned before = nr_running(s, t->cpu);
+	int32_t last;
+
+	rq_load_update(s, t->cpu);
+	last = r->q[--r->nr_queued];
+
+	r->q[t->qpos] = last;
+	s->t[last].qpos = t->qpos;
+	t->qpos = -1;
+	if (!r->nr_queued) {
+		s->nr_cpus_queued--;
+		s->sum_cpus_queued -= (uint64_t)t->cpu;
+	}
+	r->load -= t->weight;
+	s->nr_waiting--;
+	set_overload(s, t->cpu, before);
+}
+
+/* entity_before(): vruntimes compare by their signed difference, so that
+ * renormalising a sleeper (migrate_task_rq_fair()) may wrap, as in the kernel */
+static inline bool vbefore(uint64_t a, uint64_t b)
+{
+	return (int64_t)(a - b) < 0;
+}
+
+/* update_min_vruntime(): never backwards; follows the leftmost of curr and queue. */
+static void update_min_vruntime(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+	uint64_t v = 0;
+	bool any = r->curr >= 0;
+
+	if (any)
+		v = s->t[r->curr].vruntime;
+	for (uint32_t i = 0; i < r->nr_queued; i++)
+		if (!any || vbefore(s->t[r->q[i]].vruntime, v)) {
+			v = s->t[r->q[i]].vruntime;
+			any = true;
+		}
+	if (any && vbefore(r->min_vruntime, v))
+		r->min_vruntime = v;
+}
+
+/* update_curr(): charge curr's run since curr_start (the cache refill first). */
+static void update_curr(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+	struct stask *t;
+	uint64_t d;
+
+	if (r->curr < 0 || s->now <= r->curr_start)
+		return;
+	t = &s->t[r->curr];
+	d = s->now - r->curr_start;
+	r->curr_start = s->now;
+	t->vruntime += d * NICE_0_LOAD / t->weight;
+	if (t->penalty) {
+		uint64_t p = d < t->penalty ? d : t->penalty;
+
+		t->penalty -= p;
+		d -= p;
+	}
+	t->left = d < t->left ? t->left - d : 0;
+	update_min_vruntime(s, c);
+}
+
+static int32_t leftmost(const struct sim *s, int c)
+{
+	const struct srq *r = &s->rq[c];
+	int32_t who = -1;
+
+	for (uint32_t i = 0; i < r->nr_queued; i++) {
+		int32_t x = r->q[i];
+
+		if (who < 0 || vbefore(s->t[x].vruntime, s->t[who].vruntime) ||
+		    (s->t[x].vruntime == s->t[who].vruntime && x < who))
+			who = x;
+	}
+	return who;
+}
+
+/* ------------------------------------------------ EEVDF (v6.6+) */
+
+/* calc_delta_fair(sysctl_sched_base_slice, se) */
+static uint64_t vslice(const struct sim *s, const struct stask *t)
+{
+	return s->sp->sysctl_sched_base_slice * NICE_0_LOAD / t->weight;
+}
+
+/* avg_vruntime(): the load-weighted mean vruntime of curr and the queue,
+ * relative to min_vruntime so that it never overflows */
+static uint64_t avg_vruntime(const struct sim *s, int c)
+{
+	const struct srq *r = &s->rq[c];
+	double sum = 0, w = 0;
+
+	if (r->curr >= 0) {
+		sum += (double)(int64_t)(s->t[r->curr].vruntime - r->min_vruntime) * s->t[r->curr].weight;
+		w += s->t[r->curr].weight;
+	}
+	for (uint32_t i = 0; i < r->nr_queued; i++) {
+		const struct stask *t = &s->t[r->q[i]];
+
+		sum += (double)(int64_t)(t->vruntime - r->min_vruntime) * t->weight;
+		w += t->weight;
+	}
+	return w ? r->min_vruntime + (uint64_t)(int64_t)(sum / w) : r->min_vruntime;
+}
+
+/* pick_eevdf(): of the eligible (vruntime <= avg_vruntime), the earliest
+ * deadline; curr competes while runnable */
+static int32_t pick_eevdf(const struct sim *s, int c, bool with_curr)
+{
+	const struct srq *r = &s->rq[c];
+	uint64_t v = avg_vruntime(s, c);
+	int32_t best = -1, least = -1;
+
+	for (int64_t i = with_curr && r->curr >= 0 ? -1 : 0; i < (int64_t)r->nr_queued; i++) {
+		int32_t x = i < 0 ? r->curr : r->q[i];
+		const struct stask *t = &s->t[x];
+
+		if (least < 0 || vbefore(t->vruntime, s->t[least].vruntime))
+			least = x;
+		if ((int64_t)(t->vruntime - v) > 0)
+			continue;
+		if (best < 0 || vbefore(t->deadline, s->t[best].deadline) ||
+		    (t->deadline == s->t[best].deadline && x < best))
+			best = x;
+	}
+	return best >= 0 ? best : least;
+}
+
+/* place_entity() (v6.6): at avg_vruntime minus the lag it slept with,
+ * deadline one vslice later (half for a new task: PLACE_DEADLINE_INITIAL) */
+static void place_eevdf(struct sim *s, int c, struct stask *t, bool initial)
+{
+	uint64_t v = avg_vruntime(s, c);
+	int64_t limit = (int64_t)(2 * vslice(s, t));
+	int64_t lag = initial ? 0 : t->vlag;
+
+	if (lag > limit)
+		lag = limit;
+	if (lag < -limit)
+		lag = -limit;
+	t->vruntime = v - (uint64_t)lag;
+	t->deadline = t->vruntime + (initial ? vslice(s, t) / 2 : vslice(s, t));
+}
+
+/* __sched_period() and sched_slice() */
+static uint64_t sched_slice(const struct sim *s, int c, const struct stask *t)
+{
+	unsigned nr = nr_running(s, c);
+	uint64_t period = s->sp->sysctl_sched_latency, load = s->rq[c].load;
+	uint64_t gran = s->sp->sysctl_sched_min_granularity ? s->sp->sysctl_sched_min_granularity : 1;
+
+	if (nr > s->sp->sysctl_sched_latency / gran)
+		period = nr * gran;
+	if (load < t->weight)
+		load = t->weight;
+	return period * t->weight / load;
+}
+
+/* set_task_cpu(): renormalise vruntime (migrate_task_rq_fair()), owe the
+ * cache refill, count the migration. */
+static void migrate(struct sim *s, int32_t ti, int from, int to, uint64_t *counter)
+{
+	struct stask *t = &s->t[ti];
+	unsigned lvl;
+
+	if (from < 0 || from == to)
+		return;
+	t->vruntime = t->vruntime - s->rq[from].min_vruntime + s->rq[to].min_vruntime;
+	lvl = level_of(s, from, to);
+	if (!s->sp->frozen)
+		t->penalty += s->sp->refill_ns * ((lvl == IR_NO_LEVEL ? (unsigned)s->rq[from].nr_levels : lvl) + 1);
+	s->res->migrations++;
+	if (counter)
+		(*counter)++;
+}
+
+/* ------------------------------------------------------ running tasks */
+
+static void pick_next(struct sim *s, int c);
+static void run_curr(struct sim *s, int c);
+static void frozen_check(struct sim *s, int32_t ti);
+enum wake_how { W_TASK, W_IRQ, W_FORK, W_START };
+static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enum wake_how how);
+
+static void go_idle(struct sim *s, int c, uint64_t from)
+{
+	struct srq *r = &s->rq[c];
+
+	if (r->idle)
+		return;
+	r->idle = true;
+	r->idle_since = from;
+	s->nr_idle++;
+}
+
+static void leave_idle(struct sim *s, int c, uint64_t at)
+{
+	struct srq *r = &s->rq[c];
+
+	if (!r->idle)
+		return;
+	if (at > r->idle_since)
+		s->res->idle_ns += at - r->idle_since;
+	r->idle = false;
+	s->nr_idle--;
+}
+
+/* The next E_CPU of c: curr's run op ends, or its slice with others queued. */
+static void arm(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+	const struct stask *t = &s->t[r->curr];
+	uint64_t start = r->curr_start > s->now ? r->curr_start : s->now;
+	uint64_t end = start + t->left + t->penalty;
+
+	if (!s->sp->frozen && r->nr_queued && r->slice_end < end)
+		end = r->slice_end > s->now ? r->slice_end : s->now;
+	if (r->resched_at && r->resched_at < end)
+		end = r->resched_at > s->now ? r->resched_at : s->now;
+	hpush(s, end, E_CPU, (uint32_t)c, ++r->gen);
+}
+
+/* Make ti c's curr from max(now, the end of a balance in progress). */
+static void set_curr(struct sim *s, int c, int32_t ti)
+{
+	struct srq *r = &s->rq[c];
+	struct stask *t = &s->t[ti];
+	uint64_t at = s->now > r->avail ? s->now : r->avail;
+
+	leave_idle(s, c, at);
+	if (t->state == S_QUEUED) {
+		int from = t->cpu;
+
+		q_del(s, ti);
+		if (from != c)
+			migrate(s, ti, from, c, s->sp->frozen ? NULL : &s->res->mig_newidle);
+	}
+	rq_load_update(s, c);
+	cpu_util_update(s, c);
+	r->curr = ti;
+	r->load += t->weight;
+	r->curr_start = at;
+	t->state = S_RUNNING;
+	t->cpu = (int16_t)c;
+	if (t->woken) {
+		ir_hist_add(s->wait, at - t->woken);
+		t->woken = 0;
+	}
+	if (s->sp->eevdf) {
+		/* update_deadline(): it runs to its deadline, then is picked again */
+		if (!vbefore(t->vruntime, t->deadline))
+			t->deadline = t->vruntime + vslice(s, t);
+		r->slice_end = at + (t->deadline - t->vruntime) * t->weight / NICE_0_LOAD;
+	} else {
+		r->slice_end = at + sched_slice(s, c, t);
+	}
+	update_min_vruntime(s, c);
+}
+
+/* curr leaves the CPU (blocked, done or preempted); the caller sets its state. */
+static void put_curr(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+	struct stask *t = &s->t[r->curr];
+
+	update_curr(s, c);
+	rq_load_update(s, c);
+	cpu_util_update(s, c);
+	r->load -= t->weight;
+	t->last_ran = s->now;
+	r->curr = -1;
+	r->resched_at = 0;
+	r->gen++;
+}
+
+static void preempt_curr(struct sim *s, int c)
+{
+	int32_t ti = s->rq[c].curr;
+
+	put_curr(s, c);
+	q_add(s, c, ti);
+	if (s->sp->frozen)
+		frozen_check(s, ti);	/* a CPU the trace moved it to waits for it */
+	pick_next(s, c);
+}
+
+static void task_done(struct sim *s, int32_t ti)
+{
+	s->t[ti].state = S_DONE;
+	s->live--;
+	if (s->now > s->done_at)
+		s->done_at = s->now;
+}
+
+/* pc moves to the next op; a RUN op starts with its whole length. */
+static void advance(struct sim *s, int32_t ti)
+{
+	struct stask *t = &s->t[ti];
+	const struct ir_sim_task *wt = &s->w->task[ti];
+
+	t->pc++;
+	t->left = t->pc < wt->nr_ops && wt->ops[t->pc].kind == IR_OP_RUN ? wt->ops[t->pc].ns : 0;
+}
+
+static void block(struct sim *s, int c, int32_t ti, uint8_t on)
+{
+	put_curr(s, c);
+	task_avg_update(s, ti, true);
+	if (s->sp->eevdf)	/* update_entity_lag(): what it was owed when it left */
+		s->t[ti].vlag = (int64_t)(avg_vruntime(s, c) - s->t[ti].vruntime);
+	s->t[ti].state = S_BLOCKED;
+	s->t[ti].blocked_on = on;
+	s->t[ti].blocked_at = s->now;
+	pick_next(s, c);
+}
+
+/* Execute curr's program at now until it needs CPU time or leaves. */
+static void run_curr(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+
+	for (;;) {
+		int32_t ti = r->curr;
+		struct stask *t;
+		const struct ir_sim_task *wt;
+		const struct ir_op *op;
+
+		if (ti < 0)
+			return;
+		t = &s->t[ti];
+		wt = &s->w->task[ti];
+		if (t->pc >= wt->nr_ops) {
+			put_curr(s, c);
+			task_done(s, ti);
+			pick_next(s, c);
+			return;
+		}
+		op = &wt->ops[t->pc];
+		switch (op->kind) {
+		case IR_OP_RUN:
+			if (t->left || t->penalty) {
+				arm(s, c);
+				return;
+			}
+			advance(s, ti);
+			if (s->sp->frozen && (op->flags & IR_OP_F_PREEMPTED)) {
+				preempt_curr(s, c);
+				return;
+			}
+			continue;
+		case IR_OP_WAKE:
+		case IR_OP_FORK:
+			advance(s, ti);
+			if (s->sp->frozen && op->ns) {
+				/* queued at its recorded sched_wakeup */
+				s->t[op->arg].waking = s->now;
+				hpush(s, s->now + op->ns, E_QUEUE, op->arg,
+				      (uint64_t)op->cpu | (uint64_t)(op->kind == IR_OP_FORK ? W_FORK : W_TASK) << 16);
+				continue;
+			}
+			s->t[op->arg].waking = s->now;
+			wake_task(s, (int32_t)op->arg, c, op->cpu, op->kind == IR_OP_FORK ? W_FORK : W_TASK);
+			if (r->curr != ti)
+				return;		/* preempted by its wakee */
+			continue;
+		case IR_OP_BLOCK_TASK:
+			advance(s, ti);
+			if (t->tokens) {
+				t->tokens--;	/* woken before it got here */
+				if (!s->sp->frozen)
+					continue;
+				/* frozen: the recorded switch out, then runnable again */
+				put_curr(s, c);
+				q_add(s, c, ti);
+				t->woken = s->now;
+				frozen_check(s, ti);
+				pick_next(s, c);
+				return;
+			}
+			block(s, c, ti, IR_OP_BLOCK_TASK);
+			return;
+		case IR_OP_BLOCK_DELAY:
+			advance(s, ti);
+			hpush(s, s->now + op->ns, E_WAKE, (uint32_t)ti, t->pc);
+			block(s, c, ti, IR_OP_BLOCK_DELAY);
+			return;
+		default:	/* IR_OP_EXIT, IR_OP_END */
+			t->pc = wt->nr_ops;
+			put_curr(s, c);
+			task_done(s, ti);
+			pick_next(s, c);
+			return;
+		}
+	}
+}
+
+/* ------------------------------------------------------------ balance */
+
+/* task_hot() (v6.1): ran within sysctl_sched_migration_cost; never at an
+ * SD_SHARE_CPUCAPACITY level for the policies that say so (SPEC 9). */
+static bool task_hot(const struct sim *s, const struct stask *t, int c, int l)
+{
+	uint64_t cost = s->pol ? s->pol->sysctl_sched_migration_cost : s->sp->sysctl_sched_migration_cost;
+
+	if (s->rq[c].smt[l])
+		return false;
+	if (!cost)
+		return false;
+	return t->last_ran && s->now - t->last_ran < cost;
+}
+
+/* Periodic load_balance() at level l of c (rebalance_domains(): CPU_IDLE or
+ * CPU_NOT_IDLE), one task: when the busiest runqueue of the level's span
+ * (most runnable, lowest CPU on ties) has two more than c, or c is idle,
+ * its longest-queued task that can_migrate_task() allows (not running, not
+ * pinned, not task_hot()).  The task to pull, or -1.  Newidle balance goes
+ * through model/'s load_balance() instead (newidle()). */
+static int32_t periodic_balance(struct sim *s, int c, int l)
+{
+	int busiest = -1;
+	unsigned most = 0, mine = nr_running(s, c);
+	int32_t best = -1;
+	const struct srq *r;
+
+	for (int o = 0; o < s->n; o++) {
+		if (o == c || !in_level(s, c, l, o) || !s->rq[o].nr_queued)
+			continue;
+		if (nr_running(s, o) > most) {
+			most = nr_running(s, o);
+			busiest = o;
+		}
+	}
+	if (busiest < 0 || (mine && most < mine + 2))
+		return -1;
+	r = &s->rq[busiest];
+	/* detach_tasks(): from the tail of cfs_tasks, the longest queued */
+	for (uint32_t i = 0; i < r->nr_queued; i++) {
+		int32_t ti = r->q[i];
+		const struct stask *t = &s->t[ti];
+
+		if (s->w->task[ti].pinned || task_hot(s, t, c, l))
+			continue;
+		if (best < 0 || t->enq < s->t[best].enq || (t->enq == s->t[best].enq && ti < best))
+			best = ti;
+	}
+	return best;
+}
+
+static void rewrite_overload(struct sim *s)
+{
+	s->overload = s->nr_overloaded > 0;	/* update_sd_lb_stats() at the top level */
+}
+
+/* CPU utilisation (PELT util_avg, 0..1024) up to now. */
+static void cpu_util_update(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+
+	r->util_avg = pelt(r->util_avg, &r->util_ts, s->now, r->curr >= 0 ? 1024.0 : 0.0);
+}
+
+/* The runqueues as load_balance() finds them from c (struct ir_rq_snap,
+ * replay/replay.h): per CPU nr_running, whether idle, its utilisation, and
+ * up to IR_SNAP_TASKS queued tasks from the tail of cfs_tasks (queued
+ * longest first); c itself is empty (prev is dequeued).  Task "pids" are
+ * the simulation's task indices. */
+static void snapshot(struct sim *s, int c, struct ir_point *pt)
+{
+	memset(pt, 0, sizeof(*pt));
+	pt->ts = pt->rq_ts = s->now;
+	pt->cpu = c;
+	pt->avg_idle = s->rq[c].avg_idle;
+	pt->max_idle_balance_cost = s->rq[c].max_idle_balance_cost;
+	pt->overload = s->overload;
+	pt->pulled_pid = pt->pulled_from = -1;
+	pt->probe_ret = -1;
+	pt->nr_levels = s->rq[c].nr_levels;
+	for (int l = 0; l < IR_MAX_LEVELS; l++)
+		pt->ring[l] = (struct ir_cand){ .pid = -1, .cpu = -1 };
+	pt->rq = s->snap;
+	pt->nr_rq = s->n;
+	for (int o = 0; o < s->n; o++) {
+		const struct srq *r = &s->rq[o];
+		struct ir_rq_snap *q = &s->snap[o];
+
+		cpu_util_update(s, o);
+		memset(q, 0, sizeof(*q));
+		q->util = (float)r->util_avg;
+		q->curr_idle = r->curr < 0;
+		q->idle_since = r->idle ? r->idle_since : 0;
+		if (o == c)
+			continue;
+		q->nr_running = (uint16_t)nr_running(s, o);
+		/* detach_tasks() walks from the tail: the longest queued first */
+		for (uint32_t i = 0; i < r->nr_queued; i++) {
+			int32_t ti = r->q[i];
+			const struct stask *t = &s->t[ti];
+			int k = q->nr_tasks < IR_SNAP_TASKS ? q->nr_tasks : IR_SNAP_TASKS;
+
+			while (k > 0 && (s->t[q->task[k - 1].pid].enq > t->enq ||
+					 (s->t[q->task[k - 1].pid].enq == t->enq && q->task[k - 1].pid > ti))) {
+				if (k < IR_SNAP_TASKS)
+					q->task[k] = q->task[k - 1];
+				k--;
+			}
+			if (k >= IR_SNAP_TASKS)
+				continue;
+			q->task[k] = (struct ir_snap_task){
+				.pid = ti, .prio = s->w->task[ti].prio, .exec_start = t->last_ran,
+				.pinned = s->w->task[ti].pinned, .util = (float)(t->avg * 1024.0),
+			};
+			if (q->nr_tasks < IR_SNAP_TASKS)
+				q->nr_tasks++;
+		}
+	}
+}
+
+/* sched_balance_newidle(): c's queue ran empty at now.  The policy decides
+ * (ir_decide()), model/'s load_balance() runs at each level it tries
+ * (ir_outcome_lb()) on the simulated runqueues.  The task pulled, or -1. */
+static int32_t newidle(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+	struct ir_decision_ctx ctx;
+	struct ir_decision d;
+	struct ir_outcome o;
+	struct ir_point pt;
+	int32_t pulled = -1;
+
+	r->idle_stamp = s->now;
+	snapshot(s, c, &pt);
+	ir_decision_ctx_init(&ctx, &pt, s->dom);
+	ir_decide(&ctx, s->pol, &s->pst, &d);
+	ir_outcome_lb(&ctx, s->pol, &d, &o);
+	ir_policy_update(&ctx, s->pol, &d, &o, &s->pst);
+	s->res->newidle_calls++;
+	for (int i = 0; i < d.nr_tried; i++)
+		if (d.tried[i] == r->nr_levels - 1 && (!o.pulled || o.level == d.tried[i]))
+			rewrite_overload(s);	/* the walk reached the top level */
+	if (o.pulled && o.pid >= 0 && (uint32_t)o.pid < s->w->nr_tasks &&
+	    s->t[o.pid].state == S_QUEUED && s->t[o.pid].cpu == o.from_cpu)
+		pulled = o.pid;
+	s->res->newidle_attempts += (uint64_t)o.attempts;
+	s->res->balance_cpu_ns += o.cost_ns;
+	if (o.cost_ns > r->max_idle_balance_cost)
+		r->max_idle_balance_cost = o.cost_ns;
+	r->avail = s->now + o.cost_ns;
+	if (pulled >= 0) {
+		s->res->newidle_pulls++;
+		r->idle_stamp = 0;
+	}
+	return pulled;
+}
+
+static void frozen_pick(struct sim *s, int c);
+
+static void pick_next(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+	int32_t who;
+
+	if (s->sp->frozen) {
+		frozen_pick(s, c);
+		return;
+	}
+	if (!r->nr_queued) {
+		who = s->pol ? newidle(s, c) : -1;
+		if (who < 0) {
+			go_idle(s, c, r->avail > s->now ? r->avail : s->now);
+			return;
+		}
+	} else {
+		who = s->sp->eevdf ? pick_eevdf(s, c, false) : leftmost(s, c);
+	}
+	set_curr(s, c, who);
+	run_curr(s, c);
+}
+
+/* ------------------------------------------------------------ frozen */
+
+/* The CPU switches to the task it switched to in the trace, no earlier than
+ * the trace did and once the task is runnable. */
+static void frozen_pick(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+	const struct ir_workload *w = s->w;
+
+	go_idle(s, c, s->now);
+	r->frozen_want = -1;
+	while (r->swpos < w->nr_sw[c]) {
+		const struct ir_sw_rec *rec = &w->sw[c][r->swpos];
+
+		if (rec->task < 0 || s->t[rec->task].state == S_DONE) {
+			r->swpos++;
+			continue;
+		}
+		if (rec->ns > s->now) {
+			hpush(s, rec->ns, E_FROZEN, (uint32_t)c, r->swpos);
+			return;
+		}
+		if (s->t[rec->task].state == S_QUEUED) {
+			r->swpos++;
+			set_curr(s, c, rec->task);
+			run_curr(s, c);
+			return;
+		}
+		r->frozen_want = rec->task;	/* not runnable yet here */
+		return;
+	}
+}
+
+static void frozen_check(struct sim *s, int32_t ti)
+{
+	for (int c = 0; c < s->n; c++)
+		if (s->rq[c].curr < 0 && s->rq[c].frozen_want == ti) {
+			frozen_pick(s, c);
+			return;
+		}
+}
+
+/* ------------------------------------------------------------- wakeup */
+
+static bool share_cache(const struct sim *s, int a, int b)
+{
+	int l = s->rq[a].llc;
+
+	return a == b || (l >= 0 && in_level(s, a, l, b));
+}
+
+/* select_idle_sibling(), without recent_used_cpu and the SIS_UTIL scan limit */
+static int select_idle_sibling(struct sim *s, int prev, int target)
+{
+	int l = s->rq[target].llc;
+
+	if (cpu_idle(s, target))
+		return target;
+	if (prev != target && share_cache(s, prev, target) && cpu_idle(s, prev))
+		return prev;
+	if (l < 0)
+		return target;
+	if (s->rq[target].smt[0]) {
+		/* select_idle_core(): a core whose siblings are all idle */
+		for (int k = 1; k <= s->n; k++) {
+			int o = (target + k) % s->n;
+			bool all = in_level(s, target, l, o) && cpu_idle(s, o);
+
+			for (int x = 0; x < s->n && all; x++)
+				if (in_level(s, o, 0, x) && !cpu_idle(s, x))
+					all = false;
+			if (all)
+				return o;
+		}
+	}
+	for (int k = 1; k <= s->n; k++) {
+		int o = (target + k) % s->n;
+
+		if (in_level(s, target, l, o) && cpu_idle(s, o))
+			return o;
+	}
+	return target;
+}
+
+/* wake_affine(): wake_affine_idle(), then wake_affine_weight() on the
+ * instantaneous load (sum of runnable weights) instead of PELT's. */
+static int wake_affine(struct sim *s, int l, const struct stask *t, int this_cpu, int prev)
+{
+	bool sync = s->sp->sync_wakeups;
+	double this_load, prev_load, task_load = t->weight * t->avg;
+	unsigned pct = s->rq[this_cpu].imbalance_pct[l];
+
+	if (cpu_idle(s, this_cpu) && share_cache(s, this_cpu, prev))
+		return cpu_idle(s, prev) ? prev : this_cpu;
+	if (sync && nr_running(s, this_cpu) == 1)
+		return this_cpu;
+	if (cpu_idle(s, prev))
+		return prev;
+	/* wake_affine_weight() on PELT averages of the runnable weight */
+	rq_load_update(s, this_cpu);
+	rq_load_update(s, prev);
+	this_load = s->rq[this_cpu].load_avg;
+	prev_load = s->rq[prev].load_avg;
+	if (sync && s->rq[this_cpu].curr >= 0) {
+		const struct stask *cur = &s->t[s->rq[this_cpu].curr];
+		double cl = cur->weight * cur->avg;
+
+		this_load = this_load > cl ? this_load - cl : 0;
+	}
+	this_load = (this_load + task_load) * 100;
+	prev_load = (prev_load > task_load ? prev_load - task_load : 0) * (100 + (pct - 100) / 2);
+	return this_load < prev_load ? this_cpu : prev;
+}
+
+static int select_task_rq_fair(struct sim *s, int32_t ti, int this_cpu, bool fork)
+{
+	const struct stask *t = &s->t[ti];
+	int prev = t->cpu, target = prev;
+
+	if (s->w->task[ti].pinned)
+		return s->w->task[ti].start_cpu < s->n ? s->w->task[ti].start_cpu : 0;
+	if (fork) {
+		/* find_idlest_cpu() over the top domain: fewest running, the parent's first */
+		int best = this_cpu;
+		unsigned bn = nr_running(s, this_cpu);
+
+		for (int o = 0; o < s->n; o++)
+			if (nr_running(s, o) < bn) {
+				bn = nr_running(s, o);
+				best = o;
+			}
+		return best;
+	}
+	if (this_cpu != prev) {
+		unsigned lv = level_of(s, this_cpu, prev);
+
+		if (lv != IR_NO_LEVEL)
+			target = wake_affine(s, (int)lv, t, this_cpu, prev);
+	}
+	return select_idle_sibling(s, prev, target);
+}
+
+/* ttwu_do_wakeup() (v6.1): update_avg(&rq->avg_idle, now - idle_stamp),
+ * capped at 2 * max_idle_balance_cost. */
+static void sample_avg_idle(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+
+	if (r->idle_stamp) {
+		uint64_t delta = s->now - r->idle_stamp, cap = 2 * r->max_idle_balance_cost;
+		int64_t diff = (int64_t)delta - (int64_t)r->avg_idle;
+
+		r->avg_idle = (uint64_t)((int64_t)r->avg_idle + diff / 8);
+		if (r->avg_idle > cap)
+			r->avg_idle = cap;
+		r->idle_stamp = 0;
+	}
+}
+
+static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enum wake_how how)
+{
+	struct stask *t = &s->t[ti];
+	struct srq *r;
+	int c;
+
+	if (how == W_FORK ? t->state != S_UNSTARTED :
+	    how == W_TASK ? !(t->state == S_BLOCKED && t->blocked_on == IR_OP_BLOCK_TASK) :
+	    t->state != S_BLOCKED) {
+		if (how == W_TASK)
+			t->tokens++;	/* it has not reached the block this wakeup ends */
+		return;
+	}
+	if (waker_cpu >= s->n)
+		waker_cpu = 0;
+	task_avg_update(s, ti, false);		/* it slept until now */
+	c = s->sp->frozen ? (rec_cpu < s->n ? rec_cpu : 0) : select_task_rq_fair(s, ti, waker_cpu, how == W_FORK);
+	if (how != W_START) {
+		s->res->wakeups++;
+		/* from its sched_waking, or its block if the wakeup came first */
+		t->woken = how == W_IRQ ? s->now : (t->waking > t->blocked_at ? t->waking : t->blocked_at);
+	}
+	r = &s->rq[c];
+	if (s->sp->eevdf) {
+		if (how == W_START)
+			t->cpu = (int16_t)c;
+		else if (how != W_FORK)
+			migrate(s, ti, t->cpu, c, &s->res->mig_wakeup);
+		place_eevdf(s, c, t, how == W_FORK || how == W_START);
+	} else if (how == W_FORK) {
+		t->vruntime = r->min_vruntime + sched_slice(s, c, t);	/* place_entity(): START_DEBIT */
+	} else {
+		uint64_t half = s->sp->sysctl_sched_latency / 2;
+		uint64_t floor;
+
+		if (how == W_START)
+			t->cpu = (int16_t)c;	/* it enters there: no migration */
+		else
+			migrate(s, ti, t->cpu, c, &s->res->mig_wakeup);
+		floor = r->min_vruntime - half;
+		if (vbefore(t->vruntime, floor))
+			t->vruntime = floor;	/* place_entity(): GENTLE_FAIR_SLEEPERS */
+	}
+	if (how == W_FORK)
+		s->res->mig_fork += c != waker_cpu;
+	sample_avg_idle(s, c);
+	q_add(s, c, ti);
+	if (s->sp->frozen) {
+		frozen_check(s, ti);
+		return;
+	}
+	if (r->curr < 0) {
+		/* the idle CPU runs it after the machine's wakeup latency
+		 * (IPI, idle exit), or after the balance it is doing */
+		uint64_t at = s->now + s->w->idle_wake_ns;
+
+		if (r->avail < at)
+			r->avail = at;
+		if (r->avail > s->now)
+			hpush(s, r->avail, E_CPU, (uint32_t)c, ++r->gen);
+		else
+			pick_next(s, c);
+		return;
+	}
+	/* check_preempt_wakeup() */
+	update_curr(s, c);
+	{
+		const struct stask *cur = &s->t[r->curr];
+		uint64_t gran = s->sp->sysctl_sched_wakeup_granularity * NICE_0_LOAD / t->weight;
+
+		bool preempt;
+
+		if (s->sp->eevdf) {
+			/* check_preempt_wakeup_fair() (v6.6+): pick_eevdf() with
+			 * RUN_TO_PARITY: an eligible curr keeps the CPU until its
+			 * deadline; else the wakee if it is the pick */
+			uint64_t v = avg_vruntime(s, c);
+
+			preempt = !((int64_t)(cur->vruntime - v) <= 0 && vbefore(cur->vruntime, cur->deadline)) &&
+				  pick_eevdf(s, c, true) == ti;
+		} else {
+			preempt = (int64_t)(cur->vruntime - t->vruntime) > (int64_t)gran;
+		}
+		if (preempt) {
+			/* resched_curr(): the switch comes after the machine's
+			 * measured rescheduling latency */
+			if (!s->w->resched_ns) {
+				preempt_curr(s, c);
+				return;
+			}
+			if (!r->resched_at)
+				r->resched_at = s->now + s->w->resched_ns;
+		}
+	}
+	arm(s, c);	/* its slice now counts */
+}
+
+/* ------------------------------------------------------------ periodic */
+
+/* rebalance_domains(): each level at its interval (x busy_factor while busy). */
+static void periodic(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+	uint64_t next = UINT64_MAX;
+	bool busy = r->curr >= 0;
+
+	for (int l = 0; l < r->nr_levels; l++) {
+		uint64_t iv = (uint64_t)r->interval[l] * 1000000ull * (busy ? s->sp->busy_factor : 1);
+
+		if (s->now >= r->next_balance[l]) {
+			int32_t ti = periodic_balance(s, c, l);
+
+			if (l == r->nr_levels - 1)
+				rewrite_overload(s);
+			if (ti >= 0) {
+				int from = s->t[ti].cpu;
+
+				q_del(s, ti);
+				migrate(s, ti, from, c, &s->res->mig_periodic);
+				q_add(s, c, ti);
+				if (r->curr < 0 && r->avail <= s->now)
+					pick_next(s, c);
+				else if (r->curr >= 0)
+					arm(s, c);
+			}
+			r->next_balance[l] = s->now + iv;
+		}
+		if (r->next_balance[l] < next)
+			next = r->next_balance[l];
+	}
+	if (next != UINT64_MAX && s->live)
+		hpush(s, next, E_BALANCE, (uint32_t)c, 0);
+}
+
+/* ------------------------------------------------------------ the loop */
+
+void ir_sim_params_default(struct ir_sim_params *p, int nr_cpus)
+{
+	unsigned factor = 1;	/* SCHED_TUNABLESCALING_LOG: 1 + ilog2(min(ncpus, 8)) */
+
+	for (int n = nr_cpus < 8 ? nr_cpus : 8; n > 1; n >>= 1)
+		factor++;
+	memset(p, 0, sizeof(*p));
+	p->seed = 1;
+	p->refill_ns = 5000;
+	p->sysctl_sched_latency = 6000000ull * factor;
+	p->sysctl_sched_min_granularity = 750000ull * factor;
+	p->sysctl_sched_wakeup_granularity = 1000000ull * factor;
+	p->sysctl_sched_base_slice = 750000ull * factor;
+	p->sysctl_sched_migration_cost = 500000;
+	p->max_idle_balance_cost = 500000;
+	p->busy_factor = 16;
+}
+
+static void setup_rq(struct sim *s, const struct ir_domains *dom, int c)
+{
+	struct srq *r = &s->rq[c];
+
+	r->curr = -1;
+	r->frozen_want = -1;
+	r->llc = -1;
+	r->avg_idle = 2 * (s->pol ? s->pol->sysctl_sched_migration_cost : s->sp->sysctl_sched_migration_cost);
+	r->max_idle_balance_cost = s->sp->max_idle_balance_cost;
+	r->nr_levels = s->ring ? ir_domains_nr_levels(dom, c) : 0;
+	if (r->nr_levels > IR_MAX_LEVELS)
+		r->nr_levels = IR_MAX_LEVELS;
+	for (int l = 0; l < r->nr_levels; l++) {
+		const struct ir_sched_domain *sd = ir_domains_level(dom, c, l);
+
+		r->kind[l] = (uint8_t)sd->kind;
+		r->interval[l] = sd->balance_interval ? sd->balance_interval : 1;
+		r->imbalance_pct[l] = sd->imbalance_pct ? sd->imbalance_pct : 117;
+		r->cache_nice_tries[l] = sd->cache_nice_tries;
+		r->smt[l] = sd->flags & SD_SHARE_CPUCAPACITY;
+		if (sd->flags & SD_SHARE_PKG_RESOURCES)
+			r->llc = l;
+		r->next_balance[l] = (uint64_t)r->interval[l] * 1000000ull;
+	}
+	if (!s->ring) {
+		/* no domains: one flat LLC */
+		r->nr_levels = 1;
+		r->kind[0] = IR_LVL_MC;
+		r->interval[0] = (unsigned)s->n;
+		r->imbalance_pct[0] = 117;
+		r->llc = 0;
+		r->next_balance[0] = (uint64_t)s->n * 1000000ull;
+	}
+	go_idle(s, c, 0);
+}
+
+static int setup(struct sim *s, const struct ir_domains *dom)
+{
+	const struct ir_workload *w = s->w;
+
+	s->t = calloc(w->nr_tasks ? w->nr_tasks : 1, sizeof(*s->t));
+	s->rq = calloc((size_t)s->n, sizeof(*s->rq));
+	s->wait = calloc(1, sizeof(*s->wait));
+	if (!s->t || !s->rq || !s->wait)
+		return -1;
+	if (!dom) {
+		/* the contract's default: one flat LLC */
+		struct ir_topology *flat = ir_topology_flat(s->n);
+		char err[256];
+
+		s->own_dom = flat ? ir_domains_build(flat, err, sizeof(err)) : NULL;
+		ir_topology_free(flat);
+		dom = s->own_dom;
+	}
+	s->dom = dom;
+	s->snap = calloc((size_t)s->n, sizeof(*s->snap));
+	if (!s->snap)
+		return -1;
+	if (dom) {
+		struct ir_rings rings = ir_domains_rings(dom);
+
+		if (rings.nr_cpus == s->n && rings.ring)
+			s->ring = rings.ring;
+	}
+	for (int c = 0; c < s->n; c++)
+		setup_rq(s, dom, c);
+	for (uint32_t i = 0; i < w->nr_tasks; i++) {
+		const struct ir_sim_task *wt = &w->task[i];
+		struct stask *t = &s->t[i];
+
+		t->qpos = -1;
+		t->cpu = (int16_t)(wt->start_cpu < s->n ? wt->start_cpu : 0);
+		t->weight = weight_of(wt->prio);
+		t->left = wt->nr_ops && wt->ops[0].kind == IR_OP_RUN ? wt->ops[0].ns : 0;
+		s->live++;
+		if (wt->start == IR_START_RUNNABLE) {
+			hpush(s, wt->start_ns, E_START, i, 0);
+		} else if (wt->start == IR_START_BLOCKED && wt->nr_ops &&
+			   (wt->ops[0].kind == IR_OP_BLOCK_TASK || wt->ops[0].kind == IR_OP_BLOCK_DELAY)) {
+			/* asleep since before the trace: its first op is that block */
+			t->state = S_BLOCKED;
+			t->blocked_on = wt->ops[0].kind;
+			advance(s, (int32_t)i);
+			if (wt->ops[0].kind == IR_OP_BLOCK_DELAY)
+				hpush(s, wt->ops[0].ns, E_WAKE, i, t->pc);
+		} else if (wt->start == IR_START_BLOCKED) {
+			t->state = S_DONE;	/* never woken in the trace */
+			s->live--;
+		}
+	}
+	for (int c = 0; c < s->n; c++) {
+		if (s->sp->frozen)
+			hpush(s, 0, E_FROZEN, (uint32_t)c, 0);	/* each CPU follows its record */
+		if (s->sp->frozen && c == 0 && w->nr_moves)
+			hpush(s, w->moves[0].ns, E_MOVE, 0, 0);
+		else if (s->pol)
+			hpush(s, s->rq[c].next_balance[0], E_BALANCE, (uint32_t)c, 0);
+	}
+	return s->oom ? -1 : 0;
+}
+
+static void on_cpu_event(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+
+	if (r->curr < 0) {
+		if (r->nr_queued)
+			pick_next(s, c);
+		return;
+	}
+	update_curr(s, c);
+	if (r->resched_at && s->now >= r->resched_at) {
+		preempt_curr(s, c);	/* the wakeup's resched_curr() */
+		return;
+	}
+	if ((s->t[r->curr].left || s->t[r->curr].penalty) && !s->sp->frozen &&
+	    r->nr_queued && s->now >= r->slice_end) {
+		/* check_preempt_tick() (CFS): the slice is used up;
+		 * update_deadline() (EEVDF): the deadline is reached */
+		struct stask *cur = &s->t[r->curr];
+		int32_t who = s->sp->eevdf ? -1 : leftmost(s, c);
+
+		if (s->sp->eevdf) {
+			cur->deadline = cur->vruntime + vslice(s, cur);
+			preempt_curr(s, c);	/* pick_eevdf() again, curr among them */
+			return;
+		}
+		if (who >= 0 && vbefore(s->t[who].vruntime, cur->vruntime)) {
+			preempt_curr(s, c);
+			return;
+		}
+		r->slice_end = s->now + sched_slice(s, c, cur);
+	}
+	run_curr(s, c);
+}
+
+/* Frozen: every CPU waits for a task the simulation never woke (a wakeup
+ * the trace lost or the workload misread).  The earliest such record
+ * wakes its task, counted as forced; false when none waits. */
+static bool frozen_unstick(struct sim *s)
+{
+	int best = -1;
+
+	for (int c = 0; c < s->n; c++) {
+		const struct srq *r = &s->rq[c];
+
+		if (r->curr >= 0 || r->frozen_want < 0 || s->t[r->frozen_want].state != S_BLOCKED)
+			continue;
+		if (best < 0 || s->w->sw[c][r->swpos].ns < s->w->sw[best][s->rq[best].swpos].ns)
+			best = c;
+	}
+	if (best < 0)
+		return false;
+	{
+		int32_t ti = s->rq[best].frozen_want;
+		uint64_t at = s->w->sw[best][s->rq[best].swpos].ns;
+
+		if (at > s->now)
+			s->now = at;
+		account(s);
+		s->res->forced++;
+		s->t[ti].blocked_on = IR_OP_BLOCK_DELAY;
+		wake_task(s, ti, best, best, W_START);
+	}
+	return true;
+}
+
+int ir_simulate(const struct ir_workload *w, const struct ir_domains *dom,
+		const struct ir_policy_params *pol, const struct ir_sim_params *sp,
+		struct ir_sim_result *res)
+{
+	struct sim s = { .w = w, .sp = sp, .res = res, .n = w->nr_cpus, .pol = sp->frozen ? NULL : pol };
+	int ret = -1;
+
+	memset(res, 0, sizeof(*res));
+	if (dom && ir_domains_nr_cpus(dom) > s.n)
+		s.n = ir_domains_nr_cpus(dom);
+	if (s.pol) {
+		struct ir_policy_params p = *s.pol;
+
+		p.seed ^= sp->seed;
+		if (ir_policy_state_init(&s.pst, &p, s.n))
+			return -1;
+		s.pol = pol;
+	}
+	if (setup(&s, dom))
+		goto out;
+	for (;;) {
+	while (s.nh && s.pending && !s.oom) {
+		struct hev e = hpop(&s);
+
+		s.now = e.t;
+		account(&s);
+		res->events++;
+		switch (e.kind) {
+		case E_CPU:
+			if (e.gen == s.rq[e.id].gen)
+				on_cpu_event(&s, (int)e.id);
+			break;
+		case E_WAKE: {
+			struct stask *t = &s.t[e.id];
+			const struct ir_op *op = &w->task[e.id].ops[e.gen - 1];
+			uint64_t lag = op->arg >> 16;
+
+			if (!(t->state == S_BLOCKED && t->blocked_on == IR_OP_BLOCK_DELAY && t->pc == e.gen))
+				break;
+			if (sp->frozen && lag) {
+				/* queued at its recorded sched_wakeup, waiting from now */
+				t->blocked_on = 0;
+				t->waking = s.now;
+				hpush(&s, s.now + lag, E_QUEUE, e.id, (uint64_t)op->cpu |
+				      (uint64_t)(op->flags & IR_OP_F_NOWAIT ? W_START : W_TASK) << 16);
+				break;
+			}
+			wake_task(&s, (int32_t)e.id, op->arg & 0xffff, op->cpu,
+				  op->flags & IR_OP_F_NOWAIT ? W_START : W_IRQ);
+			break;
+		}
+		case E_QUEUE: {
+			/* frozen: a wakeup queues the task at its sched_wakeup */
+			struct stask *t = &s.t[e.id];
+			enum wake_how how = (enum wake_how)(e.gen >> 16);
+
+			if (how == W_TASK && t->state == S_BLOCKED && !t->blocked_on)
+				t->blocked_on = IR_OP_BLOCK_TASK;	/* a delayed block, queued as one */
+			wake_task(&s, (int32_t)e.id, (int)(e.gen & 0xffff), (int)(e.gen & 0xffff), how);
+			break;
+		}
+		case E_START:
+			if (s.t[e.id].state == S_UNSTARTED) {
+				s.t[e.id].state = S_BLOCKED;
+				wake_task(&s, (int32_t)e.id, s.t[e.id].cpu, s.t[e.id].cpu, W_START);
+			}
+			break;
+		case E_BALANCE:
+			periodic(&s, (int)e.id);
+			break;
+		case E_MOVE: {
+			/* frozen: a recorded balance moves a waiting task */
+			const struct ir_move_rec *m = &w->moves[e.gen];
+			struct stask *t = &s.t[m->task];
+
+			if (t->state == S_QUEUED && t->cpu != m->dest && m->dest < s.n) {
+				int from = t->cpu;
+
+				q_del(&s, (int32_t)m->task);
+				migrate(&s, (int32_t)m->task, from, m->dest, &res->mig_periodic);
+				q_add(&s, m->dest, (int32_t)m->task);
+				frozen_check(&s, (int32_t)m->task);
+			}
+			if (e.gen + 1 < w->nr_moves)
+				hpush(&s, w->moves[e.gen + 1].ns, E_MOVE, 0, e.gen + 1);
+			break;
+		}
+		case E_FROZEN:
+			if (s.rq[e.id].curr < 0 && s.rq[e.id].swpos == e.gen)
+				frozen_pick(&s, (int)e.id);
+			break;
+		}
+	}
+	if (!s.oom && sp->frozen && frozen_unstick(&s))
+		continue;
+	break;
+	}
+	if (s.oom)
+		goto out;
+	/* close the idle periods at the end of the workload */
+	s.now = s.done_at;
+	account(&s);
+	for (int c = 0; c < s.n; c++)
+		leave_idle(&s, c, s.done_at);
+	res->completion_ns = s.done_at;
+	res->stalled = s.live > 0;
+	res->wait_p50 = ir_hist_quantile(s.wait, 0.5);
+	res->wait_p99 = ir_hist_quantile(s.wait, 0.99);
+	ret = 0;
+out:
+	if (s.pol)
+		ir_policy_state_free(&s.pst);
+	for (int c = 0; s.rq && c < s.n; c++)
+		free(s.rq[c].q);
+	free(s.rq);
+	free(s.t);
+	free(s.heap);
+	free(s.wait);
+	free(s.snap);
+	ir_domains_free(s.own_dom);
+	return ret;
+}

