@@ -46,6 +46,12 @@ struct btask {
 	uint16_t early_target, early_irq_cpu;
 	int64_t early_op;	/* the waker's IR_OP_WAKE, -1 */
 	uint32_t early_owner;
+	/* the block its last wakeup ended: the waker's IR_OP_WAKE (-1: none, or
+	 * woken by an interrupt), and its own block op */
+	int64_t wake_op;
+	uint32_t wake_owner;
+	uint64_t off_ts;	/* when it was last switched out runnable */
+	uint32_t mark;		/* arrivals compaction: already kept */
 	uint32_t cap;
 };
 
@@ -61,6 +67,12 @@ struct ir_wl_builder {
 	bool *cpu_seen;
 	uint64_t *sw_cap;
 	uint64_t moves_cap;
+	/* per CPU, the tasks queued there since its last switch to idle (a
+	 * superset of those still queued; kept under 2 * nr_tasks + 64) */
+	uint32_t **arr;
+	uint32_t *nr_arr, *arr_cap;
+	uint32_t arr_mark;
+	int nr_cpus;
 	bool has_waking, started;
 	struct ir_hist *idle_wait;	/* waits of wakeups onto idle CPUs */
 	struct ir_hist *preempt_wait;	/* waits of wakeups that preempted the running task */
@@ -232,6 +244,7 @@ static int64_t new_task(struct ir_wl_builder *b, int32_t pid, int cpu, enum ir_s
 	w->task[i].start_ns = ts - w->first_ts;
 	b->bt[i].pending_op = -1;
 	b->bt[i].early_op = -1;
+	b->bt[i].wake_op = -1;
 	b->bt[i].cpu = (uint16_t)(cpu >= 0 ? cpu : 0);
 	b->bt[i].kthread = pid == 2;
 	if (map_put(b, pid, i))
@@ -262,6 +275,49 @@ static struct ir_op *push(struct ir_wl_builder *b, uint32_t i, enum ir_op_kind k
 	op->kind = (uint8_t)kind;
 	b->w->nr_ops++;
 	return op;
+}
+
+static bool queued_on(const struct ir_wl_builder *b, uint32_t i, int c)
+{
+	const struct btask *bt = &b->bt[i];
+
+	return bt->state == T_RUNNABLE && bt->cpu == c && !bt->in_wakeup && !bt->early;
+}
+
+/* Task i may be queued on its CPU from now: remember it there. */
+static void arrive(struct ir_wl_builder *b, uint32_t i)
+{
+	int c = b->bt[i].cpu;
+
+	if (c >= b->w->nr_cpus)
+		return;
+	if (b->nr_arr[c] >= 2 * b->w->nr_tasks + 64) {
+		/* compact: each task still queued there, once */
+		uint32_t n = 0;
+
+		b->arr_mark++;
+		for (uint32_t k = 0; k < b->nr_arr[c]; k++) {
+			uint32_t t = b->arr[c][k];
+
+			if (queued_on(b, t, c) && b->bt[t].mark != b->arr_mark) {
+				b->bt[t].mark = b->arr_mark;
+				b->arr[c][n++] = t;
+			}
+		}
+		b->nr_arr[c] = n;
+	}
+	if (b->nr_arr[c] == b->arr_cap[c]) {
+		uint32_t ncap = b->arr_cap[c] ? b->arr_cap[c] * 2 : 16;
+		uint32_t *na = realloc(b->arr[c], ncap * sizeof(*na));
+
+		if (!na) {
+			b->oom = 1;
+			return;
+		}
+		b->arr[c] = na;
+		b->arr_cap[c] = ncap;
+	}
+	b->arr[c][b->nr_arr[c]++] = i;
 }
 
 /* The run of a running task up to ts, as one RUN op. */
@@ -408,9 +464,12 @@ static void early_block(struct ir_wl_builder *b, uint32_t i, uint64_t ts)
 
 	if (!op)
 		return;
+	bt->wake_op = -1;
 	if (bt->early_task) {
 		bt->pending_op = bt->early_op;
 		bt->pending_owner = bt->early_owner;
+		bt->wake_op = bt->early_op;
+		bt->wake_owner = bt->early_owner;
 		b->w->wakes[IR_WK_TASK]++;
 	} else {
 		op->cpu = bt->early_target;
@@ -425,12 +484,72 @@ static void early_block(struct ir_wl_builder *b, uint32_t i, uint64_t ts)
 	bt->cpu = bt->early_target;
 	bt->woken_ts = ts;
 	bt->woken_idle = 0;
+	bt->in_wakeup = b->has_waking;	/* its sched_wakeup comes later, on its CPU */
+	arrive(b, i);
+}
+
+/*
+ * cpu switched to the idle task while i was queued there.  pick_next_task()
+ * takes the idle task only when no class has a task (v4.15+
+ * __pick_next_task()), so i left that queue by events the trace lost (a CPU
+ * that does not record its switches out of idle), as the replay decides
+ * (replay/state.c, queued_not_picked).  Both stages keep one schedule: i is
+ * not waiting from here.  If a wakeup queued it, that wakeup is taken back
+ * (it stays blocked from its block, its wait is not measured, and the
+ * wakeup counts as unexplained); if it was preempted, that run is its last
+ * before a block instead.
+ */
+static void not_queued(struct ir_wl_builder *b, uint32_t i)
+{
+	struct btask *bt = &b->bt[i];
+	struct ir_sim_task *t = &b->w->task[i];
+	struct ir_op *last = t->nr_ops ? &t->ops[t->nr_ops - 1] : NULL;
+
+	if (bt->woken_ts && last && (last->kind == IR_OP_BLOCK_TASK || last->kind == IR_OP_BLOCK_DELAY)) {
+		if (last->kind == IR_OP_BLOCK_TASK) {
+			struct ir_sim_task *o = &b->w->task[bt->wake_owner];
+
+			if (bt->wake_op < 0 || (uint64_t)bt->wake_op >= o->nr_ops ||
+			    o->ops[bt->wake_op].kind != IR_OP_WAKE || o->ops[bt->wake_op].arg != i)
+				return;
+			o->ops[bt->wake_op].kind = IR_OP_RUN;	/* a run of 0 ns: no-op */
+			o->ops[bt->wake_op].ns = 0;
+			o->ops[bt->wake_op].arg = 0;
+			b->w->wakes[IR_WK_TASK]--;
+		} else {
+			b->w->wakes[IR_WK_IRQ]--;
+		}
+		b->w->wakes[IR_WK_UNEXPLAINED]++;
+		t->nr_ops--;
+		b->w->nr_ops--;
+		bt->woken_ts = 0;
+		bt->wake_op = -1;
+	} else if (!bt->woken_ts && last && last->kind == IR_OP_RUN && (last->flags & IR_OP_F_PREEMPTED)) {
+		last->flags &= (uint8_t)~IR_OP_F_PREEMPTED;
+		bt->block_ts = bt->off_ts;
+	} else if (!bt->woken_ts && !last && t->start == IR_START_RUNNABLE) {
+		t->start = IR_START_BLOCKED;
+		bt->block_ts = b->w->first_ts + t->start_ns;
+	} else {
+		return;		/* a new task: left queued */
+	}
+	bt->state = T_BLOCKED;
 }
 
 static void on_switch(struct ir_wl_builder *b, const struct ir_event *ev)
 {
 	int c = ev->cpu;
 	uint64_t ts = ev->ts;
+
+	if (ev->sw.next_pid == 0) {
+		for (uint32_t k = 0; k < b->nr_arr[c]; k++) {
+			uint32_t i = b->arr[c][k];
+
+			if (queued_on(b, i, c) && b->w->task[i].pid != ev->sw.prev_pid)
+				not_queued(b, i);
+		}
+		b->nr_arr[c] = 0;
+	}
 
 	if (ev->sw.prev_pid > 0) {
 		int64_t p = task_of(b, ev->sw.prev_pid, c, ts, true, ev->sw.prev_comm,
@@ -466,6 +585,8 @@ static void on_switch(struct ir_wl_builder *b, const struct ir_event *ev)
 				else if ((op = push(b, (uint32_t)p, IR_OP_RUN)))
 					op->flags = IR_OP_F_PREEMPTED, op->cpu = (uint16_t)c;
 				bt->state = T_RUNNABLE;
+				bt->off_ts = ts;
+				arrive(b, (uint32_t)p);
 			} else {
 				bt->state = T_BLOCKED;
 				bt->block_ts = ts;
@@ -566,6 +687,10 @@ static void on_wake(struct ir_wl_builder *b, const struct ir_event *ev)
 			early_cancel(b, (uint32_t)p);	/* ttwu_runnable(): it never slept */
 			return;
 		}
+		if (bt->state == T_RUNNABLE) {
+			bt->cpu = (uint16_t)ev->wake.target_cpu;	/* queued here (after any move) */
+			arrive(b, (uint32_t)p);
+		}
 		/* the placement of the wakeup sched_waking announced */
 		if (bt->pending_op >= 0) {
 			struct ir_sim_task *o = &b->w->task[bt->pending_owner];
@@ -599,6 +724,8 @@ static void on_wake(struct ir_wl_builder *b, const struct ir_event *ev)
 		if ((bt->pending_op = emit_wake(b, (uint32_t)w, (uint32_t)p, ev)) < 0)
 			return;
 		bt->pending_owner = (uint32_t)w;
+		bt->wake_op = bt->pending_op;
+		bt->wake_owner = (uint32_t)w;
 		push(b, (uint32_t)p, IR_OP_BLOCK_TASK);
 		b->w->wakes[IR_WK_TASK]++;
 	} else {
@@ -611,6 +738,7 @@ static void on_wake(struct ir_wl_builder *b, const struct ir_event *ev)
 		op->arg = (uint32_t)ev->cpu;
 		bt->pending_op = b->w->task[p].nr_ops - 1;
 		bt->pending_owner = (uint32_t)p;
+		bt->wake_op = -1;
 		b->w->wakes[IR_WK_IRQ]++;
 	}
 	bt->state = T_RUNNABLE;
@@ -619,6 +747,7 @@ static void on_wake(struct ir_wl_builder *b, const struct ir_event *ev)
 	bt->woken_idle = ev->wake.target_cpu >= 0 && ev->wake.target_cpu < b->w->nr_cpus &&
 			 b->cur[ev->wake.target_cpu] < 0;
 	bt->in_wakeup = b->has_waking;
+	arrive(b, (uint32_t)p);
 }
 
 /* A waiting task moved by a balance: frozen mode moves it at the same time. */
@@ -643,6 +772,7 @@ static void on_migrate(struct ir_wl_builder *b, const struct ir_event *ev)
 	}
 	w->moves[w->nr_moves++] = (struct ir_move_rec){ ev->ts - w->first_ts, (uint32_t)i, (uint16_t)ev->mig.dest_cpu };
 	b->bt[i].cpu = (uint16_t)ev->mig.dest_cpu;
+	arrive(b, (uint32_t)i);
 }
 
 static void on_fork(struct ir_wl_builder *b, const struct ir_event *ev, int32_t parent, int32_t child,
@@ -705,6 +835,7 @@ static void on_wakeup_new(struct ir_wl_builder *b, const struct ir_event *ev)
 	bt->state = T_RUNNABLE;
 	bt->woken_ts = ev->ts;
 	b->w->wakes[IR_WK_FORK]++;
+	arrive(b, (uint32_t)c);
 }
 
 struct ir_wl_builder *ir_wl_new(int nr_cpus)
@@ -717,6 +848,7 @@ struct ir_wl_builder *ir_wl_new(int nr_cpus)
 	if (!b->w)
 		goto fail;
 	b->w->nr_cpus = nr_cpus;
+	b->nr_cpus = nr_cpus;
 	b->w->wait = calloc(1, sizeof(*b->w->wait));
 	b->idle_wait = calloc(1, sizeof(*b->idle_wait));
 	b->preempt_wait = calloc(1, sizeof(*b->preempt_wait));
@@ -726,7 +858,11 @@ struct ir_wl_builder *ir_wl_new(int nr_cpus)
 	b->sw_cap = calloc((size_t)nr_cpus, sizeof(*b->sw_cap));
 	b->cur = malloc((size_t)nr_cpus * sizeof(*b->cur));
 	b->cpu_seen = calloc((size_t)nr_cpus, sizeof(*b->cpu_seen));
-	if (!b->w->wait || !b->idle_wait || !b->preempt_wait || !b->probe_cost || !b->w->nr_sw || !b->w->sw || !b->sw_cap || !b->cur || !b->cpu_seen)
+	b->arr = calloc((size_t)nr_cpus, sizeof(*b->arr));
+	b->nr_arr = calloc((size_t)nr_cpus, sizeof(*b->nr_arr));
+	b->arr_cap = calloc((size_t)nr_cpus, sizeof(*b->arr_cap));
+	if (!b->w->wait || !b->idle_wait || !b->preempt_wait || !b->probe_cost || !b->w->nr_sw || !b->w->sw || !b->sw_cap || !b->cur || !b->cpu_seen ||
+	    !b->arr || !b->nr_arr || !b->arr_cap)
 		goto fail;
 	for (int c = 0; c < nr_cpus; c++)
 		b->cur[c] = -1;
@@ -845,6 +981,11 @@ void ir_wl_abort(struct ir_wl_builder *b)
 	free(b->hval);
 	free(b->cur);
 	free(b->cpu_seen);
+	for (int c = 0; b->arr && b->nr_cpus > c; c++)
+		free(b->arr[c]);
+	free(b->arr);
+	free(b->nr_arr);
+	free(b->arr_cap);
 	free(b->sw_cap);
 	free(b->idle_wait);
 	free(b->preempt_wait);
