@@ -44,15 +44,15 @@ TARGET = {"completion_ns": 0.10, "idle_ns": 0.10, "wait_p50": 0.25, "wait_p99": 
 # missed.  Generated from a run of this test, never fitted: the simulation
 # takes no constant from these traces.
 BOUNDS = {
-    'host-hackbench.dat self wait_p50': 0.85,
-    'host-hackbench.dat self wait_p99': 0.30,
-    'host-hackbench.dat self migrations': 0.35,
+    'host-hackbench.dat self idle_ns': 0.20,
+    'host-hackbench.dat self migrations': 0.85,
     'host-pipe.dat self wait_p99': 0.50,
-    'host-pipe.dat self migrations': 1.50,
+    'host-pipe.dat self migrations': 2.00,
     'vm-numa/a_hackbench_proc_sockets.dat self wait_p99': 0.85,
-    'vm-numa/a_hackbench_proc_sockets.dat self newidle_pulls': 3.10,
-    'from ni_1: mc0 pulls_per_call': 0.95,
-    'from ni_1: mc5ms pulls_per_call': 1.05,
+    'vm-numa/a_hackbench_proc_sockets.dat self newidle_pulls': 2.55,
+    'from ni_1: ni pulls_per_call': 0.70,
+    'from ni_1: mc0 pulls_per_call': 0.80,
+    'from ni_1: mc5ms pulls_per_call': 1.20,
     'from ni_1: ni migrations': 0.60,
     'from ni_1: noni migrations': 0.60,
     'from ni_1: mc0 migrations': 0.75,
@@ -60,11 +60,11 @@ BOUNDS = {
     'from ni_1: mc5ms wait_p50': 0.40,
     'from ni_1: noni idle_ns': 0.60,
     'from ni_1: mc0 idle_ns': 0.80,
-    'from ni_1: mc5ms idle_ns': 0.40,
-    'from noni_1: ni pulls_per_call': 0.65,
+    'from ni_1: mc5ms idle_ns': 0.45,
+    'from noni_1: ni pulls_per_call': 0.60,
     'from noni_1: noni pulls_per_call': 0.45,
-    'from noni_1: mc0 pulls_per_call': 0.55,
-    'from noni_1: mc5ms pulls_per_call': 0.50,
+    'from noni_1: mc0 pulls_per_call': 0.60,
+    'from noni_1: mc5ms pulls_per_call': 0.40,
     'from noni_1: ni migrations': 0.40,
     'from noni_1: noni migrations': 0.45,
     'from noni_1: mc0 migrations': 0.65,
@@ -72,7 +72,9 @@ BOUNDS = {
     'from noni_1: mc0 idle_ns': 0.50,
 }
 # Directions of change the model gets wrong (target 0): see docs/closed-loop.md.
-DIRECTION_MISSES = 0
+# One since model/'s load_balance() spreads tasks by count inside an LLC
+# (v5.10): from ni_1, NI_RANDOM off (mainline) pulls as often per call as on.
+DIRECTION_MISSES = 1
 
 
 def within(name, e, target, detail):

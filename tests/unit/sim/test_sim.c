@@ -196,6 +196,63 @@ static void test_frozen(void **state)
 	ir_workload_free(w);
 }
 
+/*
+ * A (10) on CPU 0 wakes B (11) onto CPU 1, where C (12) runs; C blocks and
+ * CPU 1 switches to the idle task with B thought queued there.  The kernel
+ * picks the idle task only when nothing is queued (__pick_next_task()), so
+ * B left by events the trace lost, as the replay decides (queued_not_picked):
+ * A's wakeup is taken back and B sleeps on until a timer wakes it at 100 us;
+ * it runs at 110 us.  Its one wait is 10 us, not 100.
+ */
+static void test_queued_not_picked(void **state)
+{
+	struct ir_wl_builder *b = ir_wl_new(2);
+	struct ir_workload *w;
+	const struct ir_sim_task *a, *bt;
+	struct ir_sim_params sp;
+	struct ir_sim_result r;
+
+	(void)state;
+	assert_non_null(b);
+	sw(b, T0, 0, 0, 0, 10);
+	sw(b, T0, 1, 0, 0, 12);
+	wk(b, IR_EV_WAKING, T0 + 10 * US, 0, 10, 11, 1);
+	wk(b, IR_EV_WAKEUP, T0 + 10 * US, 0, 10, 11, 1);
+	sw(b, T0 + 50 * US, 1, 12, IR_TASK_INTERRUPTIBLE, 0);
+	wk(b, IR_EV_WAKING, T0 + 100 * US, 1, 0, 11, 1);
+	wk(b, IR_EV_WAKEUP, T0 + 100 * US, 1, 0, 11, 1);
+	sw(b, T0 + 110 * US, 1, 0, 0, 11);
+	w = ir_wl_finish(b, T0 + 200 * US);
+	assert_non_null(w);
+	a = task(w, 10);
+	bt = task(w, 11);
+	/* A: its wake of B is a no-op (a run of 0 ns) */
+	assert_int_equal(a->nr_ops, 4);
+	op_is(&a->ops[0], IR_OP_RUN, 10 * US);
+	op_is(&a->ops[1], IR_OP_RUN, 0);
+	op_is(&a->ops[2], IR_OP_RUN, 190 * US);
+	/* B: asleep from the start until the timer, then runs to the end */
+	assert_int_equal(bt->start, IR_START_BLOCKED);
+	assert_int_equal(bt->nr_ops, 3);
+	op_is(&bt->ops[0], IR_OP_BLOCK_DELAY, 100 * US);
+	op_is(&bt->ops[1], IR_OP_RUN, 90 * US);
+	assert_int_equal(w->wakes[IR_WK_TASK], 0);
+	assert_int_equal(w->wakes[IR_WK_IRQ], 1);
+	assert_int_equal(w->wakes[IR_WK_UNEXPLAINED], 1);
+	assert_int_equal(w->wait->n, 1);
+	assert_in_range(ir_hist_quantile(w->wait, 0.5), 10 * US - 100, 10 * US + 100);
+	/* frozen, the schedule is the recorded one and B waits its 10 us */
+	ir_sim_params_default(&sp, 2);
+	sp.frozen = true;
+	assert_int_equal(ir_simulate(w, NULL, NULL, &sp, &r), 0);
+	assert_int_equal(r.completion_ns, 200 * US);
+	assert_int_equal(r.idle_ns, 60 * US);
+	assert_in_range(r.wait_p50, 10 * US - 100, 10 * US + 100);
+	assert_false(r.stalled);
+	assert_int_equal(r.forced, 0);
+	ir_workload_free(w);
+}
+
 /* A workload built directly: n tasks runnable at 0 on CPU 0, each running
  * run_ns and ending. */
 static struct ir_workload *cpu_bound(int nr_cpus, int n, uint64_t run_ns, const int *prio)
@@ -297,6 +354,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_extraction),
 		cmocka_unit_test(test_frozen),
+		cmocka_unit_test(test_queued_not_picked),
 		cmocka_unit_test(test_idle_sibling),
 		cmocka_unit_test(test_fair_share),
 		cmocka_unit_test(test_deterministic),
