@@ -63,6 +63,10 @@
 # proportional) and the fidelity section.  Checked against the branch base
 # (8f170a5) on vm-numa/a and host-hackbench: baseline, domain-cost and
 # no-check (v4.15 rules) unchanged, only those keys differ.
+# Then issue 13's closed loop re-landed on that main (branch sim2, after
+# main's revert of sim): regenerated with --update, the list came out
+# identical: no line here runs simulate or --closed-loop, and the workload
+# extraction's queue rule changes only closed-loop figures.
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi
