@@ -283,11 +283,132 @@ static int64_t arr_max(json_object *a)
 	return m;
 }
 
-static void timeline_chart(FILE *out, json_object *tl, int64_t origin, const char *title, json_object *mark)
+/* ---- timeline marks: each policy's pulls, anomalies ---- */
+
+#define LANE_H 16
+
+/*
+ * Rows under the CPUs: the pulls observed (all CPUs), then per policy the
+ * pulls it would make at the same newidle points; tick height is the count
+ * against the largest in any of these rows.
+ */
+static void lane_rows(FILE *out, json_object *tl, json_object *cpus, int L, int y0, double bw)
+{
+	json_object *lanes = jget(tl, "policies");
+	int nl = (int)jlen(lanes), n = (int)jlen(jget(jidx(cpus, 0), "pulls"));
+	int64_t m = 1;
+
+	for (int r = 0; r <= nl; r++)
+		for (int i = 0; i < n; i++) {
+			int64_t v = 0;
+
+			if (r == 0)
+				for (size_t c = 0; c < jlen(cpus); c++)
+					v += json_object_get_int64(jidx(jget(jidx(cpus, c), "pulls"), (size_t)i));
+			else
+				v = json_object_get_int64(jidx(jget(jidx(lanes, (size_t)r - 1), "pulls"), (size_t)i));
+			if (v > m)
+				m = v;
+		}
+	for (int r = 0; r <= nl; r++) {
+		json_object *pu = r ? jget(jidx(lanes, (size_t)r - 1), "pulls") : NULL;
+		const char *label = r ? jstr(jidx(lanes, (size_t)r - 1), "label", "?") : "observed";
+		const char *color = r ? palette[(r - 1) % NPAL] : "#2ca02c";
+		int y = y0 + r * LANE_H, any = 0;
+		int64_t total = 0;
+
+		fprintf(out, "<g class=\"lane\" data-policy=\"");
+		ir_html_text(out, label);
+		fprintf(out, "\"><rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>"
+			"<text x=\"%d\" y=\"%d\" class=\"rl\" text-anchor=\"end\">", L, y + 1, bw * n, LANE_H - 2,
+			r % 2 ? "#f7f9fb" : "#fff", L - 6, y + LANE_H - 4);
+		ir_html_text(out, label);
+		fputs("</text>", out);
+		for (int i = 0; i < n; i++) {
+			int64_t v = 0;
+			double h;
+
+			if (r == 0)
+				for (size_t c = 0; c < jlen(cpus); c++)
+					v += json_object_get_int64(jidx(jget(jidx(cpus, c), "pulls"), (size_t)i));
+			else
+				v = json_object_get_int64(jidx(pu, (size_t)i));
+			if (v <= 0)
+				continue;
+			total += v;
+			h = (LANE_H - 3) * (double)v / (double)m;
+			if (h < 3)
+				h = 3;	/* a single pull stays visible */
+			if (!any)
+				fprintf(out, "<path stroke=\"%s\" stroke-width=\"%.2f\" d=\"", color,
+					bw < 2 ? 1.5 : bw * 0.6 > 4 ? 4 : bw * 0.6);
+			any = 1;
+			fprintf(out, "M%.1f %dv-%.1f", L + bw * ((double)i + 0.5), y + LANE_H - 1, h);
+		}
+		if (any)
+			fputs("\"/>", out);
+		fprintf(out, "<title>%" PRId64 " pulls</title></g>", total);
+		/* the count also as data, for tests and scripts reading the page */
+		fprintf(out, "<desc class=\"lane-total\" data-policy=\"");
+		ir_html_text(out, label);
+		fprintf(out, "\" data-pulls=\"%" PRId64 "\"></desc>", total);
+	}
+}
+
+static const char *const anom_color[] = { "#d62728", "#9467bd", "#000000", "#8c564b" };
+
+/*
+ * The listed anomaly positions inside [start, end) as small triangles on
+ * their CPU's row; the legend below the chart gives each kind's count shown
+ * and its total (the list is thinned evenly, so not every one is shown).
+ */
+static void anomaly_marks(FILE *out, json_object *an, int64_t start, int64_t end, int L, int T, int pw,
+			  int rowh, int ncpu, int ly)
+{
+	int k = 0, lx = L;
+
+	if (!an || !json_object_is_type(an, json_type_object))
+		return;
+	json_object_object_foreach(an, kind, v) {
+		json_object *l = jget(v, "listed");
+		int shown = 0;
+		const char *col = anom_color[k++ % 4];
+		char lab[160];
+
+		fputs("<g class=\"anom\" data-kind=\"", out);
+		ir_html_text(out, kind);
+		fprintf(out, "\" fill=\"%s\">", col);
+		for (size_t i = 0; i < jlen(l); i++) {
+			int64_t ts = jint(jidx(l, i), "ts_ns"), c = jint(jidx(l, i), "cpu");
+			double x;
+
+			if (ts < start || ts >= end || c < 0 || c >= ncpu)
+				continue;
+			x = L + pw * (double)(ts - start) / (double)(end - start);
+			fprintf(out, "<path d=\"M%.1f %dl-3.5 -6h7z\"/>", x, T + (int)c * rowh + rowh - 1);
+			shown++;
+		}
+		fprintf(out, "</g><desc class=\"anom-count\" data-kind=\"");
+		ir_html_text(out, kind);
+		fprintf(out, "\" data-shown=\"%d\" data-total=\"%" PRId64 "\" data-listed=\"%zu\"></desc>", shown,
+			jint(v, "total"), jlen(l));
+		if (!jint(v, "total"))
+			continue;
+		snprintf(lab, sizeof(lab), "%s: %d shown of %" PRId64, kind, shown, jint(v, "total"));
+		fprintf(out, "<path d=\"M%d %dl-4 -7h8z\" fill=\"%s\"/><text x=\"%d\" y=\"%d\" class=\"lg\">", lx + 4,
+			ly, col, lx + 12, ly);
+		ir_html_text(out, lab);
+		fputs("</text>", out);
+		lx += 24 + 6 * (int)strlen(lab);
+	}
+}
+
+static void timeline_chart(FILE *out, json_object *tl, int64_t origin, const char *title, json_object *mark,
+			   json_object *anoms)
 {
 	json_object *cpus = jget(tl, "cpus");
-	int ncpu = (int)jlen(cpus);
-	const int W = 1180, L = 64, R = 16, T = 44, B = 48;
+	int ncpu = (int)jlen(cpus), nlane = ncpu ? 1 + (int)jlen(jget(tl, "policies")) : 0;
+	const int W = 1180, L = 150, R = 16, T = 44, B = 68;
 	int pw = W - L - R, rowh = ncpu > 0 ? 560 / ncpu : 28, H;
 	int64_t start = jint(tl, "start_ns"), end = jint(tl, "end_ns"), bns = jint(tl, "bucket_ns");
 	int64_t maxni = 1, maxpu = 1;
@@ -299,7 +420,7 @@ static void timeline_chart(FILE *out, json_object *tl, int64_t origin, const cha
 		rowh = 30;
 	if (rowh < 6)
 		rowh = 6;
-	H = T + B + rowh * ncpu;
+	H = T + B + rowh * ncpu + LANE_H * nlane;
 	if (end <= start || bns <= 0 || !ncpu)
 		return;
 	for (int c = 0; c < ncpu; c++) {
@@ -382,6 +503,8 @@ static void timeline_chart(FILE *out, json_object *tl, int64_t origin, const cha
 				fputs("\"/>", out);
 		}
 	}
+	lane_rows(out, tl, cpus, L, T + rowh * ncpu, (double)pw * (double)bns / span);
+	anomaly_marks(out, anoms, start, end, L, T, pw, rowh, ncpu, H - 10);
 	if (mark) {
 		int64_t ms = jint(mark, "start_ns"), me = jint(mark, "end_ns");
 		double x0 = L + pw * (double)(ms - start) / span, x1 = L + pw * (double)(me - start) / span;
@@ -392,18 +515,18 @@ static void timeline_chart(FILE *out, json_object *tl, int64_t origin, const cha
 			"</title></rect>", x0, T - 2, x1 - x0, rowh * ncpu + 4);
 	}
 	for (double t = top0; t * u.div <= t0 + span + 1e-9 * span; t += step) {
-		int x = (int)lround(L + pw * (t * u.div - t0) / span);
+		int x = (int)lround(L + pw * (t * u.div - t0) / span), y = T + rowh * ncpu + LANE_H * nlane;
 
 		tick_label(lab, sizeof(lab), round(t * 1e6) / 1e6);
 		fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>"
 			"<text x=\"%d\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>",
-			x, T + rowh * ncpu, x, T + rowh * ncpu + 5, x, T + rowh * ncpu + 18, lab);
+			x, y, x, y + 5, x, y + 18, lab);
 	}
-	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>", L, T + rowh * ncpu, L + pw,
-		T + rowh * ncpu);
+	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>", L,
+		T + rowh * ncpu + LANE_H * nlane, L + pw, T + rowh * ncpu + LANE_H * nlane);
 	ir_fmt_ns(lab, sizeof(lab), bns);
 	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"axl\" text-anchor=\"middle\">time since trace start (%s); "
-		"one column = %s</text>", L + pw / 2, H - 8, u.name, lab);
+		"one column = %s</text>", L + pw / 2, H - 30, u.name, lab);
 	fputs("</svg></figure>\n", out);
 }
 
@@ -677,16 +800,19 @@ static void section_timeline(FILE *out, json_object *doc)
 		origin = jint(tl, "start_ns");
 	fputs("<h2>Per-CPU timeline</h2>\n<p>Each row is a CPU; shade is the fraction of each column the CPU was "
 	      "running a task. Orange ticks rising from the bottom count newidle points (the CPU's queue ran "
-	      "empty), green ticks hanging from the top count newidle pulls. The detailed window is the busiest "
+	      "empty), green ticks hanging from the top count newidle pulls. Below the CPUs, one row per policy "
+	      "shows where it would pull at the same points (all CPUs together), under the pulls observed. "
+	      "Triangles mark anomalies the replay repaired or events lost, at their CPU and time (an evenly "
+	      "thinned list: the legend says how many of each are shown). The detailed window is the busiest "
 	      "20 ms of newidle points unless <code>--detail</code> chose it.</p>\n", out);
-	timeline_chart(out, tl, origin, "Whole trace", d);
+	timeline_chart(out, tl, origin, "Whole trace", d, jget(tl, "anomalies"));
 	if (d && jlen(jget(d, "cpus"))) {
 		char title[128];
 
 		snprintf(title, sizeof(title), "Detailed window: %s to %s",
 			 ir_fmt_dns(b1, sizeof(b1), (double)jint(d, "start_ns") - (double)origin),
 			 ir_fmt_dns(b2, sizeof(b2), (double)jint(d, "end_ns") - (double)origin));
-		timeline_chart(out, d, origin, title, NULL);
+		timeline_chart(out, d, origin, title, NULL, jget(tl, "anomalies"));
 	}
 }
 
