@@ -62,6 +62,7 @@ static void tick_label(char *buf, size_t len, double v)
 /* ---- horizontal bar chart (stacked or grouped) ---- */
 
 struct bars {
+	const char *id;			/* the figure's id, for readers of the page */
 	const char *title, *xlabel;	/* xlabel without unit when ns */
 	int ns;				/* values are nanoseconds */
 	int stacked;
@@ -83,15 +84,52 @@ static void legend(FILE *out, int x, int y, const char *const *names, const char
 	}
 }
 
-static void bar_chart(FILE *out, const struct bars *b)
+/* A log scale when the bars' non-zero values differ a hundredfold: on a
+ * linear one the small ones are slivers.  Stacked bars then show each part
+ * as its own bar (parts of a log-length bar would mislead). */
+static bool wants_log(const struct bars *b, double *lo, double *hi)
 {
-	const int W = 580, L = 190, R = 24, T = 46, B = 48;
-	int rowh = b->stacked ? 26 : 12 + 12 * b->nseries, H = T + B + rowh * b->nrows, pw = W - L - R;
-	double max = 0, step, top;
-	struct unit u = b->ns ? (struct unit){ 1, "" } : (struct unit){ 1, "" };
+	double mn = 0, mx = 0;
+
+	for (int r = 0; r < b->nrows; r++) {
+		double sum = 0;
+
+		for (int s = 0; s < b->nseries; s++) {
+			double v = b->v[r][s];
+
+			sum += v;
+			if (v > 0 && (!mn || v < mn))
+				mn = v;
+			if (v > mx)
+				mx = v;
+		}
+		if (b->stacked && sum > mx)
+			mx = sum;
+	}
+	*lo = mn;
+	*hi = mx;
+	return mn > 0 && mx >= 100 * mn;
+}
+
+static void bar_chart(FILE *out, const struct bars *b0)
+{
+	struct bars bl;
+	const struct bars *b = b0;
+	const int W = 580, L = 190, R = 40, T = 46, B = 48;
+	int rowh, H, pw = W - L - R;
+	double max = 0, step, top, lmin = 0, lmax = 0, llo = 0, lhi = 1;
+	bool lg = wants_log(b0, &lmin, &lmax);
+	struct unit u = { 1, "" };
 	const char *colors[MAX_SERIES];
 	char lab[32];
 
+	if (lg && b0->stacked && b0->nseries > 1) {
+		bl = *b0;
+		bl.stacked = 0;
+		b = &bl;
+	}
+	rowh = b->stacked ? 26 : 12 + 12 * b->nseries;
+	H = T + B + rowh * b->nrows;
 	for (int r = 0; r < b->nrows; r++) {
 		double sum = 0;
 
@@ -109,11 +147,23 @@ static void bar_chart(FILE *out, const struct bars *b)
 	top = step * ceil((max / u.div) / step);
 	if (!(top > 0))
 		top = step;
+	if (lg) {	/* whole decades; the smallest bar keeps some length */
+		llo = floor(log10(lmin / u.div));
+		if (pow(10, llo) >= lmin / u.div)
+			llo -= 1;
+		lhi = ceil(log10(lmax / u.div));
+		if (lhi <= llo)
+			lhi = llo + 1;
+	}
+	/* x of value v (in units) */
+#define BX(v) (lg ? ((v) <= 0 ? 0 : pw * (log10(v) - llo) / (lhi - llo)) : pw * (v) / top)
 	for (int s = 0; s < b->nseries; s++)
 		colors[s] = b->colors[s] ? b->colors[s] : palette[s % NPAL];
 
-	fprintf(out, "<figure class=\"chart\"><svg viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
-		"role=\"img\" aria-label=\"", W, H, W, H);
+	fprintf(out, "<figure class=\"chart\"");
+	if (b->id)
+		fprintf(out, " id=\"%s\" data-scale=\"%s\"", b->id, lg ? "log" : "linear");
+	fprintf(out, "><svg viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"", W, H, W, H);
 	ir_html_text(out, b->title);
 	fprintf(out, "\"><text x=\"%d\" y=\"18\" class=\"ttl\">", 4);
 	ir_html_text(out, b->title);
@@ -121,19 +171,32 @@ static void bar_chart(FILE *out, const struct bars *b)
 	if (b->nseries > 1)
 		legend(out, L, 38, b->series, colors, b->nseries);
 	/* grid and x axis */
-	for (double t = 0; t <= top + step / 2; t += step) {
-		int x = L + (int)lround(pw * t / top);
+	if (lg) {
+		for (double e = llo; e <= lhi + 0.5; e += 1) {
+			int x = L + (int)lround(pw * (e - llo) / (lhi - llo));
 
-		tick_label(lab, sizeof(lab), t);
-		fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"grid\"/>"
-			"<text x=\"%d\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>",
-			x, T - 4, x, H - B, x, H - B + 16, lab);
+			tick_label(lab, sizeof(lab), pow(10, e));
+			fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"grid\"/>"
+				"<text x=\"%d\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>",
+				x, T - 4, x, H - B, x, H - B + 16, lab);
+		}
+	} else {
+		for (double t = 0; t <= top + step / 2; t += step) {
+			int x = L + (int)lround(pw * t / top);
+
+			tick_label(lab, sizeof(lab), t);
+			fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"grid\"/>"
+				"<text x=\"%d\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>",
+				x, T - 4, x, H - B, x, H - B + 16, lab);
+		}
 	}
 	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>", L, H - B, L + pw, H - B);
 	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"axl\" text-anchor=\"middle\">", L + pw / 2, H - 10);
 	ir_html_text(out, b->xlabel);
 	if (b->ns)
 		fprintf(out, " (%s)", u.name);
+	if (lg)
+		fputs(", log scale", out);
 	fputs("</text>", out);
 	for (int r = 0; r < b->nrows; r++) {
 		int y = T + r * rowh;
@@ -145,8 +208,8 @@ static void bar_chart(FILE *out, const struct bars *b)
 		for (int s = 0; s < b->nseries; s++) {
 			double v = b->v[r][s] / u.div;
 			double x0 = b->stacked ? acc : 0;
-			int bx = L + (int)lround(pw * x0 / top);
-			int bw = (int)lround(pw * (x0 + v) / top) - (int)lround(pw * x0 / top);
+			int bx = L + (int)lround(BX(x0));
+			int bw = (int)lround(BX(x0 + v)) - (int)lround(BX(x0));
 			int by = b->stacked ? y + 4 : y + 6 + 12 * s, bh = b->stacked ? rowh - 8 : 11;
 
 			acc += v;
@@ -154,8 +217,12 @@ static void bar_chart(FILE *out, const struct bars *b)
 				continue;
 			if (bw < 1)
 				bw = 1;
-			fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>",
-				bx, by, bw, bh, colors[s]);
+			fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" data-row=\"", bx, by, bw,
+				bh, colors[s]);
+			ir_html_text(out, b->rows[r]);
+			fputs("\" data-series=\"", out);
+			ir_html_text(out, b->series[s]);
+			fprintf(out, "\" data-v=\"%.17g\"><title>", b->v[r][s]);
 			ir_html_text(out, b->rows[r]);
 			fputs(", ", out);
 			ir_html_text(out, b->series[s]);
@@ -163,20 +230,25 @@ static void bar_chart(FILE *out, const struct bars *b)
 				fprintf(out, ": %.4g %s</title></rect>", v, u.name);
 			else
 				fprintf(out, ": %.0f</title></rect>", v);
+			tick_label(lab, sizeof(lab), b->ns ? round(v * 100) / 100 : v);
 			if (!b->stacked) {
 				/* every bar labelled: a value a hundred times smaller than the
 				 * largest is a sliver, but still readable */
-				tick_label(lab, sizeof(lab), b->ns ? round(v * 100) / 100 : v);
 				fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"val\">%s</text>", bx + bw + 3, by + bh - 1, lab);
+			} else if (b->nseries > 1 && bw >= 7 * (int)strlen(lab) + 6) {
+				/* a part wide enough for its value carries it */
+				fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"val in\" text-anchor=\"middle\">%s</text>",
+					bx + bw / 2, by + bh / 2 + 4, lab);
 			}
 		}
 		if (b->stacked) {
-			int x = L + (int)lround(pw * acc / top);
+			int x = L + (int)lround(BX(acc));
 
 			tick_label(lab, sizeof(lab), b->ns ? round(acc * 100) / 100 : acc);
 			fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"val\">%s</text>", x + 4, y + rowh / 2 + 4, lab);
 		}
 	}
+#undef BX
 	fputs("</svg></figure>\n", out);
 }
 
@@ -543,13 +615,14 @@ static const char css[] =
 	".grid2{display:flex;flex-wrap:wrap;gap:8px 20px}figure.chart{margin:0}"
 	"svg text{font-family:inherit;fill:#1d2733}.ttl{font-size:15px;font-weight:600}.lg{font-size:12px}"
 	".tick{font-size:11px;fill:#4a5866}.axl{font-size:12px;fill:#333}.rl{font-size:12px}.val{font-size:11px;fill:#4a5866}"
+	".val.in{fill:#fff}.scroll{overflow-x:auto;max-width:100%}table{display:block;overflow-x:auto;max-width:100%}"
 	".grid{stroke:#e3e8ee;stroke-width:1}.axis{stroke:#7a8794;stroke-width:1}"
 	".mark{fill:none;stroke:#d62728;stroke-width:2}"
 	"table{border-collapse:collapse;margin:6px 0 12px;font-variant-numeric:tabular-nums}"
 	"th,td{padding:3px 10px;border-bottom:1px solid #e3e8ee;text-align:right;white-space:nowrap}"
 	"th{background:#f4f6f9;font-weight:600;white-space:normal;vertical-align:bottom}td:first-child,th:first-child{text-align:left}"
 	".muted{color:#6b7886}td.bails{white-space:normal;font-size:12px;text-align:left;min-width:160px}"
-	"svg{max-width:100%;height:auto}#headline li{margin:3px 0}\n";
+	"body{overflow-wrap:anywhere}svg{max-width:100%;height:auto}#headline li{margin:3px 0}\n";
 
 static void td_ns(FILE *out, int64_t ns)
 {
@@ -627,6 +700,63 @@ static void section_header(FILE *out, json_object *doc)
 	}
 }
 
+/* Parameters once, with units: the values the policies share, then per
+ * policy only what it sets differently (as the text report does). */
+static void section_params(FILE *out, json_object *pol)
+{
+	json_object *seen = json_object_new_object();
+	char v[64];
+
+	fputs("<h3>Parameters</h3>\n<p>Every policy, unless its row below says otherwise (assumed defaults "
+	      "included):</p>\n<div class=\"scroll\"><table class=\"params\"><tr><th>parameter</th><th>value</th></tr>\n",
+	      out);
+	for (size_t i = 0; i < jlen(pol); i++) {
+		json_object *par = jget(jidx(pol, i), "params");
+
+		if (!par || !json_object_is_type(par, json_type_object))
+			continue;
+		json_object_object_foreach(par, k, val) {
+			json_object *c = ir_param_common(pol, k);
+
+			(void)val;
+			if (!c || jget(seen, k))
+				continue;
+			json_object_object_add(seen, k, json_object_new_boolean(1));
+			fputs("<tr><td>", out);
+			ir_html_text(out, k);
+			fputs("</td><td>", out);
+			ir_html_text(out, ir_fmt_param(v, sizeof(v), k, c));
+			fputs("</td></tr>\n", out);
+		}
+	}
+	fputs("</table></div>\n<div class=\"scroll\"><table class=\"params\"><tr><th>policy</th><th>its own "
+	      "values</th></tr>\n", out);
+	for (size_t i = 0; i < jlen(pol); i++) {
+		json_object *par = jget(jidx(pol, i), "params");
+		int own = 0;
+
+		if (!par || !json_object_is_type(par, json_type_object))
+			continue;
+		json_object_object_foreach(par, k, val) {
+			if (ir_param_shared(pol, k, val))
+				continue;
+			if (!own++) {
+				fputs("<tr><td>", out);
+				ir_html_text(out, plabel(jidx(pol, i)));
+				fputs("</td><td style=\"text-align:left;white-space:normal\">", out);
+			}
+			ir_html_text(out, k);
+			fputs(" ", out);
+			ir_html_text(out, ir_fmt_param(v, sizeof(v), k, val));
+			fputs("; ", out);
+		}
+		if (own)
+			fputs("</td></tr>\n", out);
+	}
+	fputs("</table></div>\n", out);
+	json_object_put(seen);
+}
+
 static void section_policies(FILE *out, json_object *doc)
 {
 	json_object *pol = jget(doc, "policies");
@@ -651,6 +781,7 @@ static void section_policies(FILE *out, json_object *doc)
 
 	memset(&b, 0, sizeof(b));
 	b.title = "Pulls (migrations) at newidle points, by domain level";
+	b.id = "chart-pulls-by-level";
 	b.xlabel = "migrations (count)";
 	b.stacked = 1;
 	b.nrows = np;
@@ -665,6 +796,7 @@ static void section_policies(FILE *out, json_object *doc)
 	bar_chart(out, &b);
 
 	b.title = "Idle time lost and recovered (CPU-time)";
+	b.id = "chart-idle";
 	b.xlabel = "idle time";
 	b.ns = 1;
 	b.stacked = 0;
@@ -681,6 +813,7 @@ static void section_policies(FILE *out, json_object *doc)
 	b.colors[0] = b.colors[1] = NULL;
 
 	b.title = "Modelled balance cost (max_newidle_lb_cost per attempt), by level";
+	b.id = "chart-cost-by-level";
 	b.xlabel = "balance cost";
 	b.stacked = 1;
 	b.nseries = nl;
@@ -692,6 +825,7 @@ static void section_policies(FILE *out, json_object *doc)
 	bar_chart(out, &b);
 
 	b.title = "load_balance attempts, by level";
+	b.id = "chart-attempts-by-level";
 	b.xlabel = "attempts (count)";
 	b.ns = 0;
 	for (int r = 0; r < np; r++)
@@ -735,25 +869,8 @@ static void section_policies(FILE *out, json_object *doc)
 		}
 		fputs("</td></tr>\n", out);
 	}
-	fputs("</table>\n<h3>Parameters</h3>\n<table><tr><th>policy</th><th>parameters (assumed defaults "
-	      "included)</th></tr>\n", out);
-	for (int r = 0; r < np; r++) {
-		json_object *par = jget(jidx(pol, r), "params");
-
-		fputs("<tr><td>", out);
-		ir_html_text(out, plabel(jidx(pol, r)));
-		fputs("</td><td style=\"text-align:left;white-space:normal\">", out);
-		if (par && json_object_is_type(par, json_type_object)) {
-			json_object_object_foreach(par, k, v) {
-				ir_html_text(out, k);
-				fputc('=', out);
-				ir_html_text(out, json_object_get_string(v));
-				fputs(" &nbsp; ", out);
-			}
-		}
-		fputs("</td></tr>\n", out);
-	}
 	fputs("</table>\n", out);
+	section_params(out, pol);
 }
 
 static void section_sweeps(FILE *out, json_object *doc)
@@ -827,6 +944,7 @@ static void section_observed(FILE *out, json_object *doc)
 	fputs("<h2>Observed (straight from the trace)</h2>\n<div class=\"grid2\">\n", out);
 	memset(&b, 0, sizeof(b));
 	b.title = "Migrations by cause";
+	b.id = "chart-migrations-by-cause";
 	b.xlabel = "migrations (count)";
 	b.stacked = 1;
 	b.nseries = 1;
@@ -843,6 +961,7 @@ static void section_observed(FILE *out, json_object *doc)
 		bar_chart(out, &b);
 	memset(&b, 0, sizeof(b));
 	b.title = "Time per CPU";
+	b.id = "chart-cpu-time";
 	b.xlabel = "time";
 	b.ns = 1;
 	b.stacked = 1;
