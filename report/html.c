@@ -73,15 +73,21 @@ struct bars {
 	double v[MAX_ROWS][MAX_SERIES];
 };
 
-static void legend(FILE *out, int x, int y, const char *const *names, const char *const *colors, int n)
+/* cw: the width of a character of the legend's font */
+static void legend_cw(FILE *out, int x, int y, const char *const *names, const char *const *colors, int n, int cw)
 {
 	for (int s = 0; s < n; s++) {
 		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			"<text x=\"%d\" y=\"%d\" class=\"lg\">", x, y - 10, colors[s], x + 16, y);
 		ir_html_text(out, names[s]);
 		fputs("</text>", out);
-		x += 28 + 7 * (int)strlen(names[s]);
+		x += 28 + cw * (int)strlen(names[s]);
 	}
+}
+
+static void legend(FILE *out, int x, int y, const char *const *names, const char *const *colors, int n)
+{
+	legend_cw(out, x, y, names, colors, n, 7);
 }
 
 /* A log scale when the bars' non-zero values differ a hundredfold: on a
@@ -357,7 +363,7 @@ static int64_t arr_max(json_object *a)
 
 /* ---- timeline marks: each policy's pulls, anomalies ---- */
 
-#define LANE_H 16
+#define LANE_H 22
 
 /*
  * Rows under the CPUs: the pulls observed (all CPUs), then per policy the
@@ -393,7 +399,7 @@ static void lane_rows(FILE *out, json_object *tl, json_object *cpus, int L, int 
 		ir_html_text(out, label);
 		fprintf(out, "\"><rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>"
 			"<text x=\"%d\" y=\"%d\" class=\"rl\" text-anchor=\"end\">", L, y + 1, bw * n, LANE_H - 2,
-			r % 2 ? "#f7f9fb" : "#fff", L - 6, y + LANE_H - 4);
+			r % 2 ? "#f7f9fb" : "#fff", L - 6, y + LANE_H - 5);
 		ir_html_text(out, label);
 		fputs("</text>", out);
 		for (int i = 0; i < n; i++) {
@@ -441,6 +447,7 @@ static void anomaly_marks(FILE *out, json_object *an, int64_t start, int64_t end
 
 	if (!an || !json_object_is_type(an, json_type_object))
 		return;
+	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"lg\" text-anchor=\"end\">anomalies shown</text>", L - 6, ly);
 	json_object_object_foreach(an, kind, v) {
 		json_object *l = jget(v, "listed");
 		int shown = 0;
@@ -457,7 +464,7 @@ static void anomaly_marks(FILE *out, json_object *an, int64_t start, int64_t end
 			if (ts < start || ts >= end || c < 0 || c >= ncpu)
 				continue;
 			x = L + pw * (double)(ts - start) / (double)(end - start);
-			fprintf(out, "<path d=\"M%.1f %dl-3.5 -6h7z\"/>", x, T + (int)c * rowh + rowh - 1);
+			fprintf(out, "<path d=\"M%.1f %dl-5 -9h10z\"/>", x, T + (int)c * rowh + rowh - 1);
 			shown++;
 		}
 		fprintf(out, "</g><desc class=\"anom-count\" data-kind=\"");
@@ -466,12 +473,16 @@ static void anomaly_marks(FILE *out, json_object *an, int64_t start, int64_t end
 			jint(v, "total"), jlen(l));
 		if (!jint(v, "total"))
 			continue;
-		snprintf(lab, sizeof(lab), "%s: %d shown of %" PRId64, kind, shown, jint(v, "total"));
-		fprintf(out, "<path d=\"M%d %dl-4 -7h8z\" fill=\"%s\"/><text x=\"%d\" y=\"%d\" class=\"lg\">", lx + 4,
-			ly, col, lx + 12, ly);
+		snprintf(lab, sizeof(lab), "%s %d of %" PRId64, kind, shown, jint(v, "total"));
+		if (lx > L && lx + 24 + 10 * (int)strlen(lab) > L + pw) {	/* next line */
+			lx = L;
+			ly += 26;
+		}
+		fprintf(out, "<path d=\"M%d %dl-6 -10h12z\" fill=\"%s\"/><text x=\"%d\" y=\"%d\" class=\"lg\">", lx + 6,
+			ly - 2, col, lx + 16, ly);
 		ir_html_text(out, lab);
 		fputs("</text>", out);
-		lx += 24 + 6 * (int)strlen(lab);
+		lx += 24 + 10 * (int)strlen(lab);
 	}
 }
 
@@ -480,7 +491,8 @@ static void timeline_chart(FILE *out, json_object *tl, int64_t origin, const cha
 {
 	json_object *cpus = jget(tl, "cpus");
 	int ncpu = (int)jlen(cpus), nlane = ncpu ? 1 + (int)jlen(jget(tl, "policies")) : 0;
-	const int W = 1180, L = 150, R = 16, T = 44, B = 68;
+	/* drawn at 1180 wide with large type: scaled down to 800 px, text stays readable */
+	const int W = 1180, L = 230, R = 16, T = 52, B = 112;
 	int pw = W - L - R, rowh = ncpu > 0 ? 560 / ncpu : 28, H;
 	int64_t start = jint(tl, "start_ns"), end = jint(tl, "end_ns"), bns = jint(tl, "bucket_ns");
 	int64_t maxni = 1, maxpu = 1;
@@ -514,7 +526,7 @@ static void timeline_chart(FILE *out, json_object *tl, int64_t origin, const cha
 	fprintf(out, "<figure class=\"chart wide\"><svg viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
 		"role=\"img\" aria-label=\"", W, H, W, H);
 	ir_html_text(out, title);
-	fputs("\"><text x=\"4\" y=\"18\" class=\"ttl\">", out);
+	fputs("\"><text x=\"4\" y=\"22\" class=\"ttl\">", out);
 	ir_html_text(out, title);
 	fputs("</text>", out);
 	{
@@ -522,7 +534,7 @@ static void timeline_chart(FILE *out, json_object *tl, int64_t origin, const cha
 					"newidle pulls (from above)" };
 		const char *colors[] = { "#2b5797", "#eef2f7", "#f28e2b", "#2ca02c" };
 
-		legend(out, L, 38, names, colors, 4);
+		legend_cw(out, L, 42, names, colors, 4, 10);
 	}
 	for (int c = 0; c < ncpu; c++) {
 		json_object *cp = jidx(cpus, c), *busy = jget(cp, "busy"), *ni = jget(cp, "newidle");
@@ -532,7 +544,7 @@ static void timeline_chart(FILE *out, json_object *tl, int64_t origin, const cha
 		int q0 = -1, run = 0;
 
 		fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"rl\" text-anchor=\"end\">cpu %" PRId64 "</text>", L - 6,
-			y + rowh / 2 + 4, jint(cp, "cpu"));
+			y + rowh / 2 + 6, jint(cp, "cpu"));
 		/* busy: runs of equal shade (10 levels) */
 		for (int i = 0; i <= n; i++) {
 			double f = i < n ? json_object_get_double(jidx(busy, i)) : -1;
@@ -576,7 +588,7 @@ static void timeline_chart(FILE *out, json_object *tl, int64_t origin, const cha
 		}
 	}
 	lane_rows(out, tl, cpus, L, T + rowh * ncpu, (double)pw * (double)bns / span);
-	anomaly_marks(out, anoms, start, end, L, T, pw, rowh, ncpu, H - 10);
+	anomaly_marks(out, anoms, start, end, L, T, pw, rowh, ncpu, H - 34);
 	if (mark) {
 		int64_t ms = jint(mark, "start_ns"), me = jint(mark, "end_ns");
 		double x0 = L + pw * (double)(ms - start) / span, x1 = L + pw * (double)(me - start) / span;
@@ -592,13 +604,13 @@ static void timeline_chart(FILE *out, json_object *tl, int64_t origin, const cha
 		tick_label(lab, sizeof(lab), round(t * 1e6) / 1e6);
 		fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>"
 			"<text x=\"%d\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>",
-			x, y, x, y + 5, x, y + 18, lab);
+			x, y, x, y + 5, x, y + 24, lab);
 	}
 	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>", L,
 		T + rowh * ncpu + LANE_H * nlane, L + pw, T + rowh * ncpu + LANE_H * nlane);
 	ir_fmt_ns(lab, sizeof(lab), bns);
 	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"axl\" text-anchor=\"middle\">time since trace start (%s); "
-		"one column = %s</text>", L + pw / 2, H - 30, u.name, lab);
+		"one column = %s</text>", L + pw / 2, H - 62, u.name, lab);
 	fputs("</svg></figure>\n", out);
 }
 
@@ -615,14 +627,14 @@ static const char css[] =
 	".grid2{display:flex;flex-wrap:wrap;gap:8px 20px}figure.chart{margin:0}"
 	"svg text{font-family:inherit;fill:#1d2733}.ttl{font-size:15px;font-weight:600}.lg{font-size:12px}"
 	".tick{font-size:11px;fill:#4a5866}.axl{font-size:12px;fill:#333}.rl{font-size:12px}.val{font-size:11px;fill:#4a5866}"
-	".val.in{fill:#fff}.scroll{overflow-x:auto;max-width:100%}table{display:block;overflow-x:auto;max-width:100%}"
+	".val.in{fill:#fff}.wide text{font-size:18px}.wide .ttl{font-size:21px}.scroll{overflow-x:auto;max-width:100%}table{display:block;overflow-x:auto;max-width:100%}"
 	".grid{stroke:#e3e8ee;stroke-width:1}.axis{stroke:#7a8794;stroke-width:1}"
 	".mark{fill:none;stroke:#d62728;stroke-width:2}"
 	"table{border-collapse:collapse;margin:6px 0 12px;font-variant-numeric:tabular-nums}"
 	"th,td{padding:3px 10px;border-bottom:1px solid #e3e8ee;text-align:right;white-space:nowrap}"
 	"th{background:#f4f6f9;font-weight:600;white-space:normal;vertical-align:bottom}td:first-child,th:first-child{text-align:left}"
 	".muted{color:#6b7886}td.bails{white-space:normal;font-size:12px;text-align:left;min-width:160px}"
-	"body{overflow-wrap:anywhere}svg{max-width:100%;height:auto}#headline li{margin:3px 0}\n";
+	"body{overflow-wrap:break-word}svg{max-width:100%;height:auto}#headline li{margin:3px 0}\n";
 
 static void td_ns(FILE *out, int64_t ns)
 {
