@@ -486,8 +486,8 @@ static void anomaly_marks(FILE *out, json_object *an, int64_t start, int64_t end
 	}
 }
 
-static void timeline_chart(FILE *out, json_object *tl, int64_t origin, const char *title, json_object *mark,
-			   json_object *anoms)
+static void timeline_chart(FILE *out, const char *id, json_object *tl, int64_t origin, const char *title,
+			   json_object *mark, json_object *anoms)
 {
 	json_object *cpus = jget(tl, "cpus");
 	int ncpu = (int)jlen(cpus), nlane = ncpu ? 1 + (int)jlen(jget(tl, "policies")) : 0;
@@ -523,8 +523,8 @@ static void timeline_chart(FILE *out, json_object *tl, int64_t origin, const cha
 	step = nice_step(span / u.div, 10);
 	top0 = ceil((t0 / u.div) / step) * step;
 
-	fprintf(out, "<figure class=\"chart wide\"><svg viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
-		"role=\"img\" aria-label=\"", W, H, W, H);
+	fprintf(out, "<figure class=\"chart wide\" id=\"%s\" data-start=\"%" PRId64 "\" data-end=\"%" PRId64 "\">"
+		"<svg viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"", id, start, end, W, H, W, H);
 	ir_html_text(out, title);
 	fputs("\"><text x=\"4\" y=\"22\" class=\"ttl\">", out);
 	ir_html_text(out, title);
@@ -934,14 +934,14 @@ static void section_timeline(FILE *out, json_object *doc)
 	      "Triangles mark anomalies the replay repaired or events lost, at their CPU and time (an evenly "
 	      "thinned list: the legend says how many of each are shown). The detailed window is the busiest "
 	      "20 ms of newidle points unless <code>--detail</code> chose it.</p>\n", out);
-	timeline_chart(out, tl, origin, "Whole trace", d, jget(tl, "anomalies"));
+	timeline_chart(out, "timeline-whole", tl, origin, "Whole trace", d, jget(tl, "anomalies"));
 	if (d && jlen(jget(d, "cpus"))) {
 		char title[128];
 
 		snprintf(title, sizeof(title), "Detailed window: %s to %s",
 			 ir_fmt_dns(b1, sizeof(b1), (double)jint(d, "start_ns") - (double)origin),
 			 ir_fmt_dns(b2, sizeof(b2), (double)jint(d, "end_ns") - (double)origin));
-		timeline_chart(out, d, origin, title, NULL, jget(tl, "anomalies"));
+		timeline_chart(out, "timeline-detail", d, origin, title, NULL, jget(tl, "anomalies"));
 	}
 }
 
