@@ -61,6 +61,14 @@
 # proportional) and the fidelity section.  Checked against the branch base
 # (8f170a5) on vm-numa/a and host-hackbench: baseline, domain-cost and
 # no-check (v4.15 rules) unchanged, only those keys differ.
+# Then branch eco3 (issue 14, timelines and charts), on purpose: schema_minor
+# 5, timeline.policies (each policy's pulls per column) and
+# timeline.anomalies (totals and bounded positions); the HTML draws them and
+# prints parameters once with units, log scales, ids and data values.
+# Checked by script: the 84 changed outputs are r.html, report.html, r.json
+# and stdout.json; every JSON, with schema_minor 4 and the two new timeline
+# keys removed, has the hash of the list before (44 of 44); text, CSV,
+# decisions, compare, merge and calibrate are unchanged.
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi
