@@ -72,6 +72,7 @@ struct ir_merge {
 	uint64_t *keys;
 	int *key_host;
 	size_t kcap;
+	bool named;			/* names made unique (unique_names) */
 };
 
 struct ir_merge *ir_merge_new(void)
@@ -833,12 +834,100 @@ static void write_html(const struct ir_merge *m, FILE *out, double *tmp)
 	fprintf(out, "</table></div>\n<p>Policy figures are open-loop estimates.</p>\n</body></html>\n");
 }
 
+struct name_ix {
+	char *name;		/* not owned */
+	char *base;		/* the report's file name, owned */
+	int i;
+};
+
+static int cmp_name(const void *a, const void *b)
+{
+	const struct name_ix *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+static int cmp_base(const void *a, const void *b)
+{
+	const struct name_ix *x = a, *y = b;
+	int c = strcmp(x->base, y->base);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* One run of hosts sharing a name: "vm (monday)" by the report's file name,
+ * "vm (r) #2" where that repeats too, "r #2" where the name is the file's. */
+static int rename_run(struct ir_merge *m, struct name_ix *v, int n)
+{
+	for (int k = 0; k < n; k++)
+		if (!(v[k].base = base_name(m->h[v[k].i].file)))
+			return -1;
+	qsort(v, (size_t)n, sizeof(*v), cmp_base);
+	for (int a = 0, z; a < n; a = z) {
+		for (z = a + 1; z < n && !strcmp(v[z].base, v[a].base); z++)
+			;
+		for (int k = a; k < z; k++) {
+			struct host *h = &m->h[v[k].i];
+			bool own = !strcmp(h->name, v[k].base);
+			char *nn = NULL;
+			int r;
+
+			if (own)
+				r = asprintf(&nn, "%s #%d", h->name, k - a + 1);
+			else if (z - a > 1)
+				r = asprintf(&nn, "%s (%s) #%d", h->name, v[k].base, k - a + 1);
+			else
+				r = asprintf(&nn, "%s (%s)", h->name, v[k].base);
+			if (r < 0)
+				return -1;
+			free(h->name);
+			h->name = nn;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Hosts that share a name (one machine's traces of several days, reports
+ * without a hostname in files of the same name) would be rows nobody can
+ * tell apart: each gets its report's file name, or a number.  In place,
+ * once, before the first output; O(n log n).
+ */
+static int unique_names(struct ir_merge *m)
+{
+	struct name_ix *v;
+	int ret = 0;
+
+	if (m->named || m->n < 2)
+		return 0;
+	v = calloc((size_t)m->n, sizeof(*v));
+	if (!v)
+		return -1;
+	for (int i = 0; i < m->n; i++)
+		v[i] = (struct name_ix){ m->h[i].name, NULL, i };
+	qsort(v, (size_t)m->n, sizeof(*v), cmp_name);
+	for (int a = 0, z; a < m->n && !ret; a = z) {
+		for (z = a + 1; z < m->n && !strcmp(v[z].name, v[a].name); z++)
+			;
+		if (z - a > 1)
+			ret = rename_run(m, v + a, z - a);	/* names of later runs untouched */
+	}
+	for (int i = 0; i < m->n; i++)
+		free(v[i].base);
+	free(v);
+	m->named = !ret;
+	return ret;
+}
+
 int ir_merge_write(struct ir_merge *m, enum ir_merge_format fmt, FILE *out)
 {
 	double *tmp = malloc(sizeof(double) * (size_t)(m->n ? m->n : 1));
 
-	if (!tmp)
+	if (!tmp || unique_names(m)) {
+		free(tmp);
 		return -1;
+	}
 	if (fmt == IR_MERGE_CSV)
 		write_csv(m, out, tmp);
 	else if (fmt == IR_MERGE_HTML)
