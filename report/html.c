@@ -463,7 +463,8 @@ static void anomaly_marks(FILE *out, json_object *an, int64_t start, int64_t end
 
 			if (ts < start || ts >= end || c < 0 || c >= ncpu)
 				continue;
-			x = L + pw * ((double)ts - (double)start) / ((double)end - (double)start);	/* no int64 wrap */
+			/* unsigned differences: exact, and no int64 wrap (start <= ts < end) */
+			x = L + pw * (double)((uint64_t)ts - (uint64_t)start) / (double)((uint64_t)end - (uint64_t)start);
 			fprintf(out, "<path d=\"M%.1f %dl-5 -9h10z\"/>", x, T + (int)c * rowh + rowh - 1);
 			shown++;
 		}
