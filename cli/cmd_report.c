@@ -26,7 +26,7 @@ static const char usage_text[] =
 	"           Reports are read one at a time (10,000 fit in a few MB); the same trace twice is refused.\n"
 	"  -n, --name NAME    merge: name the next report's host (repeatable, in order; default:\n"
 	"                     the trace's hostname, else the report's file name; names that\n"
-	"                     repeat get the file name or a number added)\n"
+	"                     repeat get the file name, or its path, added)\n"
 	"  -f, --format FMT   text (default), html (one self-contained page), csv-wide (one row\n"
 	"                     per policy), or long-format rows, one per trace x policy x level:\n"
 	"                     jsonl or csv (columns: docs/report.md)\n"

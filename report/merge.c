@@ -848,37 +848,58 @@ static int cmp_name(const void *a, const void *b)
 	return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
+/* by file name, then path (hosts of one path together), then order */
+static const struct host *sort_hosts;
+
 static int cmp_base(const void *a, const void *b)
 {
 	const struct name_ix *x = a, *y = b;
 	int c = strcmp(x->base, y->base);
 
+	if (!c)
+		c = strcmp(sort_hosts[x->i].file, sort_hosts[y->i].file);
 	return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
-/* One run of hosts sharing a name: "vm (monday)" by the report's file name,
- * "vm (r) #2" where that repeats too, "r #2" where the name is the file's. */
+/* The report's path without .json, owned. */
+static char *path_name(const char *file)
+{
+	size_t n = strlen(file);
+
+	return strndup(file, n > 5 && !strcmp(file + n - 5, ".json") ? n - 5 : n);
+}
+
+/* One run of hosts sharing a name: "vm (monday)" by the report's file name;
+ * where that repeats too, by its path, "vm (mon/r)", "mon/r" where the name
+ * is the file's; a path given twice (stdin) gets its position, "- #2". */
 static int rename_run(struct ir_merge *m, struct name_ix *v, int n)
 {
 	for (int k = 0; k < n; k++)
 		if (!(v[k].base = base_name(m->h[v[k].i].file)))
 			return -1;
+	sort_hosts = m->h;
 	qsort(v, (size_t)n, sizeof(*v), cmp_base);
 	for (int a = 0, z; a < n; a = z) {
 		for (z = a + 1; z < n && !strcmp(v[z].base, v[a].base); z++)
 			;
 		for (int k = a; k < z; k++) {
 			struct host *h = &m->h[v[k].i];
-			bool own = !strcmp(h->name, v[k].base);
-			char *nn = NULL;
-			int r;
+			char *id = z - a > 1 ? path_name(h->file) : strdup(v[k].base), *nn = NULL;
+			int p0 = k, p1 = k, r;
 
-			if (own)
-				r = asprintf(&nn, "%s #%d", h->name, k - a + 1);
-			else if (z - a > 1)
-				r = asprintf(&nn, "%s (%s) #%d", h->name, v[k].base, k - a + 1);
+			if (!id)
+				return -1;
+			/* the same path (stdin, say): sorted together, numbered in order */
+			while (p0 > a && !strcmp(m->h[v[p0 - 1].i].file, h->file))
+				p0--;
+			while (p1 + 1 < z && !strcmp(m->h[v[p1 + 1].i].file, h->file))
+				p1++;
+			if (!strcmp(h->name, v[k].base))
+				r = p1 > p0 ? asprintf(&nn, "%s #%d", id, k - p0 + 1) : asprintf(&nn, "%s", id);
 			else
-				r = asprintf(&nn, "%s (%s)", h->name, v[k].base);
+				r = p1 > p0 ? asprintf(&nn, "%s (%s) #%d", h->name, id, k - p0 + 1) :
+					      asprintf(&nn, "%s (%s)", h->name, id);
+			free(id);
 			if (r < 0)
 				return -1;
 			free(h->name);
@@ -891,8 +912,8 @@ static int rename_run(struct ir_merge *m, struct name_ix *v, int n)
 /*
  * Hosts that share a name (one machine's traces of several days, reports
  * without a hostname in files of the same name) would be rows nobody can
- * tell apart: each gets its report's file name, or a number.  In place,
- * once, before the first output; O(n log n).
+ * tell apart: each gets its report's file name, or its path.  In place,
+ * once, before the first output.
  */
 static int unique_names(struct ir_merge *m)
 {

@@ -68,7 +68,10 @@
 # Checked by script: the 84 changed outputs are r.html, report.html, r.json
 # and stdout.json; every JSON, with schema_minor 4 and the two new timeline
 # keys removed, has the hash of the list before (44 of 44); text, CSV,
-# decisions, compare, merge and calibrate are unchanged.
+# decisions, compare, merge and calibrate are unchanged.  Then merge names
+# hosts that share a name apart (the vm-ab reports have no hostname and are
+# all r.json: their rows were eight "r", now "hb_mc0_1.default/r" ...):
+# only fleet/merge.text and fleet/merge.csv changed.
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi

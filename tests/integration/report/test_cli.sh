@@ -87,10 +87,11 @@ cut -d, -f1 "$WORK/out" | sed -n 2,3p | tr '\n' '|' | grep -qx 'vm (sample)|vm (
 mkdir -p "$WORK/d1" "$WORK/d2"
 cp "$FIX/host-a.json" "$WORK/d1/r.json" && cp "$FIX/host-b.json" "$WORK/d2/r.json"
 expect 0 "$IR" report merge --format csv "$WORK/d2/r.json" "$WORK/d1/r.json" "$WORK/pipe.json"
-cut -d, -f1 "$WORK/out" | sed -n 2,4p | tr '\n' '|' | grep -qx 'r #1|r #2|vm|' ||
+[ "$(cut -d, -f1 "$WORK/out" | sed -n 2,4p | tr '\n' '|')" = "$WORK/d2/r|$WORK/d1/r|vm|" ] ||
 	fail "merge: reports of one file name: $(cut -d, -f1 "$WORK/out" | sed -n 2,4p | tr '\n' '|')"
-expect 0 "$IR" report merge --name a --name a "$WORK/d2/r.json" "$WORK/d1/r.json"
-grep -q '^  a (r) #1 ' "$WORK/out" && grep -q '^  a (r) #2 ' "$WORK/out" || fail "merge: the same --name twice"
+expect 0 "$IR" report merge --format csv --name a --name a "$WORK/d2/r.json" "$WORK/d1/r.json"
+[ "$(cut -d, -f1 "$WORK/out" | sed -n 2,3p | tr '\n' '|')" = "a ($WORK/d2/r)|a ($WORK/d1/r)|" ] ||
+	fail "merge: the same --name twice: $(cut -d, -f1 "$WORK/out" | sed -n 2,3p | tr '\n' '|')"
 # the same trace twice (here under another file name) is refused: exit 2, naming both files
 cp "$FIX/host-a.json" "$WORK/again.json"
 expect 2 "$IR" report merge "$FIX/host-a.json" "$FIX/host-b.json" "$WORK/again.json"
