@@ -37,6 +37,9 @@ struct run {
 	struct ir_out pf_out;
 	struct ir_wl_builder *wl;	/* closed loop: the workload, built in the same pass */
 	int wl_err;
+	struct ir_timeline *tl;		/* --timeline, or NULL */
+	int lane[IR_TL_MAX_LANES];	/* the runs whose pulls it keeps */
+	int nr_lanes;
 };
 
 static int feed(void *arg, const struct ir_event *ev)
@@ -67,6 +70,9 @@ static void on_point(void *arg, const struct ir_point *pt)
 	ir_evaluate(pt, r->dom, r->probed, r->runs, r->n, r->d, r->o);
 	for (int i = 0; i < r->n; i++)
 		ir_tally_add(&r->tallies[i], pt, &r->d[i], &r->o[i]);
+	for (int l = 0; l < r->nr_lanes; l++)	/* a randomised policy: its first seed's draw */
+		if (r->o[r->lane[l]].pulled)
+			ir_timeline_lane_pull(r->tl, l, pt->ts);
 	if (!truth && !r->pf && !(r->decisions && !r->decisions_err))
 		return;
 	/* One context for the consumers of this point's decisions. */
@@ -475,6 +481,16 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 	run.st = ir_state_new(rings.ring ? rings.nr_cpus : ti->nr_cpus, &sp, &rings, on_point, &run);
 	if (ir->want_timeline)
 		tl = ir_timeline_new(ti->nr_cpus, ir->detail_off, ir->detail_len);
+	if (tl) {
+		for (int i = 0; i < nr_runs; i++)
+			if (ir_tallies_lane(&tallies, i) >= 0)
+				run.lane[run.nr_lanes++] = i;
+		if (ir_timeline_set_lanes(tl, run.nr_lanes)) {
+			ir_timeline_free(tl);
+			tl = NULL;
+		}
+		run.tl = tl;
+	}
 	if (!run.st || (ir->want_timeline && !tl)) {
 		ret = ir_engine_fail(ir, IR_ERR_INPUT, "%s: out of memory", ir->path);
 		goto out;

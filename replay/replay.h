@@ -366,12 +366,15 @@ void ir_state_free(struct ir_state *s);
 #define IR_TL_BUCKETS 2048		/* overview buckets per CPU */
 #define IR_TL_DETAIL_BUCKETS 1000	/* detail window buckets per CPU */
 #define IR_TL_DEFAULT_DETAIL 20000000ull	/* ns: the busiest window's length without --detail */
+#define IR_TL_MAX_LANES 16		/* policies whose pulls a timeline keeps */
+#define IR_TL_MARKS 128			/* anomaly positions kept per kind (thinned evenly) */
 
 struct ir_timeline;
 
-/* A series as stored: bucket b of CPU c is at [c * stride + b]. */
+/* A series as stored: bucket b of CPU c is at [c * stride + b]; lane l's
+ * pulls (a policy's, all CPUs) at pulls[(nr_cpus + l) * stride + b]. */
 struct ir_timeline_view {
-	int nr_cpus, n, stride;
+	int nr_cpus, nr_lanes, n, stride;
 	uint64_t start, end, bucket;
 	const double *busy;		/* ns busy */
 	const uint32_t *newidle, *pulls;
@@ -383,6 +386,17 @@ struct ir_timeline *ir_timeline_new(int nr_cpus, uint64_t detail_off, uint64_t d
 void ir_timeline_start(struct ir_timeline *t, uint64_t ts);
 void ir_timeline_busy(struct ir_timeline *t, int cpu, uint64_t start, uint64_t end);
 void ir_timeline_point(struct ir_timeline *t, int cpu, uint64_t ts, bool pulled);
+/* Lanes: per policy pulls, set before ir_timeline_start(); -1 on error. */
+int ir_timeline_set_lanes(struct ir_timeline *t, int nr_lanes);
+void ir_timeline_lane_pull(struct ir_timeline *t, int lane, uint64_t ts);
+/* An anomaly at (cpu, ts): counted; its position kept in a bounded list. */
+struct ir_timeline_mark {
+	uint64_t ts;
+	int cpu;
+};
+void ir_timeline_mark(struct ir_timeline *t, enum ir_anomaly kind, int cpu, uint64_t ts);
+const struct ir_timeline_mark *ir_timeline_marks(const struct ir_timeline *t, enum ir_anomaly kind, int *n,
+						 uint64_t *total);
 void ir_timeline_finish(struct ir_timeline *t);
 int ir_timeline_get(const struct ir_timeline *t, bool detail, uint64_t end, struct ir_timeline_view *v);
 void ir_timeline_free(struct ir_timeline *t);

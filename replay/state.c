@@ -874,6 +874,8 @@ static void missing_idle_entry(struct ir_state *s, int c, uint64_t ts)
 	struct task *old = task_find(s, cp->curr);
 
 	s->obs.anomalies[IR_ANOM_MISSING_IDLE_ENTRY]++;
+	if (s->tl)
+		ir_timeline_mark(s->tl, IR_ANOM_MISSING_IDLE_ENTRY, c, ts);
 	s->obs.cpu[c].busy_ns += ts - cp->since;
 	if (s->tl)
 		ir_timeline_busy(s->tl, c, cp->since, ts);
@@ -916,6 +918,8 @@ static void missing_idle_exit(struct ir_state *s, const struct ir_event *ev)
 	struct task *t = task_get(s, ev->common_pid);
 
 	s->obs.anomalies[IR_ANOM_MISSING_IDLE_EXIT]++;
+	if (s->tl)
+		ir_timeline_mark(s->tl, IR_ANOM_MISSING_IDLE_EXIT, ev->cpu, ev->ts);
 	idle_exit(s, ev->cpu, ev->ts);
 	if (t) {
 		run_task(s, ev->cpu, t, ev->ts);
@@ -1176,6 +1180,8 @@ static void on_switch(struct ir_state *s, const struct ir_event *ev)
 	if (next == 0)
 		while (cp->qtail) {
 			s->obs.anomalies[IR_ANOM_QUEUED_NOT_PICKED]++;
+			if (s->tl)
+				ir_timeline_mark(s->tl, IR_ANOM_QUEUED_NOT_PICKED, c, ev->ts);
 			dequeue(s, cp->qtail);
 		}
 	probed = prev && blocked && probed_call(s, cp, prev);
@@ -1422,8 +1428,11 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 		return;	/* the state cannot be rewound */
 	}
 	advance(s, ev->ts);
-	if (ev->missed)
+	if (ev->missed) {
 		s->obs.anomalies[IR_ANOM_LOST_EVENTS]++;
+		if (s->tl)
+			ir_timeline_mark(s->tl, IR_ANOM_LOST_EVENTS, c, ev->ts);
+	}
 	if (!cp->seen)
 		first_sight(s, ev);
 	if (ev->common_pid > 0 && cp->curr == 0)

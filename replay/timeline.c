@@ -14,6 +14,13 @@
  * window's left edge.  Startup is rarely what a user wants to see.  A ring of 2 windows of columns follows the stream; the best window
  * so far is copied out before the ring overwrites it, so memory stays
  * nr_cpus x 3 x IR_TL_DETAIL_BUCKETS and each column is handled once.
+ *
+ * Lanes: per policy, the pulls it would make (summed over CPUs), kept as
+ * extra rows after the CPUs' in every series and in the ring, so they follow
+ * the same buckets, coarsening and busiest window.  Anomaly marks: per kind
+ * the total and a bounded, evenly thinned list of (time, CPU): the list keeps
+ * every stride-th event and, when full, drops every other one and doubles
+ * the stride, so it spans the whole trace in IR_TL_MARKS entries.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +49,16 @@ struct busiest {
 	uint64_t *points;		/* [slot], all CPUs */
 };
 
+struct marks {
+	uint64_t total, stride;
+	int n;
+	struct ir_timeline_mark m[IR_TL_MARKS];
+	uint64_t idx[IR_TL_MARKS];	/* the event's index among its kind's */
+};
+
 struct ir_timeline {
-	int nr_cpus;
+	int nr_cpus, nr_lanes, rows;	/* rows = nr_cpus + nr_lanes */
+	struct marks marks[IR_ANOM__COUNT];
 	struct series all, detail;
 	struct busiest bz;
 	uint64_t detail_off, detail_len;	/* 0 len: from the first newidle point */
@@ -51,19 +66,19 @@ struct ir_timeline {
 	uint64_t first_ts;
 };
 
-static int series_init(struct series *s, int nr_cpus, int n)
+static int series_init(struct series *s, int rows, int n)
 {
 	s->n = n;
-	s->busy = calloc((size_t)nr_cpus * (size_t)n, sizeof(*s->busy));
-	s->newidle = calloc((size_t)nr_cpus * (size_t)n, sizeof(*s->newidle));
-	s->pulls = calloc((size_t)nr_cpus * (size_t)n, sizeof(*s->pulls));
+	s->busy = calloc((size_t)rows * (size_t)n, sizeof(*s->busy));
+	s->newidle = calloc((size_t)rows * (size_t)n, sizeof(*s->newidle));
+	s->pulls = calloc((size_t)rows * (size_t)n, sizeof(*s->pulls));
 	return s->busy && s->newidle && s->pulls ? 0 : -1;
 }
 
 /* Double the bucket width: bucket b takes 2b and 2b+1. */
-static void coarsen(struct series *s, int nr_cpus)
+static void coarsen(struct series *s, int rows)
 {
-	for (int c = 0; c < nr_cpus; c++) {
+	for (int c = 0; c < rows; c++) {
 		size_t o = (size_t)c * (size_t)s->n;
 
 		for (int b = 0; b < s->n; b++) {
@@ -87,17 +102,17 @@ static uint64_t span(const struct series *s)
 	return s->width > UINT64_MAX / (uint64_t)s->n ? UINT64_MAX : (uint64_t)s->n * s->width;
 }
 
-static bool fits(struct series *s, int nr_cpus, uint64_t ts)
+static bool fits(struct series *s, int rows, uint64_t ts)
 {
 	if (ts < s->origin || !s->width)
 		return false;
 	/* coarsening stops once the series covers all of 64 bits */
 	while (!s->fixed && ts - s->origin >= span(s) && span(s) < UINT64_MAX)
-		coarsen(s, nr_cpus);
+		coarsen(s, rows);
 	return ts - s->origin < span(s);
 }
 
-static void add_busy(struct series *s, int nr_cpus, int cpu, uint64_t a, uint64_t z)
+static void add_busy(struct series *s, int rows, int cpu, uint64_t a, uint64_t z)
 {
 	uint64_t lim;
 
@@ -105,7 +120,7 @@ static void add_busy(struct series *s, int nr_cpus, int cpu, uint64_t a, uint64_
 		a = s->origin;
 	if (!s->width || z <= a)
 		return;
-	fits(s, nr_cpus, z - 1);	/* the overview grows to cover it */
+	fits(s, rows, z - 1);	/* the overview grows to cover it */
 	a -= s->origin;
 	z -= s->origin;
 	lim = span(s);
@@ -127,39 +142,48 @@ static void add_busy(struct series *s, int nr_cpus, int cpu, uint64_t a, uint64_
 		s->end = s->origin + z;
 }
 
-static void add_point(struct series *s, int nr_cpus, int cpu, uint64_t ts, bool pulled)
+/* rows: all of them (coarsening moves every row); row: the one counted */
+static void add_point(struct series *s, int rows, int row, uint64_t ts, bool point, bool pulled)
 {
 	uint64_t b;
 
-	if (!s->width || !fits(s, nr_cpus, ts))
+	if (!s->width || !fits(s, rows, ts))
 		return;
 	b = (ts - s->origin) / s->width;
 	if (b >= (uint64_t)s->n)
 		return;
-	s->newidle[(size_t)cpu * (size_t)s->n + b]++;
-	s->pulls[(size_t)cpu * (size_t)s->n + b] += pulled;
+	s->newidle[(size_t)row * (size_t)s->n + b] += point;
+	s->pulls[(size_t)row * (size_t)s->n + b] += pulled;
 	if (ts > s->end)
 		s->end = ts;
 }
 
-struct ir_timeline *ir_timeline_new(int nr_cpus, uint64_t detail_off, uint64_t detail_len)
+static void free_rows(struct ir_timeline *t)
 {
-	struct ir_timeline *t = calloc(1, sizeof(*t));
+	free(t->all.busy);
+	free(t->all.newidle);
+	free(t->all.pulls);
+	free(t->detail.busy);
+	free(t->detail.newidle);
+	free(t->detail.pulls);
+	free(t->bz.busy);
+	free(t->bz.newidle);
+	free(t->bz.pulls);
+	free(t->bz.points);
+	t->all.busy = t->detail.busy = t->bz.busy = NULL;
+	t->all.newidle = t->all.pulls = t->detail.newidle = t->detail.pulls = NULL;
+	t->bz.newidle = t->bz.pulls = NULL;
+	t->bz.points = NULL;
+}
 
-	if (!t)
-		return NULL;
-	t->nr_cpus = nr_cpus;
-	t->detail_off = detail_off;
-	t->detail_len = detail_len;
-	if (series_init(&t->all, nr_cpus, IR_TL_BUCKETS) ||
-	    series_init(&t->detail, nr_cpus, IR_TL_DETAIL_BUCKETS)) {
-		ir_timeline_free(t);
-		return NULL;
-	}
+static int alloc_rows(struct ir_timeline *t)
+{
+	if (series_init(&t->all, t->rows, IR_TL_BUCKETS) || series_init(&t->detail, t->rows, IR_TL_DETAIL_BUCKETS))
+		return -1;
 	t->detail.fixed = true;
-	if (!detail_len) {
+	if (!t->detail_len) {
 		struct busiest *z = &t->bz;
-		size_t n = (size_t)nr_cpus * 2 * IR_TL_DETAIL_BUCKETS;
+		size_t n = (size_t)t->rows * 2 * IR_TL_DETAIL_BUCKETS;
 
 		z->on = true;
 		z->k = IR_TL_DETAIL_BUCKETS;
@@ -169,12 +193,38 @@ struct ir_timeline *ir_timeline_new(int nr_cpus, uint64_t detail_off, uint64_t d
 		z->newidle = calloc(n, sizeof(*z->newidle));
 		z->pulls = calloc(n, sizeof(*z->pulls));
 		z->points = calloc((size_t)z->size, sizeof(*z->points));
-		if (!z->busy || !z->newidle || !z->pulls || !z->points) {
-			ir_timeline_free(t);
-			return NULL;
-		}
+		if (!z->busy || !z->newidle || !z->pulls || !z->points)
+			return -1;
+	}
+	return 0;
+}
+
+struct ir_timeline *ir_timeline_new(int nr_cpus, uint64_t detail_off, uint64_t detail_len)
+{
+	struct ir_timeline *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->nr_cpus = t->rows = nr_cpus;
+	t->detail_off = detail_off;
+	t->detail_len = detail_len;
+	for (int k = 0; k < IR_ANOM__COUNT; k++)
+		t->marks[k].stride = 1;
+	if (alloc_rows(t)) {
+		ir_timeline_free(t);
+		return NULL;
 	}
 	return t;
+}
+
+int ir_timeline_set_lanes(struct ir_timeline *t, int nr_lanes)
+{
+	if (t->started || nr_lanes < 0 || nr_lanes > IR_TL_MAX_LANES)
+		return -1;
+	free_rows(t);
+	t->nr_lanes = nr_lanes;
+	t->rows = t->nr_cpus + nr_lanes;
+	return alloc_rows(t);
 }
 
 static void start_detail(struct ir_timeline *t, uint64_t start, uint64_t len)
@@ -211,7 +261,7 @@ static void keep_best(struct ir_timeline *t)
 
 	if (!z->pending_set || z->copied)
 		return;
-	for (int c = 0; c < t->nr_cpus; c++)
+	for (int c = 0; c < t->rows; c++)
 		for (int i = 0; i < z->k; i++) {
 			size_t o = (size_t)c * (size_t)d->n + (size_t)i, r = slot(z, c, z->pending + (uint64_t)i);
 			bool held = z->pending + (uint64_t)i < z->r0 + (uint64_t)z->size;	/* else not reached yet */
@@ -255,7 +305,7 @@ static void drop_first(struct ir_timeline *t)
 
 	if (z->pending_set && !z->copied && z->pending == z->r0)
 		keep_best(t);
-	for (int c = 0; c < t->nr_cpus; c++) {
+	for (int c = 0; c < t->rows; c++) {
 		size_t r = slot(z, c, z->r0);
 
 		z->busy[r] = 0;
@@ -276,9 +326,9 @@ static void advance(struct ir_timeline *t, uint64_t cb)
 		while (z->any && z->next <= z->last)
 			judge(z);
 		keep_best(t);
-		memset(z->busy, 0, (size_t)t->nr_cpus * (size_t)size * sizeof(*z->busy));
-		memset(z->newidle, 0, (size_t)t->nr_cpus * (size_t)size * sizeof(*z->newidle));
-		memset(z->pulls, 0, (size_t)t->nr_cpus * (size_t)size * sizeof(*z->pulls));
+		memset(z->busy, 0, (size_t)t->rows * (size_t)size * sizeof(*z->busy));
+		memset(z->newidle, 0, (size_t)t->rows * (size_t)size * sizeof(*z->newidle));
+		memset(z->pulls, 0, (size_t)t->rows * (size_t)size * sizeof(*z->pulls));
 		memset(z->points, 0, (size_t)size * sizeof(*z->points));
 		z->r0 = z->next = cb - k + 1;
 		z->count = 0;
@@ -309,11 +359,14 @@ static void ring_busy(struct ir_timeline *t, int cpu, uint64_t a, uint64_t e)
 	}
 }
 
-static void ring_point(struct ir_timeline *t, int cpu, uint64_t ts, bool pulled)
+/* point: a newidle point (judged for the busiest window); else a lane's pull */
+static void ring_point(struct ir_timeline *t, int row, uint64_t ts, bool point, bool pulled)
 {
 	struct busiest *z = &t->bz;
 	uint64_t b;
 
+	if (!z->any && !point)	/* a lane's pull comes with its point */
+		return;
 	if (!z->any) {
 		z->any = true;
 		z->origin = ts;
@@ -324,8 +377,10 @@ static void ring_point(struct ir_timeline *t, int cpu, uint64_t ts, bool pulled)
 	advance(t, b);
 	if (b < z->r0)		/* out of order: its window was judged */
 		return;
-	z->newidle[slot(z, cpu, b)]++;
-	z->pulls[slot(z, cpu, b)] += pulled;
+	z->newidle[slot(z, row, b)] += point;
+	z->pulls[slot(z, row, b)] += pulled;
+	if (!point)
+		return;
 	z->points[b % (uint64_t)z->size]++;
 	if (b >= z->next && b < z->next + (uint64_t)z->k)
 		z->count++;
@@ -350,20 +405,76 @@ void ir_timeline_busy(struct ir_timeline *t, int cpu, uint64_t start, uint64_t e
 		return;
 	if (t->bz.on)
 		ring_busy(t, cpu, start, end);
-	add_busy(&t->all, t->nr_cpus, cpu, start, end);
+	add_busy(&t->all, t->rows, cpu, start, end);
 	if (t->detail_set)
-		add_busy(&t->detail, t->nr_cpus, cpu, start, end);
+		add_busy(&t->detail, t->rows, cpu, start, end);
 }
 
 void ir_timeline_point(struct ir_timeline *t, int cpu, uint64_t ts, bool pulled)
 {
 	if (cpu < 0 || cpu >= t->nr_cpus)
 		return;
-	add_point(&t->all, t->nr_cpus, cpu, ts, pulled);
+	add_point(&t->all, t->rows, cpu, ts, true, pulled);
 	if (t->bz.on)	/* the busiest window: copied into detail when known */
-		ring_point(t, cpu, ts, pulled);
+		ring_point(t, cpu, ts, true, pulled);
 	else
-		add_point(&t->detail, t->nr_cpus, cpu, ts, pulled);
+		add_point(&t->detail, t->rows, cpu, ts, true, pulled);
+}
+
+void ir_timeline_lane_pull(struct ir_timeline *t, int lane, uint64_t ts)
+{
+	int row = t->nr_cpus + lane;
+
+	if (lane < 0 || lane >= t->nr_lanes || !t->started)
+		return;
+	add_point(&t->all, t->rows, row, ts, false, true);
+	/* Decisions arrive when their point closes, after later events: like
+	 * busy time, a pull lands in the ring and in a window already chosen. */
+	if (t->bz.on)
+		ring_point(t, row, ts, false, true);
+	if (!t->bz.on || t->detail_set)
+		add_point(&t->detail, t->rows, row, ts, false, true);
+}
+
+void ir_timeline_mark(struct ir_timeline *t, enum ir_anomaly kind, int cpu, uint64_t ts)
+{
+	struct marks *m;
+	uint64_t i;
+
+	if ((int)kind < 0 || kind >= IR_ANOM__COUNT)
+		return;
+	m = &t->marks[kind];
+	i = m->total++;
+	if (i % m->stride)
+		return;
+	if (m->n == IR_TL_MARKS) {	/* full: keep every other one */
+		int k = 0;
+
+		m->stride *= 2;
+		for (int j = 0; j < m->n; j++)
+			if (!(m->idx[j] % m->stride)) {
+				m->m[k] = m->m[j];
+				m->idx[k++] = m->idx[j];
+			}
+		m->n = k;
+		if (i % m->stride)
+			return;
+	}
+	m->m[m->n] = (struct ir_timeline_mark){ .ts = ts, .cpu = cpu };
+	m->idx[m->n++] = i;
+}
+
+const struct ir_timeline_mark *ir_timeline_marks(const struct ir_timeline *t, enum ir_anomaly kind, int *n,
+						 uint64_t *total)
+{
+	if ((int)kind < 0 || kind >= IR_ANOM__COUNT) {
+		*n = 0;
+		*total = 0;
+		return NULL;
+	}
+	*n = t->marks[kind].n;
+	*total = t->marks[kind].total;
+	return t->marks[kind].m;
 }
 
 /* Buckets in use, up to the last one anything fell in (at least one). */
@@ -384,6 +495,7 @@ int ir_timeline_get(const struct ir_timeline *t, bool detail, uint64_t end, stru
 	if (!s->width || (detail && !t->detail_set))
 		return -1;
 	v->nr_cpus = t->nr_cpus;
+	v->nr_lanes = t->nr_lanes;
 	v->start = s->origin;
 	v->bucket = s->width;
 	v->n = s->fixed ? s->n : used(s, end);
@@ -401,15 +513,6 @@ void ir_timeline_free(struct ir_timeline *t)
 {
 	if (!t)
 		return;
-	free(t->all.busy);
-	free(t->all.newidle);
-	free(t->all.pulls);
-	free(t->detail.busy);
-	free(t->detail.newidle);
-	free(t->detail.pulls);
-	free(t->bz.busy);
-	free(t->bz.newidle);
-	free(t->bz.pulls);
-	free(t->bz.points);
+	free_rows(t);
 	free(t);
 }

@@ -62,6 +62,7 @@ static void tick_label(char *buf, size_t len, double v)
 /* ---- horizontal bar chart (stacked or grouped) ---- */
 
 struct bars {
+	const char *id;			/* the figure's id, for readers of the page */
 	const char *title, *xlabel;	/* xlabel without unit when ns */
 	int ns;				/* values are nanoseconds */
 	int stacked;
@@ -72,26 +73,69 @@ struct bars {
 	double v[MAX_ROWS][MAX_SERIES];
 };
 
-static void legend(FILE *out, int x, int y, const char *const *names, const char *const *colors, int n)
+/* cw: the width of a character of the legend's font */
+static void legend_cw(FILE *out, int x, int y, const char *const *names, const char *const *colors, int n, int cw)
 {
 	for (int s = 0; s < n; s++) {
 		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			"<text x=\"%d\" y=\"%d\" class=\"lg\">", x, y - 10, colors[s], x + 16, y);
 		ir_html_text(out, names[s]);
 		fputs("</text>", out);
-		x += 28 + 7 * (int)strlen(names[s]);
+		x += 28 + cw * (int)strlen(names[s]);
 	}
 }
 
-static void bar_chart(FILE *out, const struct bars *b)
+static void legend(FILE *out, int x, int y, const char *const *names, const char *const *colors, int n)
 {
-	const int W = 580, L = 190, R = 24, T = 46, B = 48;
-	int rowh = b->stacked ? 26 : 12 + 12 * b->nseries, H = T + B + rowh * b->nrows, pw = W - L - R;
-	double max = 0, step, top;
-	struct unit u = b->ns ? (struct unit){ 1, "" } : (struct unit){ 1, "" };
+	legend_cw(out, x, y, names, colors, n, 7);
+}
+
+/* A log scale when the bars' non-zero values differ a hundredfold: on a
+ * linear one the small ones are slivers.  Stacked bars then show each part
+ * as its own bar (parts of a log-length bar would mislead). */
+static bool wants_log(const struct bars *b, double *lo, double *hi)
+{
+	double mn = 0, mx = 0;
+
+	for (int r = 0; r < b->nrows; r++) {
+		double sum = 0;
+
+		for (int s = 0; s < b->nseries; s++) {
+			double v = b->v[r][s];
+
+			sum += v;
+			if (v > 0 && (!mn || v < mn))
+				mn = v;
+			if (v > mx)
+				mx = v;
+		}
+		if (b->stacked && sum > mx)
+			mx = sum;
+	}
+	*lo = mn;
+	*hi = mx;
+	return mn > 0 && mx >= 100 * mn;
+}
+
+static void bar_chart(FILE *out, const struct bars *b0)
+{
+	struct bars bl;
+	const struct bars *b = b0;
+	const int W = 580, L = 190, R = 40, T = 46, B = 48;
+	int rowh, H, pw = W - L - R;
+	double max = 0, step, top, lmin = 0, lmax = 0, llo = 0, lhi = 1;
+	bool lg = wants_log(b0, &lmin, &lmax);
+	struct unit u = { 1, "" };
 	const char *colors[MAX_SERIES];
 	char lab[32];
 
+	if (lg && b0->stacked && b0->nseries > 1) {
+		bl = *b0;
+		bl.stacked = 0;
+		b = &bl;
+	}
+	rowh = b->stacked ? 26 : 12 + 12 * b->nseries;
+	H = T + B + rowh * b->nrows;
 	for (int r = 0; r < b->nrows; r++) {
 		double sum = 0;
 
@@ -109,11 +153,23 @@ static void bar_chart(FILE *out, const struct bars *b)
 	top = step * ceil((max / u.div) / step);
 	if (!(top > 0))
 		top = step;
+	if (lg) {	/* whole decades; the smallest bar keeps some length */
+		llo = floor(log10(lmin / u.div));
+		if (pow(10, llo) >= lmin / u.div)
+			llo -= 1;
+		lhi = ceil(log10(lmax / u.div));
+		if (lhi <= llo)
+			lhi = llo + 1;
+	}
+	/* x of value v (in units) */
+#define BX(v) (lg ? ((v) <= 0 ? 0 : pw * (log10(v) - llo) / (lhi - llo)) : pw * (v) / top)
 	for (int s = 0; s < b->nseries; s++)
 		colors[s] = b->colors[s] ? b->colors[s] : palette[s % NPAL];
 
-	fprintf(out, "<figure class=\"chart\"><svg viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
-		"role=\"img\" aria-label=\"", W, H, W, H);
+	fprintf(out, "<figure class=\"chart\"");
+	if (b->id)
+		fprintf(out, " id=\"%s\" data-scale=\"%s\"", b->id, lg ? "log" : "linear");
+	fprintf(out, "><svg viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"", W, H, W, H);
 	ir_html_text(out, b->title);
 	fprintf(out, "\"><text x=\"%d\" y=\"18\" class=\"ttl\">", 4);
 	ir_html_text(out, b->title);
@@ -121,19 +177,32 @@ static void bar_chart(FILE *out, const struct bars *b)
 	if (b->nseries > 1)
 		legend(out, L, 38, b->series, colors, b->nseries);
 	/* grid and x axis */
-	for (double t = 0; t <= top + step / 2; t += step) {
-		int x = L + (int)lround(pw * t / top);
+	if (lg) {
+		for (double e = llo; e <= lhi + 0.5; e += 1) {
+			int x = L + (int)lround(pw * (e - llo) / (lhi - llo));
 
-		tick_label(lab, sizeof(lab), t);
-		fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"grid\"/>"
-			"<text x=\"%d\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>",
-			x, T - 4, x, H - B, x, H - B + 16, lab);
+			tick_label(lab, sizeof(lab), pow(10, e));
+			fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"grid\"/>"
+				"<text x=\"%d\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>",
+				x, T - 4, x, H - B, x, H - B + 16, lab);
+		}
+	} else {
+		for (double t = 0; t <= top + step / 2; t += step) {
+			int x = L + (int)lround(pw * t / top);
+
+			tick_label(lab, sizeof(lab), t);
+			fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"grid\"/>"
+				"<text x=\"%d\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>",
+				x, T - 4, x, H - B, x, H - B + 16, lab);
+		}
 	}
 	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>", L, H - B, L + pw, H - B);
 	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"axl\" text-anchor=\"middle\">", L + pw / 2, H - 10);
 	ir_html_text(out, b->xlabel);
 	if (b->ns)
 		fprintf(out, " (%s)", u.name);
+	if (lg)
+		fputs(", log scale", out);
 	fputs("</text>", out);
 	for (int r = 0; r < b->nrows; r++) {
 		int y = T + r * rowh;
@@ -145,8 +214,8 @@ static void bar_chart(FILE *out, const struct bars *b)
 		for (int s = 0; s < b->nseries; s++) {
 			double v = b->v[r][s] / u.div;
 			double x0 = b->stacked ? acc : 0;
-			int bx = L + (int)lround(pw * x0 / top);
-			int bw = (int)lround(pw * (x0 + v) / top) - (int)lround(pw * x0 / top);
+			int bx = L + (int)lround(BX(x0));
+			int bw = (int)lround(BX(x0 + v)) - (int)lround(BX(x0));
 			int by = b->stacked ? y + 4 : y + 6 + 12 * s, bh = b->stacked ? rowh - 8 : 11;
 
 			acc += v;
@@ -154,8 +223,12 @@ static void bar_chart(FILE *out, const struct bars *b)
 				continue;
 			if (bw < 1)
 				bw = 1;
-			fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>",
-				bx, by, bw, bh, colors[s]);
+			fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" data-row=\"", bx, by, bw,
+				bh, colors[s]);
+			ir_html_text(out, b->rows[r]);
+			fputs("\" data-series=\"", out);
+			ir_html_text(out, b->series[s]);
+			fprintf(out, "\" data-v=\"%.17g\"><title>", b->v[r][s]);
 			ir_html_text(out, b->rows[r]);
 			fputs(", ", out);
 			ir_html_text(out, b->series[s]);
@@ -163,20 +236,25 @@ static void bar_chart(FILE *out, const struct bars *b)
 				fprintf(out, ": %.4g %s</title></rect>", v, u.name);
 			else
 				fprintf(out, ": %.0f</title></rect>", v);
+			tick_label(lab, sizeof(lab), b->ns ? round(v * 100) / 100 : v);
 			if (!b->stacked) {
 				/* every bar labelled: a value a hundred times smaller than the
 				 * largest is a sliver, but still readable */
-				tick_label(lab, sizeof(lab), b->ns ? round(v * 100) / 100 : v);
 				fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"val\">%s</text>", bx + bw + 3, by + bh - 1, lab);
+			} else if (b->nseries > 1 && bw >= 7 * (int)strlen(lab) + 6) {
+				/* a part wide enough for its value carries it */
+				fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"val in\" text-anchor=\"middle\">%s</text>",
+					bx + bw / 2, by + bh / 2 + 4, lab);
 			}
 		}
 		if (b->stacked) {
-			int x = L + (int)lround(pw * acc / top);
+			int x = L + (int)lround(BX(acc));
 
 			tick_label(lab, sizeof(lab), b->ns ? round(acc * 100) / 100 : acc);
 			fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"val\">%s</text>", x + 4, y + rowh / 2 + 4, lab);
 		}
 	}
+#undef BX
 	fputs("</svg></figure>\n", out);
 }
 
@@ -283,11 +361,139 @@ static int64_t arr_max(json_object *a)
 	return m;
 }
 
-static void timeline_chart(FILE *out, json_object *tl, int64_t origin, const char *title, json_object *mark)
+/* ---- timeline marks: each policy's pulls, anomalies ---- */
+
+#define LANE_H 22
+
+/*
+ * Rows under the CPUs: the pulls observed (all CPUs), then per policy the
+ * pulls it would make at the same newidle points; tick height is the count
+ * against the largest in any of these rows.
+ */
+static void lane_rows(FILE *out, json_object *tl, json_object *cpus, int L, int y0, double bw)
+{
+	json_object *lanes = jget(tl, "policies");
+	int nl = (int)jlen(lanes), n = (int)jlen(jget(jidx(cpus, 0), "pulls"));
+	int64_t m = 1;
+
+	for (int r = 0; r <= nl; r++)
+		for (int i = 0; i < n; i++) {
+			int64_t v = 0;
+
+			if (r == 0)
+				for (size_t c = 0; c < jlen(cpus); c++)
+					v += json_object_get_int64(jidx(jget(jidx(cpus, c), "pulls"), (size_t)i));
+			else
+				v = json_object_get_int64(jidx(jget(jidx(lanes, (size_t)r - 1), "pulls"), (size_t)i));
+			if (v > m)
+				m = v;
+		}
+	for (int r = 0; r <= nl; r++) {
+		json_object *pu = r ? jget(jidx(lanes, (size_t)r - 1), "pulls") : NULL;
+		const char *label = r ? jstr(jidx(lanes, (size_t)r - 1), "label", "?") : "observed";
+		const char *color = r ? palette[(r - 1) % NPAL] : "#2ca02c";
+		int y = y0 + r * LANE_H, any = 0;
+		int64_t total = 0;
+
+		fprintf(out, "<g class=\"lane\" data-policy=\"");
+		ir_html_text(out, label);
+		fprintf(out, "\"><rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>"
+			"<text x=\"%d\" y=\"%d\" class=\"rl\" text-anchor=\"end\">", L, y + 1, bw * n, LANE_H - 2,
+			r % 2 ? "#f7f9fb" : "#fff", L - 6, y + LANE_H - 5);
+		ir_html_text(out, label);
+		fputs("</text>", out);
+		for (int i = 0; i < n; i++) {
+			int64_t v = 0;
+			double h;
+
+			if (r == 0)
+				for (size_t c = 0; c < jlen(cpus); c++)
+					v += json_object_get_int64(jidx(jget(jidx(cpus, c), "pulls"), (size_t)i));
+			else
+				v = json_object_get_int64(jidx(pu, (size_t)i));
+			if (v <= 0)
+				continue;
+			total += v;
+			h = (LANE_H - 3) * (double)v / (double)m;
+			if (h < 3)
+				h = 3;	/* a single pull stays visible */
+			if (!any)
+				fprintf(out, "<path stroke=\"%s\" stroke-width=\"%.2f\" d=\"", color,
+					bw < 2 ? 1.5 : bw * 0.6 > 4 ? 4 : bw * 0.6);
+			any = 1;
+			fprintf(out, "M%.1f %dv-%.1f", L + bw * ((double)i + 0.5), y + LANE_H - 1, h);
+		}
+		if (any)
+			fputs("\"/>", out);
+		fprintf(out, "<title>%" PRId64 " pulls</title></g>", total);
+		/* the count also as data, for tests and scripts reading the page */
+		fprintf(out, "<desc class=\"lane-total\" data-policy=\"");
+		ir_html_text(out, label);
+		fprintf(out, "\" data-pulls=\"%" PRId64 "\"></desc>", total);
+	}
+}
+
+static const char *const anom_color[] = { "#d62728", "#9467bd", "#000000", "#8c564b" };
+
+/*
+ * The listed anomaly positions inside [start, end) as small triangles on
+ * their CPU's row; the legend below the chart gives each kind's count shown
+ * and its total (the list is thinned evenly, so not every one is shown).
+ */
+static void anomaly_marks(FILE *out, json_object *an, int64_t start, int64_t end, int L, int T, int pw,
+			  int rowh, int ncpu, int ly)
+{
+	int k = 0, lx = L;
+
+	if (!an || !json_object_is_type(an, json_type_object))
+		return;
+	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"lg\" text-anchor=\"end\">anomalies shown</text>", L - 6, ly);
+	json_object_object_foreach(an, kind, v) {
+		json_object *l = jget(v, "listed");
+		int shown = 0;
+		const char *col = anom_color[k++ % 4];
+		char lab[160];
+
+		fputs("<g class=\"anom\" data-kind=\"", out);
+		ir_html_text(out, kind);
+		fprintf(out, "\" fill=\"%s\">", col);
+		for (size_t i = 0; i < jlen(l); i++) {
+			int64_t ts = jint(jidx(l, i), "ts_ns"), c = jint(jidx(l, i), "cpu");
+			double x;
+
+			if (ts < start || ts >= end || c < 0 || c >= ncpu)
+				continue;
+			/* unsigned differences: exact, and no int64 wrap (start <= ts < end) */
+			x = L + pw * (double)((uint64_t)ts - (uint64_t)start) / (double)((uint64_t)end - (uint64_t)start);
+			fprintf(out, "<path d=\"M%.1f %dl-5 -9h10z\"/>", x, T + (int)c * rowh + rowh - 1);
+			shown++;
+		}
+		fprintf(out, "</g><desc class=\"anom-count\" data-kind=\"");
+		ir_html_text(out, kind);
+		fprintf(out, "\" data-shown=\"%d\" data-total=\"%" PRId64 "\" data-listed=\"%zu\"></desc>", shown,
+			jint(v, "total"), jlen(l));
+		if (!jint(v, "total"))
+			continue;
+		snprintf(lab, sizeof(lab), "%s %d of %" PRId64, kind, shown, jint(v, "total"));
+		if (lx > L && lx + 24 + 10 * (int)strlen(lab) > L + pw) {	/* next line */
+			lx = L;
+			ly += 26;
+		}
+		fprintf(out, "<path d=\"M%d %dl-6 -10h12z\" fill=\"%s\"/><text x=\"%d\" y=\"%d\" class=\"lg\">", lx + 6,
+			ly - 2, col, lx + 16, ly);
+		ir_html_text(out, lab);
+		fputs("</text>", out);
+		lx += 24 + 10 * (int)strlen(lab);
+	}
+}
+
+static void timeline_chart(FILE *out, const char *id, json_object *tl, int64_t origin, const char *title,
+			   json_object *mark, json_object *anoms)
 {
 	json_object *cpus = jget(tl, "cpus");
-	int ncpu = (int)jlen(cpus);
-	const int W = 1180, L = 64, R = 16, T = 44, B = 48;
+	int ncpu = (int)jlen(cpus), nlane = ncpu ? 1 + (int)jlen(jget(tl, "policies")) : 0;
+	/* drawn at 1180 wide with large type: scaled down to 800 px, text stays readable */
+	const int W = 1180, L = 230, R = 16, T = 52, B = 112;
 	int pw = W - L - R, rowh = ncpu > 0 ? 560 / ncpu : 28, H;
 	int64_t start = jint(tl, "start_ns"), end = jint(tl, "end_ns"), bns = jint(tl, "bucket_ns");
 	int64_t maxni = 1, maxpu = 1;
@@ -299,7 +505,7 @@ static void timeline_chart(FILE *out, json_object *tl, int64_t origin, const cha
 		rowh = 30;
 	if (rowh < 6)
 		rowh = 6;
-	H = T + B + rowh * ncpu;
+	H = T + B + rowh * ncpu + LANE_H * nlane;
 	if (end <= start || bns <= 0 || !ncpu)
 		return;
 	for (int c = 0; c < ncpu; c++) {
@@ -318,10 +524,10 @@ static void timeline_chart(FILE *out, json_object *tl, int64_t origin, const cha
 	step = nice_step(span / u.div, 10);
 	top0 = ceil((t0 / u.div) / step) * step;
 
-	fprintf(out, "<figure class=\"chart wide\"><svg viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
-		"role=\"img\" aria-label=\"", W, H, W, H);
+	fprintf(out, "<figure class=\"chart wide\" id=\"%s\" data-start=\"%" PRId64 "\" data-end=\"%" PRId64 "\">"
+		"<svg viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"", id, start, end, W, H, W, H);
 	ir_html_text(out, title);
-	fputs("\"><text x=\"4\" y=\"18\" class=\"ttl\">", out);
+	fputs("\"><text x=\"4\" y=\"22\" class=\"ttl\">", out);
 	ir_html_text(out, title);
 	fputs("</text>", out);
 	{
@@ -329,7 +535,7 @@ static void timeline_chart(FILE *out, json_object *tl, int64_t origin, const cha
 					"newidle pulls (from above)" };
 		const char *colors[] = { "#2b5797", "#eef2f7", "#f28e2b", "#2ca02c" };
 
-		legend(out, L, 38, names, colors, 4);
+		legend_cw(out, L, 42, names, colors, 4, 10);
 	}
 	for (int c = 0; c < ncpu; c++) {
 		json_object *cp = jidx(cpus, c), *busy = jget(cp, "busy"), *ni = jget(cp, "newidle");
@@ -339,7 +545,7 @@ static void timeline_chart(FILE *out, json_object *tl, int64_t origin, const cha
 		int q0 = -1, run = 0;
 
 		fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"rl\" text-anchor=\"end\">cpu %" PRId64 "</text>", L - 6,
-			y + rowh / 2 + 4, jint(cp, "cpu"));
+			y + rowh / 2 + 6, jint(cp, "cpu"));
 		/* busy: runs of equal shade (10 levels) */
 		for (int i = 0; i <= n; i++) {
 			double f = i < n ? json_object_get_double(jidx(busy, i)) : -1;
@@ -382,6 +588,8 @@ static void timeline_chart(FILE *out, json_object *tl, int64_t origin, const cha
 				fputs("\"/>", out);
 		}
 	}
+	lane_rows(out, tl, cpus, L, T + rowh * ncpu, (double)pw * (double)bns / span);
+	anomaly_marks(out, anoms, start, end, L, T, pw, rowh, ncpu, H - 34);
 	if (mark) {
 		int64_t ms = jint(mark, "start_ns"), me = jint(mark, "end_ns");
 		double x0 = L + pw * (double)(ms - start) / span, x1 = L + pw * (double)(me - start) / span;
@@ -392,18 +600,18 @@ static void timeline_chart(FILE *out, json_object *tl, int64_t origin, const cha
 			"</title></rect>", x0, T - 2, x1 - x0, rowh * ncpu + 4);
 	}
 	for (double t = top0; t * u.div <= t0 + span + 1e-9 * span; t += step) {
-		int x = (int)lround(L + pw * (t * u.div - t0) / span);
+		int x = (int)lround(L + pw * (t * u.div - t0) / span), y = T + rowh * ncpu + LANE_H * nlane;
 
 		tick_label(lab, sizeof(lab), round(t * 1e6) / 1e6);
 		fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>"
 			"<text x=\"%d\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%s</text>",
-			x, T + rowh * ncpu, x, T + rowh * ncpu + 5, x, T + rowh * ncpu + 18, lab);
+			x, y, x, y + 5, x, y + 24, lab);
 	}
-	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>", L, T + rowh * ncpu, L + pw,
-		T + rowh * ncpu);
+	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>", L,
+		T + rowh * ncpu + LANE_H * nlane, L + pw, T + rowh * ncpu + LANE_H * nlane);
 	ir_fmt_ns(lab, sizeof(lab), bns);
 	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"axl\" text-anchor=\"middle\">time since trace start (%s); "
-		"one column = %s</text>", L + pw / 2, H - 8, u.name, lab);
+		"one column = %s</text>", L + pw / 2, H - 62, u.name, lab);
 	fputs("</svg></figure>\n", out);
 }
 
@@ -420,13 +628,14 @@ static const char css[] =
 	".grid2{display:flex;flex-wrap:wrap;gap:8px 20px}figure.chart{margin:0}"
 	"svg text{font-family:inherit;fill:#1d2733}.ttl{font-size:15px;font-weight:600}.lg{font-size:12px}"
 	".tick{font-size:11px;fill:#4a5866}.axl{font-size:12px;fill:#333}.rl{font-size:12px}.val{font-size:11px;fill:#4a5866}"
+	".val.in{fill:#fff}.wide text{font-size:18px}.wide .ttl{font-size:21px}.scroll{overflow-x:auto;max-width:100%}table{display:block;overflow-x:auto;max-width:100%}"
 	".grid{stroke:#e3e8ee;stroke-width:1}.axis{stroke:#7a8794;stroke-width:1}"
 	".mark{fill:none;stroke:#d62728;stroke-width:2}"
 	"table{border-collapse:collapse;margin:6px 0 12px;font-variant-numeric:tabular-nums}"
 	"th,td{padding:3px 10px;border-bottom:1px solid #e3e8ee;text-align:right;white-space:nowrap}"
 	"th{background:#f4f6f9;font-weight:600;white-space:normal;vertical-align:bottom}td:first-child,th:first-child{text-align:left}"
 	".muted{color:#6b7886}td.bails{white-space:normal;font-size:12px;text-align:left;min-width:160px}"
-	"svg{max-width:100%;height:auto}#headline li{margin:3px 0}\n";
+	"body{overflow-wrap:break-word}svg{max-width:100%;height:auto}#headline li{margin:3px 0}\n";
 
 static void td_ns(FILE *out, int64_t ns)
 {
@@ -504,6 +713,63 @@ static void section_header(FILE *out, json_object *doc)
 	}
 }
 
+/* Parameters once, with units: the values the policies share, then per
+ * policy only what it sets differently (as the text report does). */
+static void section_params(FILE *out, json_object *pol)
+{
+	json_object *seen = json_object_new_object();
+	char v[64];
+
+	fputs("<h3>Parameters</h3>\n<p>Every policy, unless its row below says otherwise (assumed defaults "
+	      "included):</p>\n<div class=\"scroll\"><table class=\"params\"><tr><th>parameter</th><th>value</th></tr>\n",
+	      out);
+	for (size_t i = 0; i < jlen(pol); i++) {
+		json_object *par = jget(jidx(pol, i), "params");
+
+		if (!par || !json_object_is_type(par, json_type_object))
+			continue;
+		json_object_object_foreach(par, k, val) {
+			json_object *c = ir_param_common(pol, k);
+
+			(void)val;
+			if (!c || jget(seen, k))
+				continue;
+			json_object_object_add(seen, k, json_object_new_boolean(1));
+			fputs("<tr><td>", out);
+			ir_html_text(out, k);
+			fputs("</td><td>", out);
+			ir_html_text(out, ir_fmt_param(v, sizeof(v), k, c));
+			fputs("</td></tr>\n", out);
+		}
+	}
+	fputs("</table></div>\n<div class=\"scroll\"><table class=\"params\"><tr><th>policy</th><th>its own "
+	      "values</th></tr>\n", out);
+	for (size_t i = 0; i < jlen(pol); i++) {
+		json_object *par = jget(jidx(pol, i), "params");
+		int own = 0;
+
+		if (!par || !json_object_is_type(par, json_type_object))
+			continue;
+		json_object_object_foreach(par, k, val) {
+			if (ir_param_shared(pol, k, val))
+				continue;
+			if (!own++) {
+				fputs("<tr><td>", out);
+				ir_html_text(out, plabel(jidx(pol, i)));
+				fputs("</td><td style=\"text-align:left;white-space:normal\">", out);
+			}
+			ir_html_text(out, k);
+			fputs(" ", out);
+			ir_html_text(out, ir_fmt_param(v, sizeof(v), k, val));
+			fputs("; ", out);
+		}
+		if (own)
+			fputs("</td></tr>\n", out);
+	}
+	fputs("</table></div>\n", out);
+	json_object_put(seen);
+}
+
 static void section_policies(FILE *out, json_object *doc)
 {
 	json_object *pol = jget(doc, "policies");
@@ -528,6 +794,7 @@ static void section_policies(FILE *out, json_object *doc)
 
 	memset(&b, 0, sizeof(b));
 	b.title = "Pulls (migrations) at newidle points, by domain level";
+	b.id = "chart-pulls-by-level";
 	b.xlabel = "migrations (count)";
 	b.stacked = 1;
 	b.nrows = np;
@@ -542,6 +809,7 @@ static void section_policies(FILE *out, json_object *doc)
 	bar_chart(out, &b);
 
 	b.title = "Idle time lost and recovered (CPU-time)";
+	b.id = "chart-idle";
 	b.xlabel = "idle time";
 	b.ns = 1;
 	b.stacked = 0;
@@ -558,6 +826,7 @@ static void section_policies(FILE *out, json_object *doc)
 	b.colors[0] = b.colors[1] = NULL;
 
 	b.title = "Modelled balance cost (max_newidle_lb_cost per attempt), by level";
+	b.id = "chart-cost-by-level";
 	b.xlabel = "balance cost";
 	b.stacked = 1;
 	b.nseries = nl;
@@ -569,6 +838,7 @@ static void section_policies(FILE *out, json_object *doc)
 	bar_chart(out, &b);
 
 	b.title = "load_balance attempts, by level";
+	b.id = "chart-attempts-by-level";
 	b.xlabel = "attempts (count)";
 	b.ns = 0;
 	for (int r = 0; r < np; r++)
@@ -612,25 +882,8 @@ static void section_policies(FILE *out, json_object *doc)
 		}
 		fputs("</td></tr>\n", out);
 	}
-	fputs("</table>\n<h3>Parameters</h3>\n<table><tr><th>policy</th><th>parameters (assumed defaults "
-	      "included)</th></tr>\n", out);
-	for (int r = 0; r < np; r++) {
-		json_object *par = jget(jidx(pol, r), "params");
-
-		fputs("<tr><td>", out);
-		ir_html_text(out, plabel(jidx(pol, r)));
-		fputs("</td><td style=\"text-align:left;white-space:normal\">", out);
-		if (par && json_object_is_type(par, json_type_object)) {
-			json_object_object_foreach(par, k, v) {
-				ir_html_text(out, k);
-				fputc('=', out);
-				ir_html_text(out, json_object_get_string(v));
-				fputs(" &nbsp; ", out);
-			}
-		}
-		fputs("</td></tr>\n", out);
-	}
 	fputs("</table>\n", out);
+	section_params(out, pol);
 }
 
 static void section_sweeps(FILE *out, json_object *doc)
@@ -677,16 +930,19 @@ static void section_timeline(FILE *out, json_object *doc)
 		origin = jint(tl, "start_ns");
 	fputs("<h2>Per-CPU timeline</h2>\n<p>Each row is a CPU; shade is the fraction of each column the CPU was "
 	      "running a task. Orange ticks rising from the bottom count newidle points (the CPU's queue ran "
-	      "empty), green ticks hanging from the top count newidle pulls. The detailed window is the busiest "
+	      "empty), green ticks hanging from the top count newidle pulls. Below the CPUs, one row per policy "
+	      "shows where it would pull at the same points (all CPUs together), under the pulls observed. "
+	      "Triangles mark anomalies the replay repaired or events lost, at their CPU and time (an evenly "
+	      "thinned list: the legend says how many of each are shown). The detailed window is the busiest "
 	      "20 ms of newidle points unless <code>--detail</code> chose it.</p>\n", out);
-	timeline_chart(out, tl, origin, "Whole trace", d);
+	timeline_chart(out, "timeline-whole", tl, origin, "Whole trace", d, jget(tl, "anomalies"));
 	if (d && jlen(jget(d, "cpus"))) {
 		char title[128];
 
 		snprintf(title, sizeof(title), "Detailed window: %s to %s",
 			 ir_fmt_dns(b1, sizeof(b1), (double)jint(d, "start_ns") - (double)origin),
 			 ir_fmt_dns(b2, sizeof(b2), (double)jint(d, "end_ns") - (double)origin));
-		timeline_chart(out, d, origin, title, NULL);
+		timeline_chart(out, "timeline-detail", d, origin, title, NULL, jget(tl, "anomalies"));
 	}
 }
 
@@ -701,6 +957,7 @@ static void section_observed(FILE *out, json_object *doc)
 	fputs("<h2>Observed (straight from the trace)</h2>\n<div class=\"grid2\">\n", out);
 	memset(&b, 0, sizeof(b));
 	b.title = "Migrations by cause";
+	b.id = "chart-migrations-by-cause";
 	b.xlabel = "migrations (count)";
 	b.stacked = 1;
 	b.nseries = 1;
@@ -717,6 +974,7 @@ static void section_observed(FILE *out, json_object *doc)
 		bar_chart(out, &b);
 	memset(&b, 0, sizeof(b));
 	b.title = "Time per CPU";
+	b.id = "chart-cpu-time";
 	b.xlabel = "time";
 	b.ns = 1;
 	b.stacked = 1;

@@ -387,7 +387,60 @@ static json_object *truth_obj(const struct ir_truth *t, const struct ir_observed
 	return o;
 }
 
-static json_object *series_obj(const struct ir_timeline_view *v)
+/* Each lane's pulls per bucket, named by its policy's label. */
+static json_object *lanes_obj(const struct ir_timeline_view *v, const struct ir_tallies *ts)
+{
+	json_object *a = json_object_new_array();
+
+	for (int i = 0; ts && i < ts->n; i++) {
+		int l = ir_tallies_lane(ts, i);
+		json_object *x, *pu;
+		size_t base;
+
+		if (l < 0 || l >= v->nr_lanes)
+			continue;
+		x = json_object_new_object();
+		pu = json_object_new_array();
+		base = (size_t)(v->nr_cpus + l) * (size_t)v->stride;
+		for (int b = 0; b < v->n; b++)
+			json_object_array_add(pu, u64(v->pulls[base + b]));
+		json_object_object_add(x, "label", json_object_new_string(ts->t[i].label));
+		json_object_object_add(x, "pulls", pu);
+		json_object_array_add(a, x);
+	}
+	return a;
+}
+
+/* The anomalies a timeline marks: the repairs and losses (SPEC 9). */
+static const enum ir_anomaly marked[] = { IR_ANOM_MISSING_IDLE_EXIT, IR_ANOM_MISSING_IDLE_ENTRY,
+					  IR_ANOM_LOST_EVENTS, IR_ANOM_QUEUED_NOT_PICKED };
+
+static json_object *marks_obj(const struct ir_timeline *tl)
+{
+	json_object *o = json_object_new_object();
+
+	for (size_t k = 0; k < sizeof(marked) / sizeof(marked[0]); k++) {
+		json_object *x = json_object_new_object(), *l = json_object_new_array();
+		uint64_t total;
+		int n;
+		const struct ir_timeline_mark *m = ir_timeline_marks(tl, marked[k], &n, &total);
+
+		for (int i = 0; i < n; i++) {
+			json_object *e = json_object_new_object();
+
+			json_object_object_add(e, "ts_ns", u64(m[i].ts));
+			json_object_object_add(e, "cpu", json_object_new_int(m[i].cpu));
+			json_object_array_add(l, e);
+		}
+		json_object_object_add(x, "total", u64(total));
+		json_object_object_add(x, "not_listed", u64(total - (uint64_t)n));
+		json_object_object_add(x, "listed", l);
+		json_object_object_add(o, ir_anomaly_name[marked[k]], x);
+	}
+	return o;
+}
+
+static json_object *series_obj(const struct ir_timeline_view *v, const struct ir_tallies *ts)
 {
 	json_object *o = json_object_new_object(), *cpus = json_object_new_array();
 
@@ -416,19 +469,21 @@ static json_object *series_obj(const struct ir_timeline_view *v)
 		json_object_array_add(cpus, x);
 	}
 	json_object_object_add(o, "cpus", cpus);
+	json_object_object_add(o, "policies", lanes_obj(v, ts));
 	return o;
 }
 
-static json_object *timeline_obj(const struct ir_timeline *tl, uint64_t end)
+static json_object *timeline_obj(const struct ir_timeline *tl, uint64_t end, const struct ir_tallies *ts)
 {
 	struct ir_timeline_view v;
 	json_object *o;
 
 	if (ir_timeline_get(tl, false, end, &v))
 		return NULL;
-	o = series_obj(&v);
+	o = series_obj(&v, ts);
 	if (!ir_timeline_get(tl, true, end, &v))
-		json_object_object_add(o, "detail", series_obj(&v));
+		json_object_object_add(o, "detail", series_obj(&v, ts));
+	json_object_object_add(o, "anomalies", marks_obj(tl));
 	return o;
 }
 
@@ -455,7 +510,7 @@ json_object *ir_report_json(const struct ir_report_input *in)
 	if (in->truth)
 		json_object_object_add(doc, "ground_truth", truth_obj(in->truth, in->obs));
 	if (in->timeline) {
-		json_object *tl = timeline_obj(in->timeline, in->obs->window_end);
+		json_object *tl = timeline_obj(in->timeline, in->obs->window_end, in->tallies);
 
 		if (tl)
 			json_object_object_add(doc, "timeline", tl);

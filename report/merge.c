@@ -72,6 +72,7 @@ struct ir_merge {
 	uint64_t *keys;
 	int *key_host;
 	size_t kcap;
+	bool named;			/* names made unique (unique_names) */
 };
 
 struct ir_merge *ir_merge_new(void)
@@ -833,12 +834,121 @@ static void write_html(const struct ir_merge *m, FILE *out, double *tmp)
 	fprintf(out, "</table></div>\n<p>Policy figures are open-loop estimates.</p>\n</body></html>\n");
 }
 
+struct name_ix {
+	char *name;		/* not owned */
+	char *base;		/* the report's file name, owned */
+	int i;
+};
+
+static int cmp_name(const void *a, const void *b)
+{
+	const struct name_ix *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* by file name, then path (hosts of one path together), then order */
+static const struct host *sort_hosts;
+
+static int cmp_base(const void *a, const void *b)
+{
+	const struct name_ix *x = a, *y = b;
+	int c = strcmp(x->base, y->base);
+
+	if (!c)
+		c = strcmp(sort_hosts[x->i].file, sort_hosts[y->i].file);
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* The report's path without .json, owned. */
+static char *path_name(const char *file)
+{
+	size_t n = strlen(file);
+
+	return strndup(file, n > 5 && !strcmp(file + n - 5, ".json") ? n - 5 : n);
+}
+
+/* One run of hosts sharing a name: "vm (monday)" by the report's file name;
+ * where that repeats too, by its path, "vm (mon/r)", "mon/r" where the name
+ * is the file's; a path given twice (stdin) gets its position, "- #2". */
+static int rename_run(struct ir_merge *m, struct name_ix *v, int n)
+{
+	for (int k = 0; k < n; k++)
+		if (!(v[k].base = base_name(m->h[v[k].i].file)))
+			return -1;
+	sort_hosts = m->h;
+	qsort(v, (size_t)n, sizeof(*v), cmp_base);
+	for (int a = 0, z; a < n; a = z) {
+		for (z = a + 1; z < n && !strcmp(v[z].base, v[a].base); z++)
+			;
+		for (int k = a; k < z; k++) {
+			struct host *h = &m->h[v[k].i];
+			char *id = z - a > 1 ? path_name(h->file) : strdup(v[k].base), *nn = NULL;
+			int p0 = k, p1 = k, r;
+
+			if (!id)
+				return -1;
+			/* the same path (stdin, say): sorted together, numbered in order */
+			while (p0 > a && !strcmp(m->h[v[p0 - 1].i].file, h->file))
+				p0--;
+			while (p1 + 1 < z && !strcmp(m->h[v[p1 + 1].i].file, h->file))
+				p1++;
+			if (!strcmp(h->name, v[k].base))
+				r = p1 > p0 ? asprintf(&nn, "%s #%d", id, k - p0 + 1) : asprintf(&nn, "%s", id);
+			else
+				r = p1 > p0 ? asprintf(&nn, "%s (%s) #%d", h->name, id, k - p0 + 1) :
+					      asprintf(&nn, "%s (%s)", h->name, id);
+			free(id);
+			if (r < 0)
+				return -1;
+			free(h->name);
+			h->name = nn;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Hosts that share a name (one machine's traces of several days, reports
+ * without a hostname in files of the same name) would be rows nobody can
+ * tell apart: each gets its report's file name, or its path.  In place,
+ * once, before the first output.
+ */
+static int unique_names(struct ir_merge *m)
+{
+	struct name_ix *v;
+	int ret = 0;
+
+	if (m->named || m->n < 2)
+		return 0;
+	v = calloc((size_t)m->n, sizeof(*v));
+	if (!v)
+		return -1;
+	for (int i = 0; i < m->n; i++)
+		v[i] = (struct name_ix){ m->h[i].name, NULL, i };
+	qsort(v, (size_t)m->n, sizeof(*v), cmp_name);
+	for (int a = 0, z; a < m->n && !ret; a = z) {
+		for (z = a + 1; z < m->n && !strcmp(v[z].name, v[a].name); z++)
+			;
+		if (z - a > 1)
+			ret = rename_run(m, v + a, z - a);	/* names of later runs untouched */
+	}
+	for (int i = 0; i < m->n; i++)
+		free(v[i].base);
+	free(v);
+	m->named = !ret;
+	return ret;
+}
+
 int ir_merge_write(struct ir_merge *m, enum ir_merge_format fmt, FILE *out)
 {
 	double *tmp = malloc(sizeof(double) * (size_t)(m->n ? m->n : 1));
 
-	if (!tmp)
+	if (!tmp || unique_names(m)) {
+		free(tmp);
 		return -1;
+	}
 	if (fmt == IR_MERGE_CSV)
 		write_csv(m, out, tmp);
 	else if (fmt == IR_MERGE_HTML)

@@ -17,7 +17,7 @@
 #include "replay/replay.h"
 
 #define IR_REPORT_SCHEMA "idlereplay.report/1"
-#define IR_REPORT_SCHEMA_MINOR 4
+#define IR_REPORT_SCHEMA_MINOR 5
 #define IR_CALIB_SCHEMA "idlereplay.calibration/1"
 
 struct ir_event_count {
@@ -89,6 +89,9 @@ void ir_tally_free(struct ir_tally *t);
 /* After the replay: a randomised run's figures become the means over its
  * seeds (rounded), with their spread; per-CPU figures stay seed 0's. */
 void ir_tally_seeds(struct ir_tally *t, const struct ir_policy_run *r);
+/* The timeline lane (0..IR_TL_MAX_LANES-1) that keeps tally i's pulls: the
+ * policies that are not sweep points, in order; -1 for the others. */
+int ir_tallies_lane(const struct ir_tallies *ts, int i);
 
 /* ------------------------------------------------------------ ground truth */
 

@@ -184,3 +184,14 @@ void ir_tally_free(struct ir_tally *t)
 	free(t->cpu);
 	t->cpu = NULL;
 }
+
+int ir_tallies_lane(const struct ir_tallies *ts, int i)
+{
+	int lane = 0;
+
+	if (i < 0 || i >= ts->n || ts->t[i].sweep >= 0)
+		return -1;
+	for (int j = 0; j < i; j++)
+		lane += ts->t[j].sweep < 0;
+	return lane < IR_TL_MAX_LANES ? lane : -1;
+}

@@ -73,6 +73,7 @@ uint64_t ir_trace_fingerprint(json_object *trace);
 /* Policy parameters once (report/params.c): shared values, then each
  * policy's own; durations with units. */
 const char *ir_fmt_param(char *buf, size_t len, const char *key, json_object *v);
+json_object *ir_param_common(json_object *pol, const char *key);
 bool ir_param_shared(json_object *pol, const char *key, json_object *v);
 void ir_params_text(json_object *pol, FILE *out, int label_width);
 

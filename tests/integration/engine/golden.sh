@@ -67,6 +67,17 @@
 # main's revert of sim): regenerated with --update, the list came out
 # identical: no line here runs simulate or --closed-loop, and the workload
 # extraction's queue rule changes only closed-loop figures.
+# Then branch eco3 (issue 14, timelines and charts), on purpose: schema_minor
+# 5, timeline.policies (each policy's pulls per column) and
+# timeline.anomalies (totals and bounded positions); the HTML draws them and
+# prints parameters once with units, log scales, ids and data values.
+# Checked by script: the 84 changed outputs are r.html, report.html, r.json
+# and stdout.json; every JSON, with schema_minor 4 and the two new timeline
+# keys removed, has the hash of the list before (44 of 44); text, CSV,
+# decisions, compare, merge and calibrate are unchanged.  Then merge names
+# hosts that share a name apart (the vm-ab reports have no hostname and are
+# all r.json: their rows were eight "r", now "hb_mc0_1.default/r" ...):
+# only fleet/merge.text and fleet/merge.csv changed.
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi

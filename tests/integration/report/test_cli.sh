@@ -79,6 +79,19 @@ expect 0 "$IR" report merge --format csv "$FIX/host-a.json" "$FIX/host-b.json" "
 expect 0 "$IR" report merge --format csv --name first "$FIX/host-a.json" "$FIX/host-b.json" "$WORK/sample.json"
 cut -d, -f1 "$WORK/out" | sed -n 2,4p | tr '\n' ' ' | grep -qx 'first host-b vm ' ||
 	fail "merge: host names $(cut -d, -f1 "$WORK/out" | sed -n 2,4p | tr '\n' ' ')"
+# hosts that share a name are told apart: by the report's file name, else numbered
+"$IR" replay "$SRC/tests/data/host-pipe.dat" --quiet --json "$WORK/pipe.json" || fail "replay host-pipe"
+expect 0 "$IR" report merge --format csv "$WORK/sample.json" "$WORK/pipe.json"
+cut -d, -f1 "$WORK/out" | sed -n 2,3p | tr '\n' '|' | grep -qx 'vm (sample)|vm (pipe)|' ||
+	fail "merge: hosts named alike: $(cut -d, -f1 "$WORK/out" | sed -n 2,3p | tr '\n' '|')"
+mkdir -p "$WORK/d1" "$WORK/d2"
+cp "$FIX/host-a.json" "$WORK/d1/r.json" && cp "$FIX/host-b.json" "$WORK/d2/r.json"
+expect 0 "$IR" report merge --format csv "$WORK/d2/r.json" "$WORK/d1/r.json" "$WORK/pipe.json"
+[ "$(cut -d, -f1 "$WORK/out" | sed -n 2,4p | tr '\n' '|')" = "$WORK/d2/r|$WORK/d1/r|vm|" ] ||
+	fail "merge: reports of one file name: $(cut -d, -f1 "$WORK/out" | sed -n 2,4p | tr '\n' '|')"
+expect 0 "$IR" report merge --format csv --name a --name a "$WORK/d2/r.json" "$WORK/d1/r.json"
+[ "$(cut -d, -f1 "$WORK/out" | sed -n 2,3p | tr '\n' '|')" = "a ($WORK/d2/r)|a ($WORK/d1/r)|" ] ||
+	fail "merge: the same --name twice: $(cut -d, -f1 "$WORK/out" | sed -n 2,3p | tr '\n' '|')"
 # the same trace twice (here under another file name) is refused: exit 2, naming both files
 cp "$FIX/host-a.json" "$WORK/again.json"
 expect 2 "$IR" report merge "$FIX/host-a.json" "$FIX/host-b.json" "$WORK/again.json"

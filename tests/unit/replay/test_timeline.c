@@ -2,7 +2,10 @@
 /*
  * The timeline's default detail window is the busiest stretch of newidle
  * points (replay/timeline.c): checked against a brute-force count over every
- * candidate window, on hand-built and random point sets.
+ * candidate window, on hand-built and random point sets.  Each policy's
+ * pulls (lanes), delivered late as the replay delivers decisions, land in
+ * their columns of both series; anomaly positions are thinned to every
+ * stride-th event, stride the least power of two that fits the bound.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -168,6 +171,118 @@ static void test_detail_override(void **state)
 	ir_timeline_free(t);
 }
 
+/* Lane pulls reported some points late: every one in its column of the
+ * overview, those inside the detail window there, and the window is still
+ * chosen by newidle points alone. */
+static void test_lanes(void **state)
+{
+	enum { NL = 3 };
+	static struct pt p[300];
+	unsigned seed = 11;
+
+	(void)state;
+	for (int round = 0; round < 10; round++) {
+		int n = 50 + (int)(rand_r(&seed) % 250);
+		uint64_t spread = (20 + rand_r(&seed) % 300) * MS, best;
+		struct ir_timeline *t = ir_timeline_new(2, 0, 0);
+		struct ir_timeline_view v;
+		uint64_t want_all[NL] = { 0 }, got_all[NL] = { 0 }, want_d[NL] = { 0 }, got_d[NL] = { 0 }, start;
+		bool pull[300][NL];
+
+		assert_non_null(t);
+		assert_int_equal(ir_timeline_set_lanes(t, NL), 0);
+		for (int i = 0; i < n; i++)
+			p[i] = (struct pt){ T0 + (uint64_t)rand_r(&seed) * 7919 % spread, (int)(rand_r(&seed) % 2) };
+		qsort(p, (size_t)n, sizeof(*p), cmp);
+		start = brute_start(p, n, &best);
+		ir_timeline_start(t, T0);
+		/* a point's decisions arrive once the trace is 45 ms further on:
+		 * past the ring of 2 x 20 ms, so some land after their column left it */
+		for (int i = 0, j = 0; i <= n; i++) {
+			if (i < n) {
+				ir_timeline_point(t, p[i].cpu, p[i].ts, false);
+				for (int l = 0; l < NL; l++)
+					pull[i][l] = rand_r(&seed) % (l + 2) == 0;
+			}
+			for (; j < i && (i == n || p[i].ts - p[j].ts > 45 * MS); j++)
+				for (int l = 0; l < NL; l++)
+					if (pull[j][l]) {
+						ir_timeline_lane_pull(t, l, p[j].ts);
+						want_all[l]++;
+						want_d[l] += p[j].ts >= start && p[j].ts < start + IR_TL_DEFAULT_DETAIL;
+					}
+		}
+		ir_timeline_finish(t);
+		assert_int_equal(ir_timeline_get(t, false, p[n - 1].ts + 1, &v), 0);
+		assert_int_equal(v.nr_lanes, NL);
+		for (int l = 0; l < NL; l++)
+			for (int b = 0; b < v.n; b++)
+				got_all[l] += v.pulls[(v.nr_cpus + l) * v.stride + b];
+		for (int i = 0; i < n; i++)	/* in its column */
+			for (int l = 0; l < NL; l++)
+				if (pull[i][l])
+					assert_true(v.pulls[(v.nr_cpus + l) * v.stride + (int)((p[i].ts - v.start) / v.bucket)] > 0);
+		assert_int_equal(ir_timeline_get(t, true, p[n - 1].ts, &v), 0);
+		assert_int_equal(v.start, start);	/* lanes do not move the window */
+		for (int l = 0; l < NL; l++) {
+			for (int b = 0; b < v.n; b++)
+				got_d[l] += v.pulls[(v.nr_cpus + l) * v.stride + b];
+			assert_int_equal(got_all[l], want_all[l]);
+			assert_int_equal(got_d[l], want_d[l]);
+		}
+		ir_timeline_free(t);
+	}
+}
+
+/* No lanes once started; a lane out of range is ignored. */
+static void test_lanes_bounds(void **state)
+{
+	struct ir_timeline *t = ir_timeline_new(1, 0, 0);
+
+	(void)state;
+	assert_int_equal(ir_timeline_set_lanes(t, IR_TL_MAX_LANES + 1), -1);
+	assert_int_equal(ir_timeline_set_lanes(t, 1), 0);
+	ir_timeline_start(t, T0);
+	assert_int_equal(ir_timeline_set_lanes(t, 2), -1);
+	ir_timeline_point(t, 0, T0 + 5, true);
+	ir_timeline_lane_pull(t, 1, T0 + 5);
+	ir_timeline_lane_pull(t, -1, T0 + 5);
+	ir_timeline_free(t);
+}
+
+/* N marks of one kind: the list holds events 0, s, 2s, ... below N, s the
+ * least power of two with ceil(N / s) <= IR_TL_MARKS; other kinds apart. */
+static void test_marks_thinned(void **state)
+{
+	static const uint64_t ns[] = { 0, 1, 127, 128, 129, 256, 257, 1000, 100003 };
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(ns) / sizeof(ns[0]); k++) {
+		struct ir_timeline *t = ir_timeline_new(4, 0, 0);
+		const struct ir_timeline_mark *m;
+		uint64_t s = 1, total;
+		int n;
+
+		for (uint64_t i = 0; i < ns[k]; i++)
+			ir_timeline_mark(t, IR_ANOM_MISSING_IDLE_EXIT, (int)(i % 4), T0 + 10 * i);
+		ir_timeline_mark(t, IR_ANOM_LOST_EVENTS, 3, T0 + 7);
+		while ((ns[k] + s - 1) / s > IR_TL_MARKS)
+			s *= 2;
+		m = ir_timeline_marks(t, IR_ANOM_MISSING_IDLE_EXIT, &n, &total);
+		assert_int_equal(total, ns[k]);
+		assert_int_equal(n, (ns[k] + s - 1) / s);
+		for (int j = 0; j < n; j++) {
+			assert_int_equal(m[j].ts, T0 + 10 * (uint64_t)j * s);
+			assert_int_equal(m[j].cpu, (int)((uint64_t)j * s % 4));
+		}
+		m = ir_timeline_marks(t, IR_ANOM_LOST_EVENTS, &n, &total);
+		assert_int_equal(n, 1);
+		assert_int_equal(total, 1);
+		assert_int_equal(m[0].cpu, 3);
+		ir_timeline_free(t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +291,9 @@ int main(void)
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_busy_reported_late),
 		cmocka_unit_test(test_detail_override),
+		cmocka_unit_test(test_lanes),
+		cmocka_unit_test(test_lanes_bounds),
+		cmocka_unit_test(test_marks_thinned),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,401 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Report pages at 800 px wide, rendered in headless Chromium.
+
+Each page (replays of host-hackbench and host-pipe, a hand-built trace that
+lost events, the fixtures' reports, the fleet page) is rendered at 800 px:
+nothing may overflow horizontally (a copy of the page carries a script that
+writes the document's scrollWidth into the DOM; the page itself has none).
+The rendered DOM is then read against figures computed here from the JSON
+report, the decisions file and, for lost events, the trace as built:
+  - the headline per policy (pulls, avoided, traded, net);
+  - every bar of every bar chart, and whether its axis is logarithmic
+    (non-zero values a hundredfold apart);
+  - the timelines' pull rows: per policy the points where its decision
+    pulled (decisions file), whole trace and detailed window;
+  - the anomaly marks: per kind the total (observed.anomalies), the marks
+    drawn (the listed positions inside the chart), and for the lost-events
+    trace the positions themselves;
+  - parameters printed once, with units.
+A control page made wider than 800 px must be caught.
+"""
+import html.parser
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.flags.optimize and sys.exit("FAIL: python -O would strip this check's asserts")
+IR = os.environ["IDLEREPLAY"]
+SRC = os.environ["IR_SOURCE_ROOT"]
+FIX = os.path.join(SRC, "tests/unit/report/fixtures")
+sys.path.insert(0, os.path.join(SRC, "tests/hostile"))
+import tracedat as T  # noqa: E402
+
+WIDTH = 800
+PROBE = ('<script>var d=document.documentElement;d.setAttribute("data-sw",d.scrollWidth);'
+         'd.setAttribute("data-cw",d.clientWidth);</script></body>')
+
+
+def fail(msg):
+    sys.exit(f"FAIL: {msg}")
+
+
+def find_chromium():
+    for c in ("chromium", "chromium-browser"):
+        p = shutil.which(c)
+        if p:
+            return p
+    msg = "needs chromium (scripts/setup.sh installs it)"
+    if os.environ.get("CI") == "true":
+        fail(msg)
+    print(f"SKIP: {msg}")
+    sys.exit(77)
+
+
+CHROMIUM = find_chromium()
+WORK = tempfile.mkdtemp(prefix="ir-html800.")
+
+
+def run(*args, ok=(0,)):
+    r = subprocess.run([IR, *args], capture_output=True, text=True)
+    if r.returncode not in ok:
+        fail(f"{' '.join(args)}: exit {r.returncode}: {r.stderr.strip()[:300]}")
+
+
+def render(page, name):
+    """The DOM of page rendered at WIDTH px, and (scrollWidth, clientWidth)."""
+    probe = os.path.join(WORK, name + ".probe.html")
+    with open(page) as f:
+        text = f.read()
+    assert text.count("</body>") == 1, name
+    with open(probe, "w") as f:
+        f.write(text.replace("</body>", PROBE))
+    prof = tempfile.mkdtemp(dir=WORK)
+    r = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                        "--disable-background-networking", "--disable-component-update", "--no-first-run",
+                        f"--user-data-dir={prof}", f"--window-size={WIDTH},1000", "--dump-dom",
+                        "file://" + probe], capture_output=True, text=True, timeout=120)
+    if r.returncode:
+        fail(f"{name}: chromium exit {r.returncode}: {r.stderr[-300:]}")
+    p = Page()
+    p.feed(r.stdout)
+    if p.sw is None:
+        fail(f"{name}: the probe did not run")
+    return p
+
+
+class Page(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.sw = self.cw = None
+        self.li = []
+        self.fig = None          # id of the figure we are in
+        self.figs = {}           # id -> {"attrs", "rects", "lanes", "anoms", "paths", "text"}
+        self.anom_g = None
+        self.text_in = None
+        self.params = []         # rows of the parameter tables: [cells]
+        self.table = None
+        self.row = None
+        self.cell = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "html":
+            self.sw, self.cw = int(a["data-sw"]), int(a["data-cw"])
+        if tag == "li" and "data-policy" in a:
+            self.li.append(a)
+        if tag == "figure":
+            self.fig = a.get("id")
+            if self.fig:
+                self.figs[self.fig] = {"attrs": a, "rects": [], "lanes": {}, "anoms": {}, "paths": {}, "text": []}
+        f = self.figs.get(self.fig) if self.fig else None
+        if f is not None:
+            if tag == "rect" and "data-v" in a:
+                f["rects"].append(a)
+            if tag == "desc" and a.get("class") == "lane-total":
+                f["lanes"][a["data-policy"]] = int(a["data-pulls"])
+            if tag == "desc" and a.get("class") == "anom-count":
+                f["anoms"][a["data-kind"]] = a
+            if tag == "g" and a.get("class") == "anom":
+                self.anom_g = a["data-kind"]
+                f["paths"][self.anom_g] = 0
+            if tag == "path" and self.anom_g:
+                f["paths"][self.anom_g] += 1
+            if tag == "text":
+                self.text_in = f
+        if tag == "table" and "params" in (a.get("class") or ""):
+            self.table = []
+            self.params.append(self.table)
+        if tag == "tr" and self.table is not None:
+            self.row = []
+            self.table.append(self.row)
+        if tag in ("td", "th") and self.row is not None:
+            self.cell = []
+
+    def handle_endtag(self, tag):
+        if tag == "figure":
+            self.fig = None
+        if tag == "g":
+            self.anom_g = None
+        if tag == "text":
+            self.text_in = None
+        if tag in ("td", "th") and self.cell is not None:
+            self.row.append("".join(self.cell).strip())
+            self.cell = None
+        if tag == "table":
+            self.table = self.row = None
+
+    def handle_data(self, d):
+        if self.text_in is not None:
+            self.text_in["text"].append(d)
+        if self.cell is not None:
+            self.cell.append(d)
+
+
+def check_width(p, name):
+    if p.sw > p.cw or p.cw > WIDTH:
+        fail(f"{name}: overflows at {WIDTH} px: scrollWidth {p.sw}, clientWidth {p.cw}")
+
+
+def check_headline(p, doc, name):
+    pols = doc.get("policies", [])
+    ref = [q for q in pols if q["label"] == doc.get("reference")]
+    assert len(p.li) == len(pols), (name, len(p.li), len(pols))
+    for li, q in zip(p.li, pols):
+        assert li["data-policy"] == q["label"], (name, li, q["label"])
+        assert int(li["data-pulls"]) == q["pulls"]["total"], (name, li)
+        if ref and q is not ref[0]:
+            r = ref[0]
+            assert int(li["data-avoided"]) == r["pulls"]["total"] - q["pulls"]["total"], (name, li)
+            assert int(li["data-traded"]) == q["idle_lost_ns"] - r["idle_lost_ns"], (name, li)
+            net = (q["idle_recovered_ns"] - q["balance_cost_ns"]) - (r["idle_recovered_ns"] - r["balance_cost_ns"])
+            assert int(li["data-net"]) == net, (name, li, net)
+
+
+def expected_charts(doc):
+    """chart id -> (stacked, {(row, series): value}) from the JSON."""
+    pols = doc.get("policies", [])
+    levels = []
+    for q in pols:
+        for lv in q["pulls"]["by_level"]:
+            if lv not in levels:
+                levels.append(lv)
+    want = {}
+    if pols:
+        want["chart-pulls-by-level"] = (True, {(q["label"], lv): q["pulls"]["by_level"].get(lv, 0)
+                                               for q in pols for lv in levels})
+        want["chart-idle"] = (False, {**{(q["label"], "idle lost"): q["idle_lost_ns"] for q in pols},
+                                      **{(q["label"], "idle recovered"): q["idle_recovered_ns"] for q in pols}})
+        want["chart-cost-by-level"] = (True, {(q["label"], lv): q["balance_cost_by_level"].get(lv, 0)
+                                              for q in pols for lv in levels})
+        want["chart-attempts-by-level"] = (True, {(q["label"], lv): q["attempts"]["by_level"].get(lv, 0)
+                                                  for q in pols for lv in levels})
+    obs = doc["observed"]
+    by = obs["migrations"].get("by_cause", {})
+    if by:
+        want["chart-migrations-by-cause"] = (True, {(k, "migrations"): v for k, v in by.items()})
+    want["chart-cpu-time"] = (True, {**{(f"cpu {c['cpu']}", "busy"): c["busy_ns"] for c in obs["cpus"]},
+                                     **{(f"cpu {c['cpu']}", "idle"): c["idle_ns"] for c in obs["cpus"]}})
+    return want
+
+
+def check_charts(p, doc, name):
+    for cid, (stacked, vals) in expected_charts(doc).items():
+        f = p.figs.get(cid)
+        assert f is not None, (name, cid, "chart missing")
+        got = {(r["data-row"], r["data-series"]): float(r["data-v"]) for r in f["rects"]}
+        nz = {k: float(v) for k, v in vals.items() if v > 0}
+        assert got == nz, (name, cid, sorted(set(got.items()) ^ set(nz.items()))[:6])
+        # log scale: non-zero values (and, stacked, the rows' sums) a hundredfold apart
+        mx = max(nz.values(), default=0)
+        if stacked:
+            rows = {}
+            for (row, _), v in vals.items():
+                rows[row] = rows.get(row, 0) + v
+            mx = max([mx, *rows.values()])
+        log = bool(nz) and mx >= 100 * min(nz.values())
+        assert f["attrs"]["data-scale"] == ("log" if log else "linear"), (name, cid, f["attrs"], mx)
+        assert ("log scale" in "".join(f["text"])) == log, (name, cid, "axis does not say its scale")
+    return len(expected_charts(doc))
+
+
+def decisions(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def check_lanes(p, doc, dec, name):
+    """Pull rows: per policy, the points its decision pulled, in each chart's range."""
+    labels = [q["label"] for q in doc["policies"]]
+    n = 0
+    for fid in ("timeline-whole", "timeline-detail"):
+        f = p.figs.get(fid)
+        assert f is not None, (name, fid)
+        a, z = int(f["attrs"]["data-start"]), int(f["attrs"]["data-end"])
+        want = {lb: 0 for lb in labels}
+        obs = 0
+        for d in dec:
+            if not (a <= d["ts"] < z):
+                continue
+            obs += d["kind"] == "pulled"
+            seen = set()
+            for q in d["policies"]:
+                if q["policy"] in want and q["policy"] not in seen:
+                    seen.add(q["policy"])
+                    want[q["policy"]] += q["pulled"]
+        want["observed"] = obs
+        assert f["lanes"] == want, (name, fid, f["lanes"], want)
+        n += sum(want.values())
+    if "timeline-whole" in p.figs:
+        assert p.figs["timeline-whole"]["lanes"]["observed"] == doc["observed"]["newidle_pulls"], name
+    return n
+
+
+KINDS = ("missing_idle_exit", "missing_idle_entry", "lost_events", "queued_not_picked")
+
+
+def check_anomalies(p, doc, name):
+    an = doc["timeline"]["anomalies"]
+    assert sorted(an) == sorted(KINDS), (name, sorted(an))
+    ncpu = len(doc["timeline"]["cpus"])
+    for k in KINDS:
+        assert an[k]["total"] == doc["observed"]["anomalies"][k], (name, k)
+        assert an[k]["not_listed"] == an[k]["total"] - len(an[k]["listed"]), (name, k)
+        assert len(an[k]["listed"]) <= 128 and (an[k]["total"] <= 128) == (an[k]["not_listed"] == 0), (name, k)
+        for fid in ("timeline-whole", "timeline-detail"):
+            f = p.figs[fid]
+            a, z = int(f["attrs"]["data-start"]), int(f["attrs"]["data-end"])
+            inside = [m for m in an[k]["listed"] if a <= m["ts_ns"] < z and m["cpu"] < ncpu]
+            c = f["anoms"][k]
+            assert int(c["data-total"]) == an[k]["total"], (name, fid, k, c)
+            assert int(c["data-listed"]) == len(an[k]["listed"]), (name, fid, k, c)
+            assert int(c["data-shown"]) == len(inside) == f["paths"][k], (name, fid, k, c, len(inside), f["paths"][k])
+    return {k: an[k]["total"] for k in KINDS}
+
+
+def is_duration(k):
+    return "cost" in k or k.endswith("_ns")
+
+
+def check_params(p, doc, name):
+    """Parameters once: the value most policies share in one table (the
+    first such on a tie, none when no two agree), each policy's row naming
+    only what differs; durations with units, never the raw ns."""
+    pols = doc.get("policies", [])
+    if not pols:
+        return
+    assert len(p.params) == 2, (name, len(p.params))
+    shared = {r[0]: r[1] for r in p.params[0][1:]}
+    own = {}
+    for r in p.params[1][1:]:
+        own[r[0]] = dict(x.strip().split(" ", 1) for x in r[1].split(";") if x.strip())
+    keys = []
+    for q in pols:
+        keys += [k for k in q["params"] if k not in keys]
+    for k in keys:
+        vals = [str(q["params"][k]).lower() for q in pols if k in q["params"]]
+        counts = [vals.count(v) for v in vals]
+        mode = vals[counts.index(max(counts))] if max(counts) > 1 or len(pols) == 1 else None
+        assert (k in shared) == (mode is not None), (name, k, mode)
+        for q in pols:
+            if k not in q["params"]:
+                continue
+            listed = k in own.get(q["label"], {})
+            assert listed == (str(q["params"][k]).lower() != mode), (name, q["label"], k)
+        if is_duration(k):
+            for text in [shared.get(k)] + [own[lb].get(k) for lb in own]:
+                if text is not None:
+                    assert text.split()[-1] in ("ns", "us", "ms", "s"), (name, k, text)
+
+
+def lost_trace(path):
+    """CPU 0's events in pages of 30; every page in MARKED says events were
+    missed before it. Returns the time stamps of the first events of those
+    pages: where the replay must see each loss."""
+    ev = T.workload(0, 3000)
+    marked = set(range(3, 300, 2))          # 149 losses: more than the list keeps
+    data, where = b"", []
+    for i in range(0, len(ev), 30):
+        chunk = ev[i:i + 30]
+        page = T.pages(chunk, missed={0: 7} if i // 30 in marked else None)
+        assert len(page) == 4096, len(page)  # one page per chunk
+        data += page
+        if i // 30 in marked:
+            where.append(chunk[0][0])
+    t = T.Trace()
+    t.buffers = [("", {0: data, 1: T.pages(T.workload(1, 40))})]
+    with open(path, "wb") as f:
+        f.write(t.build())
+    return where
+
+
+def main():
+    summary = []
+    # a control: a page wider than 800 px must be caught
+    ctl = os.path.join(WORK, "control.html")
+    with open(ctl, "w") as f:
+        f.write('<!DOCTYPE html><html><body><div style="width:1200px">wide</div></body></html>')
+    p = render(ctl, "control")
+    if not p.sw > WIDTH:
+        fail(f"control page: scrollWidth {p.sw}, the overflow check cannot fail")
+
+    traces = [("host-hackbench", os.path.join(SRC, "tests/data/host-hackbench.dat"), None),
+              ("host-pipe", os.path.join(SRC, "tests/data/host-pipe.dat"), None),
+              ("lost", os.path.join(WORK, "lost.dat"), lost_trace(os.path.join(WORK, "lost.dat")))]
+    jsons = []
+    for name, trace, where in traces:
+        base = os.path.join(WORK, name)
+        run("replay", trace, "--quiet", "--allow-lost", "--json", base + ".json", "--html", base + ".html",
+            "--decisions", base + ".dec")
+        with open(base + ".json") as f:
+            doc = json.load(f)
+        jsons.append(base + ".json")
+        p = render(base + ".html", name)
+        check_width(p, name)
+        check_headline(p, doc, name)
+        nc = check_charts(p, doc, name)
+        nl = check_lanes(p, doc, decisions(base + ".dec"), name)
+        an = check_anomalies(p, doc, name)
+        check_params(p, doc, name)
+        if where is not None:
+            lst = doc["timeline"]["anomalies"]["lost_events"]
+            assert lst["total"] == len(where), (lst["total"], len(where))
+            stride = 1
+            while -(-len(where) // stride) > 128:
+                stride *= 2
+            got = [(m["ts_ns"], m["cpu"]) for m in lst["listed"]]
+            assert got == [(ts, 0) for ts in where[::stride]], (got[:4], where[:4], stride)
+        summary.append(f"{name}: width {p.sw}, {nc} charts, {nl} pulls in the timeline rows, anomalies {an}")
+
+    for name in ("host-a", "minimal"):
+        src = os.path.join(FIX, name + ".json")
+        out = os.path.join(WORK, name + ".html")
+        run("report", src, "--format", "html", "-o", out)
+        with open(src) as f:
+            doc = json.load(f)
+        p = render(out, name)
+        check_width(p, name)
+        check_headline(p, doc, name)
+        nc = check_charts(p, doc, name)
+        check_params(p, doc, name)
+        summary.append(f"{name}: width {p.sw}, {nc} charts")
+
+    out = os.path.join(WORK, "fleet.html")
+    run("report", "merge", "--format", "html", "-o", out, os.path.join(FIX, "host-a.json"),
+        os.path.join(FIX, "host-b.json"), *jsons)
+    p = render(out, "fleet")
+    check_width(p, "fleet")
+    summary.append(f"fleet: width {p.sw}")
+    print("\n".join(summary))
+
+
+try:
+    main()
+except AssertionError as e:
+    fail(f"{e}")
+finally:
+    shutil.rmtree(WORK, ignore_errors=True)
+print("ok")
