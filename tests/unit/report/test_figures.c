@@ -133,6 +133,40 @@ static void test_tally(void **state)
 	ir_tally_free(&t);	/* freeing again is harmless */
 }
 
+/* Per-CPU totals reach every CPU the tally was sized for, CPU 0 and the
+ * last one included; a point on a CPU beyond them (a trace naming more CPUs
+ * than its topology) counts in the totals only. */
+static void test_tally_cpus(void **state)
+{
+	struct ir_policy_params p;
+	struct ir_tally t;
+	struct ir_point pt;
+	struct ir_decision d;
+	struct ir_outcome o;
+
+	(void)state;
+	ir_policy_defaults(IR_POL_NO_CHECK, &p);
+	assert_int_equal(ir_tally_init(&t, &p, 2), 0);
+	for (int cpu = 0; cpu < 3; cpu++) {
+		/* each pulls at SMT after one attempt (10 us), gaining 1000 ns */
+		pt = pt_of(cpu, IR_PT_IDLE, 15 + cpu, -1, -1);
+		d = dec_of(IR_BAIL_NONE, 3, K3);
+		ir_outcome(&pt, &d, &o);
+		assert_true(o.pulled);
+		ir_tally_add(&t, &pt, &d, &o);
+	}
+	assert_int_equal(t.points, 3);
+	assert_int_equal(t.pulls, 3);
+	assert_int_equal(t.attempts, 3);
+	for (int cpu = 0; cpu < 2; cpu++) {
+		assert_int_equal(t.cpu[cpu].pulls, 1);
+		assert_int_equal(t.cpu[cpu].attempts, 1);
+		assert_int_equal(t.cpu[cpu].idle_recovered_ns, 1000);
+		assert_int_equal(t.cpu[cpu].cost_ns, 10 * US);
+	}
+	ir_tally_free(&t);
+}
+
 static struct ir_point probed(int64_t avg_idle, int64_t ovl, int64_t cost0, int64_t ret, int kind_pulled)
 {
 	struct ir_point pt = pt_of(0, kind_pulled ? IR_PT_PULLED : IR_PT_IDLE, -1, 21, -1);
@@ -582,6 +616,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tally),
+		cmocka_unit_test(test_tally_cpus),
 		cmocka_unit_test(test_model_truth),
 		cmocka_unit_test(test_seeds),
 		cmocka_unit_test(test_report_truth),
