@@ -218,6 +218,195 @@ static void test_pinned(void **state)
 	ir_domains_free(d);
 }
 
+static struct ir_lb_result lb_rules(const struct ir_domains *d, const struct ir_point *pt, int level,
+				    enum ir_lb_rules rules, bool preemption)
+{
+	struct ir_lb_env env = {
+		.dom = d, .pt = pt, .level = level, .rules = rules, .now = NOW,
+		.sysctl_sched_migration_cost = 500 * US, .preemption = preemption,
+		.smt_never_hot = true, .llc_spread = true,
+	};
+	struct ir_lb_result r;
+
+	ir_load_balance(&env, &r);
+	return r;
+}
+
+/* Three cores of two threads: MC (imbalance_pct 117, cache_nice_tries 1)
+ * has three groups, so the average load differs from both sides' and
+ * calculate_imbalance()'s min() of the two sides is not symmetric.  Tasks
+ * are cold (ran 10 ms ago) and weigh NICE_0_LOAD. */
+static struct ir_domains *three_cores(void)
+{
+	struct ir_domains *d = domains("sockets=1,cores=3,threads=2");
+
+	assert_int_equal(ir_domains_level(d, 0, 1)->kind, IR_LVL_MC);
+	assert_int_equal(ir_domains_level(d, 0, 1)->span_weight, 6);
+	return d;
+}
+
+/* 4.15 find_busiest_group()/calculate_imbalance(), load units. */
+static void test_v415_imbalance(void **state)
+{
+	struct ir_domains *d = three_cores();
+	struct ir_rq_snap rq[6] = { 0 };
+	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 6 };
+	struct ir_lb_result r;
+
+	(void)state;
+	busy(rq, 0, 0, 0, 0);
+	busy(rq, 1, 1, 10 * 1000 * US, 1024);
+	busy(rq, 2, 3, 10 * 1000 * US, 1024);
+	busy(rq, 3, 1, 10 * 1000 * US, 1024);
+	busy(rq, 4, 1, 10 * 1000 * US, 1024);
+	busy(rq, 5, 1, 10 * 1000 * US, 1024);
+	/* local {0,1}: 1 task, avg_load 1024 * 1024 / 2048 = 512, capacity
+	 * left; {2,3}: 4 tasks, 2048 * 100 < 2048 * 117: no capacity, avg_load
+	 * 2048; {4,5}: 2 tasks, 1024.  Domain avg_load 7168 * 1024 / 6144 =
+	 * 1194.  The local group has capacity and the busiest none: no avg_load
+	 * test.  imbalance = min((2048 - 1194) * 2048, (1194 - 512) * 2048) /
+	 * 1024 = 1364; the first task leaves 340, below half a task's load
+	 * (512): the second stays.  Only the longest queue of the group gives. */
+	r = lb_rules(d, &pt, 1, IR_LB_V415, false);
+	assert_int_equal(r.why, IR_LB_PULLED);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 2);
+	assert_int_equal(r.pid, 200);
+	/* local empty: {4,5} is more than one task above it and counts as full
+	 * (prefer_sibling), but {2,3} has the higher avg_load.  Domain avg_load
+	 * 1024; imbalance min(1024 * 2048, 1024 * 2048) / 1024 = 2048: two tasks */
+	busy(rq, 1, 0, 0, 0);
+	r = lb_rules(d, &pt, 1, IR_LB_V415, false);
+	assert_int_equal(r.moved, 2);
+	assert_int_equal(r.from_cpu, 2);
+	r = lb_rules(d, &pt, 1, IR_LB_V415, true);	/* CONFIG_PREEMPTION: one */
+	assert_int_equal(r.moved, 1);
+	ir_domains_free(d);
+}
+
+/* 4.15 find_busiest_group() with a full local group: the busiest must be
+ * more than imbalance_pct above the local avg_load. */
+static void test_v415_imbalance_pct(void **state)
+{
+	struct ir_domains *d = three_cores();
+	struct ir_rq_snap rq[6] = { 0 };
+	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 6 };
+	struct ir_lb_result r;
+
+	(void)state;
+	busy(rq, 0, 0, 0, 1024);		/* newly idle, but busy until now */
+	busy(rq, 1, 6, 10 * 1000 * US, 1024);
+	busy(rq, 2, 6, 10 * 1000 * US, 1024);
+	busy(rq, 3, 1, 10 * 1000 * US, 1024);
+	busy(rq, 4, 6, 10 * 1000 * US, 1024);
+	busy(rq, 5, 1, 10 * 1000 * US, 1024);
+	/* local: 6 tasks, no capacity, avg_load 3072; {2,3} and {4,5}: 7 each,
+	 * 3584 (the first found stays the busiest); domain 20480 * 1024 / 6144
+	 * = 3413.  Local is below both, but 100 * 3584 <= 117 * 3072: balanced */
+	r = lb_rules(d, &pt, 1, IR_LB_V415, false);
+	assert_int_equal(r.moved, 0);
+	assert_int_equal(r.why, IR_LB_BALANCED);
+	/* {2,3} with 8 tasks: 4096, domain 3584; 409600 > 359424.  imbalance
+	 * min(512 * 2048, 512 * 2048) / 1024 = 1024: one task */
+	busy(rq, 2, 7, 10 * 1000 * US, 1024);
+	r = lb_rules(d, &pt, 1, IR_LB_V415, false);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 2);
+	ir_domains_free(d);
+}
+
+/* v5.5+ calculate_imbalance() when the local group has no spare capacity
+ * (group_fully_busy) and the busiest is overloaded: migrate_load. */
+static void test_migrate_load(void **state)
+{
+	struct ir_domains *d = three_cores();
+	struct ir_rq_snap rq[6] = { 0 };
+	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 6 };
+	struct ir_lb_result r;
+
+	(void)state;
+	busy(rq, 0, 0, 0, 1024);
+	busy(rq, 1, 2, 10 * 1000 * US, 1024);
+	busy(rq, 2, 6, 10 * 1000 * US, 1024);
+	busy(rq, 3, 1, 10 * 1000 * US, 1024);
+	busy(rq, 4, 1, 10 * 1000 * US, 1024);
+	busy(rq, 5, 1, 10 * 1000 * US, 1024);
+	/* local: 2 tasks on 2 CPUs, util 2048 * 117 > 2048 * 100: fully busy;
+	 * {2,3}: 7 tasks, overloaded, avg_load 3584; {4,5} fully busy.  Domain
+	 * avg_load 11264 * 1024 / 6144 = 1877, local 1024: imbalance
+	 * min(1707 * 2048, 853 * 2048) / 1024 = 1706.  Without PREEMPTION:
+	 * 1706 - 1024 = 682 is at least half a task's load, so a second task
+	 * goes; a rq of one task is never the busiest queue for load */
+	r = lb_rules(d, &pt, 1, IR_LB_V519, false);
+	assert_int_equal(r.moved, 2);
+	assert_int_equal(r.from_cpu, 2);
+	assert_int_equal(r.pid, 200);
+	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
+	assert_int_equal(r.moved, 1);
+	ir_domains_free(d);
+}
+
+/* v5.5+ update_sd_pick_busiest() among group_has_spare groups: fewer idle
+ * CPUs first, then more tasks. */
+static void test_pick_has_spare(void **state)
+{
+	struct ir_domains *d = three_cores();
+	struct ir_rq_snap rq[6] = { 0 };
+	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 6 };
+	struct ir_lb_result r;
+
+	(void)state;
+	/* {2,3}: one task, one idle CPU; {4,5}: three tasks, no idle CPU,
+	 * util 600 (2048 * 100 > 600 * 117: spare).  {4,5} is the busiest;
+	 * prefer_sibling: 3 > 0 + 1 forces; migrate_task (3 - 0) >> 1 = 1 from
+	 * the longest queue */
+	busy(rq, 2, 1, 10 * 1000 * US, 300);
+	busy(rq, 4, 2, 10 * 1000 * US, 300);
+	busy(rq, 5, 1, 10 * 1000 * US, 300);
+	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 4);
+	assert_int_equal(r.pid, 400);
+	/* both one idle CPU: more tasks wins.  {2,3}: 2 tasks, {4,5}: 3 */
+	memset(rq, 0, sizeof(rq));
+	busy(rq, 2, 2, 10 * 1000 * US, 300);
+	busy(rq, 4, 3, 10 * 1000 * US, 300);
+	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 4);
+	assert_int_equal(r.pid, 400);
+	/* the order of the groups does not matter: the busier one first */
+	memset(rq, 0, sizeof(rq));
+	busy(rq, 2, 3, 10 * 1000 * US, 300);
+	busy(rq, 4, 2, 10 * 1000 * US, 300);
+	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
+	assert_int_equal(r.from_cpu, 2);
+	ir_domains_free(d);
+}
+
+/* v5.16-5.18 calculate_imbalance(): halve first, then the NUMA allowance
+ * holds only while the busiest node runs fewer than a quarter of the
+ * domain's CPUs (span 8: 2).  The v5.19 rule keeps the same case (see
+ * test_numa_allowance). */
+static void test_numa_v516(void **state)
+{
+	struct ir_domains *d = domains("sockets=2,cores=2,threads=2,nodes=2");
+	struct ir_rq_snap rq[8] = { 0 };
+	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 8 };
+	struct ir_lb_result r;
+	int numa = ir_domains_nr_levels(d, 0) - 1;
+
+	(void)state;
+	busy(rq, 4, 2, 10 * 1000 * US, 300);
+	/* (2 - 0) >> 1 = 1; busiest 2 tasks, not below 8 >> 2: pulled */
+	r = lb_rules(d, &pt, numa, IR_LB_V516, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 4);
+	r = lb_rules(d, &pt, numa, IR_LB_V519, true);
+	assert_int_equal(r.moved, 0);
+	ir_domains_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +416,11 @@ int main(void)
 		cmocka_unit_test(test_pinned),
 		cmocka_unit_test(test_llc_spread),
 		cmocka_unit_test(test_busiest_queue_util),
+		cmocka_unit_test(test_v415_imbalance),
+		cmocka_unit_test(test_v415_imbalance_pct),
+		cmocka_unit_test(test_migrate_load),
+		cmocka_unit_test(test_pick_has_spare),
+		cmocka_unit_test(test_numa_v516),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
