@@ -732,11 +732,62 @@ static void test_ni_random_dice(void **state)
 	ir_policy_state_free(&st);
 }
 
+/* A point with the kernel's own per-level costs (a newidle probe): the
+ * mainline family's checks and every walk's durations use them where
+ * known (-1: the probe lacks the level, the policy's own cost stands), and
+ * a walk never costs more than the call the probe measured. */
+static void test_probed_costs(void **state)
+{
+	struct ir_decision_ctx c = ctx3(300 * US, true);
+	struct ir_policy_params p;
+	struct ir_decision d;
+
+	(void)state;
+	c.probed = true;
+	for (int l = 0; l < 3; l++)
+		c.probe_ratio[l] = -1;
+	assert_int_equal(ir_policy_parse("mainline", &p, NULL, 0), 0);
+	for (int k = 0; k < IR_LVL__COUNT; k++)
+		p.max_newidle_lb_cost[k] = 1 * US;	/* the policy's own: tiny */
+	p.max_newidle_lb_cost[IR_LVL_MC] = 100 * US;
+	/* 5 us at SMT, then 5 + 400 > 300 at MC: stop there */
+	c.probe_cost[0] = 5 * US, c.probe_cost[1] = 400 * US, c.probe_cost[2] = 10 * US;
+	ir_decide(&c, &p, NULL, &d);
+	expect_tried(&d, 1, (const int[]){ 0 }, 1);
+	assert_int_equal(d.cost[0], 5 * US);
+	/* the lowest level's probed cost above avg_idle: the 5.16+ bail */
+	c.probe_cost[0] = 350 * US;
+	ir_decide(&c, &p, NULL, &d);
+	assert_int_equal(d.bail, IR_BAIL_LOWEST_COST);
+	/* MC unknown to the probe: the policy's 100 us; 5 + 100 + 10 < 300 */
+	c.probe_cost[0] = 5 * US, c.probe_cost[1] = -1;
+	ir_decide(&c, &p, NULL, &d);
+	expect_tried(&d, 3, (const int[]){ 0, 1, 2 }, -1);
+	assert_int_equal(d.cost[0], 5 * US);
+	assert_int_equal(d.cost[1], 100 * US);
+	assert_int_equal(d.cost[2], 10 * US);
+	/* the call took 50 us: 5, then the 45 left, then nothing */
+	c.probe_dur = 50 * US;
+	ir_decide(&c, &p, NULL, &d);
+	expect_tried(&d, 3, (const int[]){ 0, 1, 2 }, -1);
+	assert_int_equal(d.cost[0], 5 * US);
+	assert_int_equal(d.cost[1], 45 * US);
+	assert_int_equal(d.cost[2], 0);
+	/* not probed: the policy's own costs throughout (1, 100, 1 us) */
+	c.probed = false, c.probe_dur = 0;
+	c.probe_cost[1] = 400 * US;
+	ir_decide(&c, &p, NULL, &d);
+	expect_tried(&d, 3, (const int[]){ 0, 1, 2 }, -1);
+	assert_int_equal(d.cost[0], 1 * US);
+	assert_int_equal(d.cost[1], 100 * US);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scenario_300us),
 		cmocka_unit_test(test_bails),
+		cmocka_unit_test(test_probed_costs),
 		cmocka_unit_test(test_invariants),
 		cmocka_unit_test(test_outcome),
 		cmocka_unit_test(test_proportional_stop_at_first),
