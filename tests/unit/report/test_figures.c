@@ -250,6 +250,10 @@ static void test_seeds(void **state)
 	const uint64_t pulls[4] = { 6, 1, 3, 2 }, mc[4] = { 4, 0, 2, 1 };
 	/* at probed calls: seed 0 pulls at 5, the mean is 2 */
 	const uint64_t probed[4] = { 5, 1, 2, 0 }, both[4] = { 3, 1, 1, 0 };
+	/* by level, each seed's levels adding up to its total */
+	const uint64_t smt_att[4] = { 7, 2, 5, 1 }, mc_att[4] = { 40, 5, 20, 14 };
+	const uint64_t mc_mv[4] = { 5, 0, 3, 1 }, numa_mv[4] = { 2, 1, 2, 1 };
+	const uint64_t smt_cost[4] = { 1000, 0, 1000, 2000 };
 	struct ir_tally t;
 	struct ir_truth tr;
 
@@ -265,6 +269,14 @@ static void test_seeds(void **state)
 		tot[i].cost_ns = (uint64_t)(i + 1) * US;
 		tot[i].probed_pulls = probed[i];
 		tot[i].probed_both = both[i];
+		tot[i].level_attempts[IR_LVL_SMT] = smt_att[i];
+		tot[i].level_attempts[IR_LVL_MC] = mc_att[i];
+		tot[i].level_attempts[IR_LVL_NUMA] = 10 * pulls[i] - smt_att[i] - mc_att[i];
+		tot[i].moved = mc_mv[i] + numa_mv[i];
+		tot[i].level_moved[IR_LVL_MC] = mc_mv[i];
+		tot[i].level_moved[IR_LVL_NUMA] = numa_mv[i];
+		tot[i].level_cost_ns[IR_LVL_SMT] = smt_cost[i];
+		tot[i].level_cost_ns[IR_LVL_MC] = tot[i].cost_ns - smt_cost[i];
 	}
 	t.pulls = 6;	/* seed 0's draw: replaced by the mean */
 	ir_tally_seeds(&t, &r);
@@ -278,6 +290,29 @@ static void test_seeds(void **state)
 	assert_float_equal(t.s_level_pulls[IR_LVL_MC].mean, 1.75, 1e-12);
 	assert_int_equal(t.level[IR_LVL_MC].pulls, 2);	/* 1.75 rounded */
 	assert_int_equal(t.cost_ns, 2500);		/* (1 + 2 + 3 + 4) us / 4, rounded */
+	/* by level: the means rounded by largest remainder to the total.
+	 * attempts: means 3.75, 19.75, 6.5 -> 3 + 19 + 6 = 28, the two .75
+	 * get the 2 left: 4, 20, 6 */
+	assert_int_equal(t.level[IR_LVL_SMT].attempts, 4);
+	assert_int_equal(t.level[IR_LVL_MC].attempts, 20);
+	assert_int_equal(t.level[IR_LVL_NUMA].attempts, 6);
+	/* pulls: 1.75, 1.25 of 3 -> 2, 1 */
+	assert_int_equal(t.level[IR_LVL_NUMA].pulls, 1);
+	assert_int_equal(t.level[IR_LVL_SMT].pulls, 0);
+	/* moved: totals 7, 1, 5, 2: mean 3.75 -> 4; by level 2.25 and 1.5 ->
+	 * 2 + 1, the larger remainder (NUMA's .5) gets the last: 2, 2 */
+	assert_float_equal(t.s_moved.mean, 3.75, 1e-12);
+	assert_float_equal(t.s_moved.p95, 7.0, 1e-12);
+	assert_int_equal(t.moved, 4);
+	assert_float_equal(t.s_level_moved[IR_LVL_MC].mean, 2.25, 1e-12);
+	assert_int_equal(t.level[IR_LVL_MC].moved, 2);
+	assert_int_equal(t.level[IR_LVL_NUMA].moved, 2);
+	/* cost: 1000 and 1500 ns exactly */
+	assert_int_equal(t.level[IR_LVL_SMT].cost_ns, 1000);
+	assert_int_equal(t.level[IR_LVL_MC].cost_ns, 1500);
+	assert_int_equal(t.level[IR_LVL_NUMA].cost_ns, 0);
+	assert_float_equal(t.s_level_attempts[IR_LVL_NUMA].mean, 6.5, 1e-12);
+	assert_float_equal(t.s_attempts.p5, 10.0, 1e-12);
 	ir_truth_seeds(&tr, &t);
 	assert_true(tr.randomised);
 	tr.pull_pred = 5;	/* seed 0's draw at probed calls: replaced by the mean */
