@@ -407,6 +407,79 @@ static void test_numa_v516(void **state)
 	ir_domains_free(d);
 }
 
+/* ir_outcome_lb(): a decision's walk through load_balance() per level.
+ * The runqueues of test_cache_hot (rq 2: three tasks waiting, ran 100 us
+ * before the snapshot, util 400); the walk tries SMT (10 us: CPU 1 is
+ * idle, no busiest) then MC (20 us). */
+static void test_outcome_lb(void **state)
+{
+	struct ir_domains *d = domains("sockets=1,cores=2,threads=2");
+	struct ir_rq_snap rq[4] = { 0 };
+	/* the point is handled a second after the snapshot: task_hot() is
+	 * measured at the snapshot (rq_ts), where the runqueues were */
+	struct ir_point pt = { .cpu = 0, .ts = NOW + 1000 * 1000 * US, .rq_ts = NOW, .rq = rq,
+			       .nr_rq = 4, .nr_levels = 2, .idle_ns = 9000, .avg_idle = 1000 * US,
+			       .overload = true, .pulled_pid = -1, .pulled_from = -1 };
+	struct ir_decision dec = { .nr_tried = 2, .tried = { 0, 1 }, .kind = { IR_LVL_SMT, IR_LVL_MC },
+				   .cost = { 10 * US, 20 * US }, .stop_level = -1 };
+	struct ir_decision_ctx ctx;
+	struct ir_policy_params p;
+	struct ir_outcome o;
+
+	(void)state;
+	busy(rq, 0, 0, 0, 0);
+	busy(rq, 1, 0, 0, 0);
+	busy(rq, 2, 4, 100 * US, 400);
+	busy(rq, 3, 0, 0, 0);
+	pt.ring[0] = (struct ir_cand){ .pid = -1, .cpu = -1 };
+	pt.ring[1] = (struct ir_cand){ .pid = 200, .cpu = 2, .src_nr_running = 4, .gain_ns = 6000 };
+	ir_decision_ctx_init(&ctx, &pt, d);
+	assert_int_equal(ctx.nr_levels, 2);
+	assert_int_equal(ir_policy_parse("mainline", &p, NULL, 0), 0);
+	p.preemption = 0;
+	p.sysctl_sched_migration_cost = 0;	/* never hot: MC moves 2 (test_cache_hot) */
+	ir_outcome_lb(&ctx, &p, &dec, &o);
+	assert_true(o.pulled);
+	assert_int_equal(o.attempts, 2);
+	assert_int_equal(o.cost_ns, 30 * US);
+	assert_int_equal(o.attempt_cost[0], 10 * US);
+	assert_int_equal(o.attempt_cost[1], 20 * US);
+	assert_int_equal(o.moved, 2);
+	assert_int_equal(o.level, 1);
+	assert_int_equal(o.level_kind, IR_LVL_MC);
+	assert_int_equal(o.pid, 200);
+	assert_int_equal(o.from_cpu, 2);
+	assert_int_equal(o.idle_recovered_ns, 6000);	/* ring 1's gain: it is that task */
+	assert_int_equal(o.idle_lost_ns, 0);
+	/* the task pulled is not the ring's best waiting one: it gains at most
+	 * the idle time */
+	pt.ring[1].pid = 201;
+	ir_outcome_lb(&ctx, &p, &dec, &o);
+	assert_int_equal(o.pid, 200);
+	assert_int_equal(o.idle_recovered_ns, 9000);
+	/* 500 us: the tasks ran 100 us before the snapshot, hot: nothing moves,
+	 * and the nearest waiting task is the idle time lost */
+	p.sysctl_sched_migration_cost = 500 * US;
+	ir_outcome_lb(&ctx, &p, &dec, &o);
+	assert_false(o.pulled);
+	assert_int_equal(o.moved, 0);
+	assert_int_equal(o.attempts, 2);
+	assert_int_equal(o.level, -1);
+	assert_int_equal(o.pid, -1);
+	assert_int_equal(o.idle_recovered_ns, 0);
+	assert_int_equal(o.idle_lost_ns, 6000);
+	/* a snapshot that does not cover the domains' CPUs: the ring
+	 * candidates decide (one task, ring 1 at MC) */
+	pt.nr_rq = 3;
+	ir_outcome_lb(&ctx, &p, &dec, &o);
+	assert_true(o.pulled);
+	assert_int_equal(o.moved, 1);
+	assert_int_equal(o.level, 1);
+	assert_int_equal(o.pid, 201);
+	assert_int_equal(o.idle_recovered_ns, 6000);
+	ir_domains_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -421,6 +494,7 @@ int main(void)
 		cmocka_unit_test(test_migrate_load),
 		cmocka_unit_test(test_pick_has_spare),
 		cmocka_unit_test(test_numa_v516),
+		cmocka_unit_test(test_outcome_lb),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
