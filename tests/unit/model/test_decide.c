@@ -782,12 +782,44 @@ static void test_probed_costs(void **state)
 	assert_int_equal(d.cost[1], 100 * US);
 }
 
+/* "Stop searching for tasks to pull if there are now runnable tasks on
+ * this rq" (v4.15 idle_balance(), v6.1 newidle_balance()): a task queued
+ * arrival_ns after entry ends the walk once the levels balanced so far have
+ * taken that long; the next level is where it stopped (-1: none left). */
+static void test_arrival(void **state)
+{
+	struct ir_decision_ctx c = ctx3(1000 * US, true);
+	struct ir_policy_params p;
+	struct ir_decision d;
+
+	(void)state;
+	assert_int_equal(ir_policy_parse("no-check", &p, NULL, 0), 0);
+	for (int k = 0; k < IR_LVL__COUNT; k++)
+		p.max_newidle_lb_cost[k] = 10 * US;
+	c.arrival_ns = 15 * US;		/* after SMT (10), during MC (20) */
+	ir_decide(&c, &p, NULL, &d);
+	expect_tried(&d, 2, (const int[]){ 0, 1 }, 2);
+	c.arrival_ns = 20 * US;		/* exactly when MC is done */
+	ir_decide(&c, &p, NULL, &d);
+	expect_tried(&d, 2, (const int[]){ 0, 1 }, 2);
+	c.arrival_ns = 25 * US;		/* during NUMA, the last level */
+	ir_decide(&c, &p, NULL, &d);
+	expect_tried(&d, 3, (const int[]){ 0, 1, 2 }, -1);
+	c.arrival_ns = 5 * US;		/* during SMT */
+	ir_decide(&c, &p, NULL, &d);
+	expect_tried(&d, 1, (const int[]){ 0 }, 1);
+	c.arrival_ns = 0;		/* nothing arrived */
+	ir_decide(&c, &p, NULL, &d);
+	expect_tried(&d, 3, (const int[]){ 0, 1, 2 }, -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scenario_300us),
 		cmocka_unit_test(test_bails),
 		cmocka_unit_test(test_probed_costs),
+		cmocka_unit_test(test_arrival),
 		cmocka_unit_test(test_invariants),
 		cmocka_unit_test(test_outcome),
 		cmocka_unit_test(test_proportional_stop_at_first),
