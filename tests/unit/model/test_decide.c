@@ -579,6 +579,60 @@ static void test_evaluate(void **state)
 		ir_policy_run_free(&runs[i]);
 }
 
+/* A randomised policy's per-seed totals (ir_evaluate()): every seed's
+ * walk counted, and ground truth's population, the model's pulls at calls
+ * with an exit probe (probe_ret 0: the kernel pulled nothing; 1: it pulled;
+ * -1: no exit probe, not counted).  NO_NI_RANDOM: no die, so all three
+ * seeds walk alike and each total is worked out here. */
+static void test_evaluate_seeds(void **state)
+{
+	struct ir_policy_run run;
+	struct ir_point pt = { .ts = 10, .cpu = 0, .avg_idle = 1000 * US, .overload = true, .nr_levels = 1,
+			       .pulled_pid = -1, .pulled_from = -1 };
+	const int64_t ret[5] = { 0, 1, -1, 1, 0 };
+	const bool has_probe[5] = { true, true, true, false, false };
+	struct ir_decision d;
+	struct ir_outcome o;
+
+	(void)state;
+	assert_int_equal(ir_policy_parse("proportional", &run.p, NULL, 0), 0);
+	run.p.ni_random = 0;
+	run.p.seeds = 3;
+	run.p.max_newidle_lb_cost[IR_LVL_MC] = 20 * US;
+	assert_int_equal(ir_policy_run_init(&run, 1), 0);
+	assert_int_equal(run.nr_seeds, 3);
+	for (int i = 0; i < 5; i++) {
+		/* a waiting task on ring 0 except at the last point */
+		pt.ring[0] = i < 4 ? (struct ir_cand){ .pid = 7, .cpu = 1, .src_nr_running = 2, .gain_ns = 3000 } :
+			(struct ir_cand){ .pid = -1, .cpu = -1 };
+		pt.has_probe = has_probe[i];
+		pt.probe_ret = ret[i];
+		pt.probe = (struct ir_probe_entry){ .avg_idle = 1000 * US, .rd_overload = 1,
+			.sd_max_newidle_lb_cost = { 15 * US, -1, -1 }, .sd_newidle_ratio = { -1, -1, -1 } };
+		ir_evaluate(&pt, NULL, true, &run, 1, &d, &o);
+		pt.ts += 10;
+	}
+	for (int s = 0; s < 3; s++) {
+		const struct ir_seed_totals *t = &run.seed_tot[s];
+
+		assert_int_equal(t->attempts, 5);
+		assert_int_equal(t->pulls, 4);
+		assert_int_equal(t->moved, 4);
+		assert_int_equal(t->cost_ns, 3 * 15 * US + 2 * 20 * US);	/* probed where probed */
+		assert_int_equal(t->idle_recovered_ns, 4 * 3000);
+		assert_int_equal(t->idle_lost_ns, 0);
+		assert_int_equal(t->level_attempts[IR_LVL_MC], 5);
+		assert_int_equal(t->level_pulls[IR_LVL_MC], 4);
+		assert_int_equal(t->level_moved[IR_LVL_MC], 4);
+		assert_int_equal(t->level_cost_ns[IR_LVL_MC], 85 * US);
+		assert_int_equal(t->level_attempts[IR_LVL_SMT], 0);
+		assert_int_equal(t->probed_pulls, 2);
+		assert_int_equal(t->probed_both, 1);
+	}
+	ir_policy_run_free(&run);
+	assert_null(run.seed_tot);
+}
+
 /* Boundaries: the kernel's tests are strict '<', so a value exactly at the
  * threshold passes (v4.15 idle_balance(): "this_rq->avg_idle <
  * sysctl_sched_migration_cost" bails; "avg_idle < curr_cost +
@@ -820,6 +874,7 @@ int main(void)
 		cmocka_unit_test(test_bails),
 		cmocka_unit_test(test_probed_costs),
 		cmocka_unit_test(test_arrival),
+		cmocka_unit_test(test_evaluate_seeds),
 		cmocka_unit_test(test_invariants),
 		cmocka_unit_test(test_outcome),
 		cmocka_unit_test(test_proportional_stop_at_first),
