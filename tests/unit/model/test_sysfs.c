@@ -161,6 +161,9 @@ static void test_missing_online(void **state)
 	snprintf(want, sizeof(want), "topology: /nonexistent-idlereplay/sys/devices/system/cpu/online: "
 		 "No such file or directory");
 	assert_string_equal(err, want);
+	/* a sysroot given with a trailing '/' names the same files */
+	assert_int_equal(ir_topology_capture("/nonexistent-idlereplay/", &text, err, sizeof(err)), IR_ERR_INPUT);
+	assert_string_equal(err, want);
 }
 
 int main(void)
