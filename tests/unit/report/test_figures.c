@@ -207,6 +207,18 @@ static void test_model_truth(void **state)
 	v.sd_max_newidle_lb_cost[0] = 5;
 	v.avg_idle = 0;
 	assert_true(ir_probe_early_bail(&v));
+	/* avg_idle not probed (-1): no bail known */
+	v.avg_idle = -1;
+	assert_false(ir_probe_early_bail(&v));
+	/* v5.13+: a pending wake-list wakeup returns first, whatever the rest
+	 * says; -1 is "not probed" */
+	v.avg_idle = 1000 * US;
+	v.ttwu_pending = 1;
+	assert_true(ir_probe_early_bail(&v));
+	v.ttwu_pending = -1;
+	assert_false(ir_probe_early_bail(&v));
+	v.ttwu_pending = 0;
+	assert_false(ir_probe_early_bail(&v));
 
 	/* probed mode: the context takes the kernel's own per-level costs,
 	 * ratios and the call's duration (levels 0..2, as the probes carry them) */
