@@ -425,6 +425,22 @@ static void test_report_truth(void **state)
 	assert_float_equal(ir_truth_err_quantile(&t, 0.0), 0.5 + 1.0 / IR_TRUTH_BINS, 1e-9);
 	memset(&t, 0, sizeof(t));
 	assert_float_equal(ir_truth_err_quantile(&t, 0.5), -1, 0);
+	/* the level a kernel pull came from is the ring holding the task, among
+	 * the point's levels only */
+	pt = probed(300 * US, 1, 5 * US, 1, 1);
+	pt.ring[1].pid = 22;
+	pt.ring[2] = (struct ir_cand){ .pid = 21, .cpu = 6, .src_nr_running = 2, .gain_ns = 10 };
+	d = dec_of(IR_BAIL_NONE, 3, K3);
+	ir_outcome(&pt, &d, &o);
+	ctx.nr_levels = 2;
+	ir_truth_add(&t, &pt, &ctx, &d, &o);
+	assert_int_equal(t.pull_obs, 1);
+	for (int k = 0; k < IR_LVL__COUNT; k++)
+		assert_int_equal(t.actual[k], 0);
+	ctx.nr_levels = 3;
+	ir_truth_add(&t, &pt, &ctx, &d, &o);
+	assert_int_equal(t.actual[IR_LVL_NUMA], 1);
+	assert_int_equal(t.actual[IR_LVL_MC], 0);
 }
 
 static double num(json_object *o, const char *key)
