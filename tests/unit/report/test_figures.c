@@ -504,6 +504,9 @@ static void test_json(void **state)
 	ob.mig_by_cause[IR_MIG_WAKEUP] = 5;
 	ob.mig_by_cause[IR_MIG_ACTIVE] = 2;
 	ir_state_params_default(&sp);
+	/* distinct values: a key holding another's figure shows */
+	sp.sched_migration_cost = 111, sp.max_idle_balance_cost = 222, sp.avg_idle_init = 333;
+	sp.tick_ns = 444, sp.balance_interval_ns = 555, sp.busy_factor = 66;
 	ir_policy_defaults(IR_POL_BASELINE, &pb);
 	ir_policy_defaults(IR_POL_NO_CHECK, &pn);
 	assert_int_equal(ir_tally_init(&tt[0], &pb, 4), 0);
@@ -577,6 +580,60 @@ static void test_json(void **state)
 	assert_int_equal(num(obj(obj(nc, "migrations_avoided"), "by_level"), "MC"), -1);
 	assert_int_equal(num(nc, "idle_traded_ns"), -2000);
 	assert_int_equal(num(json_object_array_get_idx(obj(nc, "per_cpu"), 2), "idle_lost_ns"), 5000);
+	/* every figure under its own key: the values of fill() worked out in
+	 * test_tally (tasks moved: one per pull) */
+	assert_string_equal(json_object_get_string(obj(nc, "label")), "no-check");
+	assert_string_equal(json_object_get_string(obj(doc, "reference")), "baseline");
+	assert_int_equal(num(obj(nc, "moved"), "total"), 2);
+	assert_int_equal(num(obj(obj(nc, "moved"), "by_level"), "MC"), 1);
+	assert_int_equal(num(obj(obj(nc, "moved"), "by_level"), "SMT"), 1);
+	assert_int_equal(num(obj(nc, "pulls"), "total"), 2);
+	assert_int_equal(num(obj(obj(nc, "attempts"), "by_level"), "MC"), 1);
+	assert_int_equal(num(obj(nc, "bails"), "not_overloaded"), 0);
+	assert_null(json_object_object_get(obj(nc, "bails"), "none"));	/* not a bail */
+	/* a level nobody tried or pulled at is left out */
+	assert_null(json_object_object_get(obj(obj(nc, "attempts"), "by_level"), "NUMA"));
+	assert_null(json_object_object_get(obj(obj(nc, "pulls"), "by_level"), "NUMA"));
+	assert_null(json_object_object_get(nc, "seeds"));	/* one seed: no spread */
+	{
+		json_object *pc = obj(nc, "per_cpu"), *c1 = json_object_array_get_idx(pc, 1);
+
+		assert_int_equal(json_object_array_length(pc), 4);
+		assert_int_equal(num(c1, "cpu"), 1);
+		assert_int_equal(num(c1, "pulls"), 2);
+		assert_int_equal(num(c1, "attempts"), 3);
+		assert_int_equal(num(c1, "idle_recovered_ns"), 3000);
+		assert_int_equal(num(c1, "idle_lost_ns"), 0);
+		assert_int_equal(num(c1, "balance_cost_ns"), 40 * US);
+		assert_int_equal(num(json_object_array_get_idx(pc, 3), "cpu"), 3);
+	}
+	{
+		json_object *tr_ = obj(doc, "trace"), *ob_ = obj(doc, "observed"), *c0, *as = obj(doc, "assumptions");
+
+		assert_string_equal(json_object_get_string(obj(tr_, "kernel")), "6.1.0");
+		assert_string_equal(json_object_get_string(obj(tr_, "clock")), "local");
+		assert_int_equal(num(tr_, "cpus"), 4);
+		assert_int_equal(num(tr_, "file_version"), 7);
+		assert_int_equal(num(tr_, "events_total"), 9);
+		assert_int_equal(num(tr_, "first_ts"), 100);
+		assert_int_equal(num(tr_, "last_ts"), 200);
+		assert_int_equal(json_object_array_length(obj(ob_, "cpus")), 4);
+		c0 = json_object_array_get_idx(obj(ob_, "cpus"), 0);
+		assert_int_equal(num(c0, "idle_ns"), 10);
+		assert_int_equal(num(c0, "busy_ns"), 90);
+		assert_int_equal(num(c0, "idle_entries"), 3);
+		assert_int_equal(num(c0, "newidle_points"), 2);
+		assert_int_equal(num(c0, "newidle_pulls"), 1);
+		assert_int_equal(num(ob_, "newidle_points"), 10);
+		assert_int_equal(num(ob_, "newidle_pulls"), 3);
+		assert_int_equal(num(obj(obj(ob_, "migrations"), "by_cause"), "wakeup"), 5);
+		assert_int_equal(num(as, "sched_migration_cost_ns"), 111);
+		assert_int_equal(num(as, "max_idle_balance_cost_ns"), 222);
+		assert_int_equal(num(as, "avg_idle_init_ns"), 333);
+		assert_int_equal(num(as, "overload_tick_ns"), 444);
+		assert_int_equal(num(as, "overload_balance_interval_ns"), 555);
+		assert_int_equal(num(as, "overload_busy_factor"), 66);
+	}
 	f = obj(doc, "fidelity");
 	assert_string_equal(json_object_get_string(obj(f, "policy")), "no-check");
 	assert_int_equal(num(f, "predicted_pulls"), 2);
@@ -655,8 +712,28 @@ static void test_json(void **state)
 		ir_tally_seeds(&k, &r);
 		ir_truth_seeds(&tr, &k);
 	}
+	/* a policy over seeds: its spread under "seeds" */
+	tt[1].nr_seeds = 4;
+	tt[1].s_attempts = (struct ir_spread){ 2.5, 1, 4 };
+	tt[1].s_pulls = (struct ir_spread){ 1.25, 0, 3 };
+	tt[1].s_level_attempts[IR_LVL_SMT] = (struct ir_spread){ 1.5, 1, 2 };
+	tt[1].s_level_moved[IR_LVL_MC] = (struct ir_spread){ 0.75, 0, 1 };
 	doc = ir_report_json(&in);
 	assert_non_null(doc);
+	{
+		json_object *sd = obj(json_object_array_get_idx(obj(doc, "policies"), 1), "seeds");
+
+		assert_int_equal(num(sd, "n"), 4);
+		assert_float_equal(num(obj(sd, "attempts"), "mean"), 2.5, 1e-12);
+		assert_float_equal(num(obj(sd, "attempts"), "p5"), 1, 1e-12);
+		assert_float_equal(num(obj(sd, "attempts"), "p95"), 4, 1e-12);
+		assert_float_equal(num(obj(sd, "pulls"), "mean"), 1.25, 1e-12);
+		assert_float_equal(num(obj(obj(sd, "attempts_by_level"), "SMT"), "mean"), 1.5, 1e-12);
+		assert_float_equal(num(obj(obj(sd, "moved_by_level"), "MC"), "mean"), 0.75, 1e-12);
+		/* levels tried by the policy (SMT, MC) only */
+		assert_null(json_object_object_get(obj(sd, "pulls_by_level"), "NUMA"));
+		assert_float_equal(num(obj(obj(sd, "pulls_by_level"), "SMT"), "mean"), 0, 1e-12);
+	}
 	gt = obj(doc, "ground_truth");
 	assert_int_equal(num(gt, "predicted_pulls"), 2);
 	assert_float_equal(num(obj(gt, "expected_pulls"), "mean"), 2.0, 1e-12);
