@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "model/model.h"
+#include "model/cpumask.h"
 
 #define US 1000ull
 #define NOW 100000000ull	/* 100 ms */
@@ -480,6 +480,184 @@ static void test_outcome_lb(void **state)
 	ir_domains_free(d);
 }
 
+/* update_sg_lb_stats()/group_classify() at the capacity boundary (v5.5+):
+ * a group running as many tasks as CPUs has spare capacity only while
+ * group_capacity * 100 > group_util * imbalance_pct.  MC, 117: two CPUs at
+ * util 880 (1760 * 117 = 205920 > 204800) are fully busy, at 870 (203580)
+ * not.  A fully busy group is busier than one with spare capacity. */
+static void test_fully_busy_boundary(void **state)
+{
+	struct ir_domains *d = three_cores();
+	struct ir_rq_snap rq[6] = { 0 };
+	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 6 };
+	struct ir_lb_result r;
+
+	(void)state;
+	/* {2,3}: 2 tasks on rq 2, CPU 3 idle; {4,5}: 3 tasks on rq 4, util 300
+	 * (spare), CPU 5 idle.  {2,3} fully busy: the busiest; prefer_sibling
+	 * forces (2 > 0 + 1), migrate_task (2 - 0) >> 1 = 1 */
+	busy(rq, 2, 2, 10 * 1000 * US, 880);
+	busy(rq, 3, 0, 0, 880);
+	busy(rq, 4, 3, 10 * 1000 * US, 300);
+	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 2);
+	/* util 870: {2,3} has spare too; same idle CPUs, {4,5} more tasks */
+	rq[2].util = rq[3].util = 870;
+	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 4);
+	ir_domains_free(d);
+}
+
+/* find_busiest_group() v5.5+, a busiest group that is not overloaded: of a
+ * group of one CPU (SMT) only a single task is balanced; more move.  The
+ * idle-CPU comparison is for groups of more than one CPU. */
+static void test_single_cpu_groups(void **state)
+{
+	struct ir_domains *d = domains("sockets=1,cores=2,threads=2");
+	struct ir_rq_snap rq[4] = { 0 };
+	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 4 };
+	struct ir_lb_result r;
+
+	(void)state;
+	/* CPU 1: 2 tasks, util 300: 1024 * 100 > 300 * 110, spare.  No
+	 * prefer_sibling at the lowest level.  migrate_task, a group of one
+	 * CPU: 2 - 0, >> 1 = 1 */
+	busy(rq, 1, 2, 10 * 1000 * US, 300);
+	r = lb_rules(d, &pt, 0, IR_LB_V519, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 1);
+	assert_int_equal(r.pid, 100);
+	busy(rq, 1, 1, 10 * 1000 * US, 300);
+	r = lb_rules(d, &pt, 0, IR_LB_V519, true);
+	assert_int_equal(r.moved, 0);
+	assert_int_equal(r.why, IR_LB_BALANCED);
+	ir_domains_free(d);
+}
+
+/* find_busiest_queue() for migrate_task takes a runqueue of one task too;
+ * detach_tasks() then leaves it its last: nothing movable (the kernel's
+ * load_balance() finds a busiest rq and moves nothing), not "no queue". */
+static void test_single_task_queue(void **state)
+{
+	struct ir_domains *d = three_cores();
+	struct ir_rq_snap rq[6] = { 0 };
+	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 6 };
+	struct ir_lb_result r;
+
+	(void)state;
+	/* {2,3}: one task each, util 1024: fully busy; forced (2 > 0 + 1),
+	 * migrate_task 1 */
+	busy(rq, 2, 1, 10 * 1000 * US, 1024);
+	busy(rq, 3, 1, 10 * 1000 * US, 1024);
+	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
+	assert_int_equal(r.moved, 0);
+	assert_int_equal(r.why, IR_LB_NOTHING_MOVABLE);
+	ir_domains_free(d);
+}
+
+/* 4.15 group_has_capacity() of the local group at the boundary, with the
+ * runqueues of test_v415_imbalance_pct: at util 880 per CPU the local
+ * group has no capacity (avg_load tests: balanced); at 870 it has, the
+ * busiest has none, and one task moves without the avg_load tests
+ * (imbalance min(171 * 2048, 341 * 2048) / 1024 = 342, raised to a task's
+ * load). */
+static void test_v415_local_capacity(void **state)
+{
+	struct ir_domains *d = three_cores();
+	struct ir_rq_snap rq[6] = { 0 };
+	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 6 };
+	struct ir_lb_result r;
+
+	(void)state;
+	busy(rq, 0, 0, 0, 880);
+	busy(rq, 1, 6, 10 * 1000 * US, 880);
+	busy(rq, 2, 6, 10 * 1000 * US, 1024);
+	busy(rq, 3, 1, 10 * 1000 * US, 1024);
+	busy(rq, 4, 6, 10 * 1000 * US, 1024);
+	busy(rq, 5, 1, 10 * 1000 * US, 1024);
+	r = lb_rules(d, &pt, 1, IR_LB_V415, true);
+	assert_int_equal(r.moved, 0);
+	assert_int_equal(r.why, IR_LB_BALANCED);
+	rq[0].util = rq[1].util = 870;
+	r = lb_rules(d, &pt, 1, IR_LB_V415, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 2);
+	ir_domains_free(d);
+}
+
+/* 4.15 update_sd_lb_stats() with prefer_sibling: a group more than one task
+ * above a local group that has capacity counts as having none, and so
+ * ranks as overloaded.  Here the local group (2 tasks on 2 CPUs, util 2048)
+ * has no capacity, so {2,3} (4 tasks, util 300: capacity left) is not
+ * forced, and {4,5} (3 tasks, util 2048: none) is the busiest.  Domain
+ * avg_load 9216 * 1024 / 6144 = 1536; local 1024; 100 * 1536 > 117 * 1024:
+ * imbalance min(0, ...) raised to one task's load, from the longest queue
+ * of {4,5} (a single task is never taken for load). */
+static void test_v415_prefer_sibling(void **state)
+{
+	struct ir_domains *d = three_cores();
+	struct ir_rq_snap rq[6] = { 0 };
+	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 6 };
+	struct ir_lb_result r;
+
+	(void)state;
+	busy(rq, 0, 0, 0, 1024);
+	busy(rq, 1, 2, 10 * 1000 * US, 1024);
+	busy(rq, 2, 4, 10 * 1000 * US, 300);
+	busy(rq, 4, 2, 10 * 1000 * US, 1024);
+	busy(rq, 5, 1, 10 * 1000 * US, 1024);
+	r = lb_rules(d, &pt, 1, IR_LB_V415, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 4);
+	assert_int_equal(r.pid, 400);
+	ir_domains_free(d);
+}
+
+/* The NUMA allowance at its edges.  v5.16-5.18: after halving, an
+ * imbalance of at most 2 stays while the busiest node runs fewer tasks
+ * than a quarter of the domain (28 CPUs: 7).  v5.19+: before halving, at
+ * most 2 while the local node's tasks + 1 are below imb_numa_nr. */
+static void test_numa_edges(void **state)
+{
+	struct ir_domains *d = domains("sockets=2,cores=7,threads=2,nodes=2");
+	struct ir_domains *d8 = domains("sockets=2,cores=2,threads=2,nodes=2");
+	struct ir_rq_snap rq[28] = { 0 };
+	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 28 };
+	struct ir_lb_result r;
+	int numa = ir_domains_nr_levels(d, 0) - 1;
+
+	(void)state;
+	assert_int_equal(ir_domains_level(d, 0, numa)->kind, IR_LVL_NUMA);
+	assert_int_equal(ir_domains_level(d, 0, numa)->span_weight, 28);
+	assert_false(ir_cpumask_test(ir_domains_level(d, 0, numa - 1)->span, 14));
+	/* node 1 (CPUs 14-27): 4 tasks, 4 >> 1 = 2, 4 < 7: kept local */
+	busy(rq, 14, 4, 10 * 1000 * US, 300);
+	r = lb_rules(d, &pt, numa, IR_LB_V516, true);
+	assert_int_equal(r.moved, 0);
+	/* 6 tasks: 3 is more than 2 */
+	busy(rq, 14, 6, 10 * 1000 * US, 300);
+	r = lb_rules(d, &pt, numa, IR_LB_V516, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 14);
+	/* 7 tasks against 3 local: (7 - 3) >> 1 = 2, but 7 is not below 7 */
+	busy(rq, 14, 7, 10 * 1000 * US, 300);
+	busy(rq, 1, 3, 10 * 1000 * US, 300);
+	r = lb_rules(d, &pt, numa, IR_LB_V516, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 14);
+	/* v5.19, 8 CPUs (imb_numa_nr 2): 3 tasks on node 1 is more than 2 */
+	memset(rq, 0, sizeof(rq));
+	pt.nr_rq = 8;
+	busy(rq, 4, 3, 10 * 1000 * US, 300);
+	r = lb_rules(d8, &pt, ir_domains_nr_levels(d8, 0) - 1, IR_LB_V519, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 4);
+	ir_domains_free(d);
+	ir_domains_free(d8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -495,6 +673,12 @@ int main(void)
 		cmocka_unit_test(test_pick_has_spare),
 		cmocka_unit_test(test_numa_v516),
 		cmocka_unit_test(test_outcome_lb),
+		cmocka_unit_test(test_fully_busy_boundary),
+		cmocka_unit_test(test_single_cpu_groups),
+		cmocka_unit_test(test_single_task_queue),
+		cmocka_unit_test(test_v415_local_capacity),
+		cmocka_unit_test(test_v415_prefer_sibling),
+		cmocka_unit_test(test_numa_edges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
