@@ -41,6 +41,13 @@ static void busy(struct ir_rq_snap *rq, int o, int nr, uint64_t ago, float util)
 			.exec_start = NOW - ago, .util = 100 };
 }
 
+/* every rq idle: the idle task runs, nothing queued */
+static void idle_all(struct ir_rq_snap *rq, int n)
+{
+	for (int o = 0; o < n; o++)
+		busy(rq, o, 0, 0, 0);
+}
+
 static struct ir_lb_result lb_llc(const struct ir_domains *d, const struct ir_point *pt, int level,
 				  uint64_t migration_cost, bool preemption, bool llc_spread)
 {
@@ -254,6 +261,7 @@ static void test_v415_imbalance(void **state)
 	struct ir_lb_result r;
 
 	(void)state;
+	idle_all(rq, 6);
 	busy(rq, 0, 0, 0, 0);
 	busy(rq, 1, 1, 10 * 1000 * US, 1024);
 	busy(rq, 2, 3, 10 * 1000 * US, 1024);
@@ -294,6 +302,7 @@ static void test_v415_imbalance_pct(void **state)
 	struct ir_lb_result r;
 
 	(void)state;
+	idle_all(rq, 6);
 	busy(rq, 0, 0, 0, 1024);		/* newly idle, but busy until now */
 	busy(rq, 1, 6, 10 * 1000 * US, 1024);
 	busy(rq, 2, 6, 10 * 1000 * US, 1024);
@@ -325,6 +334,7 @@ static void test_migrate_load(void **state)
 	struct ir_lb_result r;
 
 	(void)state;
+	idle_all(rq, 6);
 	busy(rq, 0, 0, 0, 1024);
 	busy(rq, 1, 2, 10 * 1000 * US, 1024);
 	busy(rq, 2, 6, 10 * 1000 * US, 1024);
@@ -356,6 +366,7 @@ static void test_pick_has_spare(void **state)
 	struct ir_lb_result r;
 
 	(void)state;
+	idle_all(rq, 6);
 	/* {2,3}: one task, one idle CPU; {4,5}: three tasks, no idle CPU,
 	 * util 600 (2048 * 100 > 600 * 117: spare).  {4,5} is the busiest;
 	 * prefer_sibling: 3 > 0 + 1 forces; migrate_task (3 - 0) >> 1 = 1 from
@@ -368,7 +379,7 @@ static void test_pick_has_spare(void **state)
 	assert_int_equal(r.from_cpu, 4);
 	assert_int_equal(r.pid, 400);
 	/* both one idle CPU: more tasks wins.  {2,3}: 2 tasks, {4,5}: 3 */
-	memset(rq, 0, sizeof(rq));
+	idle_all(rq, 6);
 	busy(rq, 2, 2, 10 * 1000 * US, 300);
 	busy(rq, 4, 3, 10 * 1000 * US, 300);
 	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
@@ -376,7 +387,7 @@ static void test_pick_has_spare(void **state)
 	assert_int_equal(r.from_cpu, 4);
 	assert_int_equal(r.pid, 400);
 	/* the order of the groups does not matter: the busier one first */
-	memset(rq, 0, sizeof(rq));
+	idle_all(rq, 6);
 	busy(rq, 2, 3, 10 * 1000 * US, 300);
 	busy(rq, 4, 2, 10 * 1000 * US, 300);
 	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
@@ -397,6 +408,7 @@ static void test_numa_v516(void **state)
 	int numa = ir_domains_nr_levels(d, 0) - 1;
 
 	(void)state;
+	idle_all(rq, 8);
 	busy(rq, 4, 2, 10 * 1000 * US, 300);
 	/* (2 - 0) >> 1 = 1; busiest 2 tasks, not below 8 >> 2: pulled */
 	r = lb_rules(d, &pt, numa, IR_LB_V516, true);
@@ -427,6 +439,7 @@ static void test_outcome_lb(void **state)
 	struct ir_outcome o;
 
 	(void)state;
+	idle_all(rq, 4);
 	busy(rq, 0, 0, 0, 0);
 	busy(rq, 1, 0, 0, 0);
 	busy(rq, 2, 4, 100 * US, 400);
@@ -493,6 +506,7 @@ static void test_fully_busy_boundary(void **state)
 	struct ir_lb_result r;
 
 	(void)state;
+	idle_all(rq, 6);
 	/* {2,3}: 2 tasks on rq 2, CPU 3 idle; {4,5}: 3 tasks on rq 4, util 300
 	 * (spare), CPU 5 idle.  {2,3} fully busy: the busiest; prefer_sibling
 	 * forces (2 > 0 + 1), migrate_task (2 - 0) >> 1 = 1 */
@@ -521,6 +535,7 @@ static void test_single_cpu_groups(void **state)
 	struct ir_lb_result r;
 
 	(void)state;
+	idle_all(rq, 4);
 	/* CPU 1: 2 tasks, util 300: 1024 * 100 > 300 * 110, spare.  No
 	 * prefer_sibling at the lowest level.  migrate_task, a group of one
 	 * CPU: 2 - 0, >> 1 = 1 */
@@ -547,6 +562,7 @@ static void test_single_task_queue(void **state)
 	struct ir_lb_result r;
 
 	(void)state;
+	idle_all(rq, 6);
 	/* {2,3}: one task each, util 1024: fully busy; forced (2 > 0 + 1),
 	 * migrate_task 1 */
 	busy(rq, 2, 1, 10 * 1000 * US, 1024);
@@ -571,6 +587,7 @@ static void test_v415_local_capacity(void **state)
 	struct ir_lb_result r;
 
 	(void)state;
+	idle_all(rq, 6);
 	busy(rq, 0, 0, 0, 880);
 	busy(rq, 1, 6, 10 * 1000 * US, 880);
 	busy(rq, 2, 6, 10 * 1000 * US, 1024);
@@ -603,6 +620,7 @@ static void test_v415_prefer_sibling(void **state)
 	struct ir_lb_result r;
 
 	(void)state;
+	idle_all(rq, 6);
 	busy(rq, 0, 0, 0, 1024);
 	busy(rq, 1, 2, 10 * 1000 * US, 1024);
 	busy(rq, 2, 4, 10 * 1000 * US, 300);
@@ -629,6 +647,7 @@ static void test_numa_edges(void **state)
 	int numa = ir_domains_nr_levels(d, 0) - 1;
 
 	(void)state;
+	idle_all(rq, 28);
 	assert_int_equal(ir_domains_level(d, 0, numa)->kind, IR_LVL_NUMA);
 	assert_int_equal(ir_domains_level(d, 0, numa)->span_weight, 28);
 	assert_false(ir_cpumask_test(ir_domains_level(d, 0, numa - 1)->span, 14));
@@ -648,7 +667,7 @@ static void test_numa_edges(void **state)
 	assert_int_equal(r.moved, 1);
 	assert_int_equal(r.from_cpu, 14);
 	/* v5.19, 8 CPUs (imb_numa_nr 2): 3 tasks on node 1 is more than 2 */
-	memset(rq, 0, sizeof(rq));
+	idle_all(rq, 28);
 	pt.nr_rq = 8;
 	busy(rq, 4, 3, 10 * 1000 * US, 300);
 	r = lb_rules(d8, &pt, ir_domains_nr_levels(d8, 0) - 1, IR_LB_V519, true);
@@ -656,6 +675,104 @@ static void test_numa_edges(void **state)
 	assert_int_equal(r.from_cpu, 4);
 	ir_domains_free(d);
 	ir_domains_free(d8);
+}
+
+/* rq o with nr tasks (any number), the snapshot's task list capped */
+static void many(struct ir_rq_snap *rq, int o, int nr, float util)
+{
+	busy(rq, o, nr < IR_SNAP_TASKS + 1 ? nr : IR_SNAP_TASKS + 1, 10 * 1000 * US, util);
+	rq[o].nr_running = (uint16_t)nr;
+}
+
+/* find_busiest_group() v5.5+ with an overloaded local group: balanced
+ * while 100 * busiest->avg_load <= imbalance_pct * local->avg_load (MC:
+ * 117).  Local 100 tasks (avg_load 51200), {2,3} 117 (59904: exactly
+ * 117 %), {4,5} 100; domain avg_load 317 * 1048576 / 6144 = 54101.  One
+ * task more on {2,3} (60416) passes: migrate_load from its longest rq. */
+static void test_overloaded_local(void **state)
+{
+	struct ir_domains *d = three_cores();
+	struct ir_rq_snap rq[6] = { 0 };
+	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 6 };
+	struct ir_lb_result r;
+
+	(void)state;
+	idle_all(rq, 6);
+	busy(rq, 0, 0, 0, 1024);
+	many(rq, 1, 100, 1024);
+	many(rq, 2, 116, 1024);
+	many(rq, 3, 1, 1024);
+	many(rq, 4, 99, 1024);
+	many(rq, 5, 1, 1024);
+	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
+	assert_int_equal(r.moved, 0);
+	assert_int_equal(r.why, IR_LB_BALANCED);
+	many(rq, 2, 117, 1024);
+	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 2);
+	ir_domains_free(d);
+}
+
+/* imb_numa_nr (v5.18 e496132ebedd) above the first NUMA level: scaled by
+ * span.  Four nodes of two CPUs (each its own LLC and package), node
+ * distances 10 / 12 (pairs) / 20: levels MC (2), NUMA (4), NUMA (8).  At
+ * the first NUMA level imb_numa_nr = 4 / 2 LLCs = 2, at the second 2 * 8 /
+ * 4 = 4.  There, local CPUs 0-3 run 2 tasks (2 idle), CPUs 4-7 five (none
+ * idle, util 300: spare): migrate_task by idle CPUs, 2 - 0 = 2; the local
+ * group's 2 + 1 < 4 and 2 <= 2: the imbalance is allowed, nothing moves. */
+static void test_imb_numa_nr_levels(void **state)
+{
+	static const char *const text =
+		"idlereplay-topology 1\n"
+		"online 0-7\n"
+		"cpu 0 core_cpus=0 package_cpus=0-1 node=0 cache=L3:0-1\n"
+		"cpu 1 core_cpus=1 package_cpus=0-1 node=0 cache=L3:0-1\n"
+		"cpu 2 core_cpus=2 package_cpus=2-3 node=1 cache=L3:2-3\n"
+		"cpu 3 core_cpus=3 package_cpus=2-3 node=1 cache=L3:2-3\n"
+		"cpu 4 core_cpus=4 package_cpus=4-5 node=2 cache=L3:4-5\n"
+		"cpu 5 core_cpus=5 package_cpus=4-5 node=2 cache=L3:4-5\n"
+		"cpu 6 core_cpus=6 package_cpus=6-7 node=3 cache=L3:6-7\n"
+		"cpu 7 core_cpus=7 package_cpus=6-7 node=3 cache=L3:6-7\n"
+		"node 0 cpus=0-1 distance=10,12,20,20\n"
+		"node 1 cpus=2-3 distance=12,10,20,20\n"
+		"node 2 cpus=4-5 distance=20,20,10,12\n"
+		"node 3 cpus=6-7 distance=20,20,12,10\n";
+	struct ir_topology *t = NULL;
+	struct ir_domains *d;
+	struct ir_rq_snap rq[8] = { 0 };
+	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 8 };
+	struct ir_lb_result r;
+	char err[256] = "";
+
+	(void)state;
+	idle_all(rq, 8);
+	assert_int_equal(ir_topology_parse(text, &t, err, sizeof(err)), 0);
+	d = ir_domains_build(t, err, sizeof(err));
+	ir_topology_free(t);
+	assert_non_null(d);
+	assert_int_equal(ir_domains_nr_levels(d, 0), 3);
+	assert_int_equal(ir_domains_level(d, 0, 0)->span_weight, 2);
+	assert_int_equal(ir_domains_level(d, 0, 1)->kind, IR_LVL_NUMA);
+	assert_int_equal(ir_domains_level(d, 0, 1)->span_weight, 4);
+	assert_int_equal(ir_domains_level(d, 0, 2)->span_weight, 8);
+	busy(rq, 0, 0, 0, 0);
+	busy(rq, 1, 1, 10 * 1000 * US, 300);
+	busy(rq, 2, 1, 10 * 1000 * US, 300);
+	busy(rq, 3, 0, 0, 0);
+	busy(rq, 4, 2, 10 * 1000 * US, 300);
+	busy(rq, 5, 1, 10 * 1000 * US, 300);
+	busy(rq, 6, 1, 10 * 1000 * US, 300);
+	busy(rq, 7, 1, 10 * 1000 * US, 300);
+	r = lb_rules(d, &pt, 2, IR_LB_V519, true);
+	assert_int_equal(r.moved, 0);
+	/* a third local task, on CPU 1 (still 2 idle): 3 + 1 is not below 4;
+	 * (2 - 0) >> 1 = 1 moves, from the longest queue */
+	busy(rq, 1, 2, 10 * 1000 * US, 300);
+	r = lb_rules(d, &pt, 2, IR_LB_V519, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 4);
+	ir_domains_free(d);
 }
 
 int main(void)
@@ -679,6 +796,8 @@ int main(void)
 		cmocka_unit_test(test_v415_local_capacity),
 		cmocka_unit_test(test_v415_prefer_sibling),
 		cmocka_unit_test(test_numa_edges),
+		cmocka_unit_test(test_overloaded_local),
+		cmocka_unit_test(test_imb_numa_nr_levels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
