@@ -772,6 +772,88 @@ static void test_imb_numa_nr_levels(void **state)
 	r = lb_rules(d, &pt, 2, IR_LB_V519, true);
 	assert_int_equal(r.moved, 1);
 	assert_int_equal(r.from_cpu, 4);
+	/* the same seen from CPU 7, runqueues mirrored (CPU o as 7 - o) */
+	{
+		struct ir_rq_snap m[8];
+
+		for (int o = 0; o < 8; o++)
+			m[7 - o] = rq[o];
+		pt.cpu = 7;
+		pt.rq = m;
+		r = lb_rules(d, &pt, 2, IR_LB_V519, true);
+		assert_int_equal(r.moved, 1);
+		assert_int_equal(r.from_cpu, 3);
+		m[6].nr_running = 1, m[6].nr_tasks = 0;	/* CPU 1's third task gone */
+		r = lb_rules(d, &pt, 2, IR_LB_V519, true);
+		assert_int_equal(r.moved, 0);
+	}
+	ir_domains_free(d);
+}
+
+/* No other group with a task: nothing to balance, even with tasks waiting
+ * in the local group (a sibling's queue is the SMT level's business). */
+static void test_no_busiest(void **state)
+{
+	struct ir_domains *d = domains("sockets=1,cores=2,threads=2");
+	struct ir_rq_snap rq[4];
+	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 4 };
+	struct ir_lb_result r;
+
+	(void)state;
+	idle_all(rq, 4);
+	busy(rq, 1, 3, 10 * 1000 * US, 1024);
+	r = lb(d, &pt, 1, 500 * US, true);
+	assert_int_equal(r.moved, 0);
+	assert_int_equal(r.why, IR_LB_NO_BUSIEST);
+	ir_domains_free(d);
+}
+
+/* find_busiest_queue() for migrate_util: of equally busy runqueues, the
+ * first (lowest CPU). */
+static void test_busiest_queue_tie(void **state)
+{
+	struct ir_domains *d = domains("sockets=2,cores=2,threads=2,nodes=2");
+	struct ir_rq_snap rq[8];
+	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 8 };
+	struct ir_lb_result r;
+	int numa = ir_domains_nr_levels(d, 0) - 1;
+
+	(void)state;
+	idle_all(rq, 8);
+	busy(rq, 4, 3, 10 * 1000 * US, 1010);
+	busy(rq, 5, 2, 10 * 1000 * US, 1010);
+	busy(rq, 6, 3, 10 * 1000 * US, 1010);
+	busy(rq, 7, 1, 10 * 1000 * US, 1010);
+	/* node 1: 9 tasks, util 4040 * 125 > 4096 * 100: overloaded;
+	 * migrate_util from the first of rqs 4-6 */
+	r = lb(d, &pt, numa, 500 * US, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 4);
+	ir_domains_free(d);
+}
+
+/* 4.15 prefer_sibling forcing threshold: "more than one task" above a local
+ * group with capacity (1 task on 2 CPUs).  {2,3} with 3 tasks (util 300)
+ * is forced to no capacity and, found first with the same avg_load (1536)
+ * as {4,5} (3 tasks, util 2048: no capacity of its own), is the busiest.
+ * Local has capacity, the busiest none: imbalance raised to one task's
+ * load; rq 2 gives. */
+static void test_v415_prefer_sibling_threshold(void **state)
+{
+	struct ir_domains *d = three_cores();
+	struct ir_rq_snap rq[6];
+	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 6 };
+	struct ir_lb_result r;
+
+	(void)state;
+	idle_all(rq, 6);
+	busy(rq, 1, 1, 10 * 1000 * US, 1024);
+	busy(rq, 2, 3, 10 * 1000 * US, 300);
+	busy(rq, 4, 2, 10 * 1000 * US, 1024);
+	busy(rq, 5, 1, 10 * 1000 * US, 1024);
+	r = lb_rules(d, &pt, 1, IR_LB_V415, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 2);
 	ir_domains_free(d);
 }
 
@@ -798,6 +880,9 @@ int main(void)
 		cmocka_unit_test(test_numa_edges),
 		cmocka_unit_test(test_overloaded_local),
 		cmocka_unit_test(test_imb_numa_nr_levels),
+		cmocka_unit_test(test_no_busiest),
+		cmocka_unit_test(test_busiest_queue_tie),
+		cmocka_unit_test(test_v415_prefer_sibling_threshold),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
