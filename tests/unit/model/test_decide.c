@@ -260,6 +260,18 @@ static void test_proportional_weight(void **state)
 		assert_int_equal(st.newidle_success[0] - before, want[i].weight);
 		ir_policy_state_free(&st);
 	}
+	/* NO_NI_RANDOM: every success counts 1, whatever the ratio */
+	p.ni_random = 0;
+	assert_int_equal(ir_policy_state_init(&st, &p, 1), 0);
+	st.newidle_ratio[0] = 22;
+	{
+		uint32_t s0 = st.newidle_success[0], c0 = st.newidle_call[0];
+
+		ir_policy_update(&c, &p, &d, &o, &st);
+		assert_int_equal(st.newidle_success[0] - s0, 1);
+		assert_int_equal(st.newidle_call[0] - c0, 1);
+	}
+	ir_policy_state_free(&st);
 }
 
 static uint32_t splitmix(uint64_t *x);
@@ -524,11 +536,24 @@ static void test_bump(void **state)
 	assert_true(o.pulled);
 	ir_policy_update(&c, &p, &d, &o, &st);
 	assert_int_equal(st.max_newidle_lb_cost[0], 20000);
-	c.now += 1000000001ull;
+	/* time_after(jiffies, last_decay + HZ): exactly a second later is
+	 * not after */
+	c.now += 1000000000ull;
+	ir_decide(&c, &p, &st, &d);
+	ir_outcome(&pt, &d, &o);
+	ir_policy_update(&c, &p, &d, &o, &st);
+	assert_int_equal(st.max_newidle_lb_cost[0], 20000);
+	c.now += 1;
 	ir_decide(&c, &p, &st, &d);
 	ir_outcome(&pt, &d, &o);
 	ir_policy_update(&c, &p, &d, &o, &st);
 	assert_int_equal(st.max_newidle_lb_cost[0], 19765);
+	/* a CPU the state does not cover learns nothing (and writes nothing) */
+	c.cpu = 1;
+	c.now += 2000000000ull;
+	ir_policy_update(&c, &p, &d, &o, &st);
+	assert_int_equal(st.max_newidle_lb_cost[0], 19765);
+	c.cpu = 0;
 	ir_policy_state_free(&st);
 	/* mainline keeps no state: at 300 us the same point never bails, and
 	 * tries every level each time, however often it is asked */

@@ -481,9 +481,26 @@ static void test_outcome_lb(void **state)
 	assert_int_equal(o.pid, -1);
 	assert_int_equal(o.idle_recovered_ns, 0);
 	assert_int_equal(o.idle_lost_ns, 6000);
+	assert_int_equal(o.from_cpu, -1);
+	/* the task pulled waits on ring 0: its gain is ring 0's */
+	pt.ring[0] = (struct ir_cand){ .pid = 200, .cpu = 2, .src_nr_running = 4, .gain_ns = 4000 };
+	p.sysctl_sched_migration_cost = 0;
+	ir_outcome_lb(&ctx, &p, &dec, &o);
+	assert_int_equal(o.pid, 200);
+	assert_int_equal(o.idle_recovered_ns, 4000);
+	pt.ring[0] = (struct ir_cand){ .pid = -1, .cpu = -1 };
+	p.sysctl_sched_migration_cost = 500 * US;
 	/* a snapshot that does not cover the domains' CPUs: the ring
-	 * candidates decide (one task, ring 1 at MC) */
+	 * candidates decide (one task, ring 1 at MC); none: nothing */
 	pt.nr_rq = 3;
+	pt.ring[1].pid = -1;
+	ir_outcome_lb(&ctx, &p, &dec, &o);
+	assert_false(o.pulled);
+	assert_int_equal(o.from_cpu, -1);
+	assert_int_equal(o.pid, -1);
+	assert_int_equal(o.level, -1);
+	assert_int_equal(o.attempts, 2);
+	pt.ring[1].pid = 201;
 	ir_outcome_lb(&ctx, &p, &dec, &o);
 	assert_true(o.pulled);
 	assert_int_equal(o.moved, 1);
