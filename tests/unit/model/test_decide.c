@@ -892,6 +892,82 @@ static void test_arrival(void **state)
 	expect_tried(&d, 3, (const int[]){ 0, 1, 2 }, -1);
 }
 
+/* v5.13+ (e5e678e4fea2): a pending wake-list wakeup returns before any
+ * check in the mainline family; the 4.15-based policies predate it. */
+static void test_ttwu_pending(void **state)
+{
+	static const char *const family[] = { "mainline", "bump", "proportional" };
+	static const char *const old[] = { "baseline", "domain-cost", "no-check" };
+	struct ir_decision_ctx c = ctx3(10000 * US, true);
+	struct ir_decision d;
+
+	(void)state;
+	c.ttwu_pending = true;
+	for (int i = 0; i < 3; i++) {
+		d = decide(family[i], &c);
+		assert_int_equal(d.bail, IR_BAIL_TTWU_PENDING);
+		d = decide(old[i], &c);
+		assert_int_equal(d.bail, IR_BAIL_NONE);
+	}
+	/* before the overload check too */
+	c.overload = false;
+	d = decide("mainline", &c);
+	assert_int_equal(d.bail, IR_BAIL_TTWU_PENDING);
+	d = decide("baseline", &c);
+	assert_int_equal(d.bail, IR_BAIL_NOT_OVERLOADED);
+}
+
+/* baseline (v4.15) has no lowest-domain cost bail: a lowest level dearer
+ * than avg_idle stops its walk there, with no bail. */
+static void test_baseline_no_cost_bail(void **state)
+{
+	struct ir_decision_ctx c = ctx3(600 * US, true);
+	struct ir_policy_params p;
+	struct ir_decision d;
+
+	(void)state;
+	assert_int_equal(ir_policy_parse("baseline", &p, NULL, 0), 0);
+	p.max_newidle_lb_cost[IR_LVL_SMT] = 800 * US;
+	ir_decide(&c, &p, NULL, &d);
+	assert_int_equal(d.bail, IR_BAIL_NONE);
+	assert_int_equal(d.nr_tried, 0);
+	assert_int_equal(d.stop_level, 0);
+	assert_int_equal(ir_policy_parse("mainline", &p, NULL, 0), 0);
+	p.max_newidle_lb_cost[IR_LVL_SMT] = 800 * US;
+	ir_decide(&c, &p, NULL, &d);
+	assert_int_equal(d.bail, IR_BAIL_LOWEST_COST);
+}
+
+/* A probed sd->newidle_ratio of 0 is the kernel's value (nothing pulled
+ * lately): the die skips the level unless it shows 0 or 1; the model's
+ * own initial 512 would have tried it. */
+static void test_probed_ratio_zero(void **state)
+{
+	struct ir_decision_ctx c = ctx3(10000 * US, true);
+	struct ir_policy_params p;
+	struct ir_decision d;
+	uint64_t seed = 0, x;
+	char arg[64];
+
+	(void)state;
+	do {	/* a seed whose first die is 100 */
+		x = ++seed;
+	} while (splitmix(&x) % 1024 != 100);
+	snprintf(arg, sizeof(arg), "proportional:seed=%llu", (unsigned long long)seed);
+	assert_int_equal(ir_policy_parse(arg, &p, NULL, 0), 0);
+	c.probed = true;
+	for (int l = 0; l < 3; l++)
+		c.probe_cost[l] = 1 * US, c.probe_ratio[l] = -1;
+	c.probe_ratio[0] = 0;
+	ir_decide(&c, &p, NULL, &d);
+	assert_int_equal(d.nr_skipped, 1);
+	assert_int_equal(d.skipped[0], 0);
+	c.probe_ratio[0] = -1;	/* not probed: 512, 100 <= 513 */
+	ir_decide(&c, &p, NULL, &d);
+	assert_true(d.nr_tried >= 1);
+	assert_int_equal(d.tried[0], 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -900,6 +976,9 @@ int main(void)
 		cmocka_unit_test(test_probed_costs),
 		cmocka_unit_test(test_arrival),
 		cmocka_unit_test(test_evaluate_seeds),
+		cmocka_unit_test(test_ttwu_pending),
+		cmocka_unit_test(test_baseline_no_cost_bail),
+		cmocka_unit_test(test_probed_ratio_zero),
 		cmocka_unit_test(test_invariants),
 		cmocka_unit_test(test_outcome),
 		cmocka_unit_test(test_proportional_stop_at_first),
