@@ -392,6 +392,12 @@ static void test_pick_has_spare(void **state)
 	busy(rq, 4, 2, 10 * 1000 * US, 300);
 	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
 	assert_int_equal(r.from_cpu, 2);
+	/* a later group with more idle CPUs does not replace the busiest:
+	 * {2,3} none idle (3 + 1 tasks), {4,5} one idle (2 tasks) */
+	busy(rq, 3, 1, 10 * 1000 * US, 300);
+	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 2);
 	ir_domains_free(d);
 }
 
