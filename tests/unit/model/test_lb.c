@@ -48,6 +48,29 @@ static void idle_all(struct ir_rq_snap *rq, int n)
 		busy(rq, o, 0, 0, 0);
 }
 
+/* every rq at once: nr[o] tasks (cold: last run 10 ms ago), utilisation util[o] */
+static void loads(struct ir_rq_snap *rq, int n, const int *nr, const float *util)
+{
+	for (int o = 0; o < n; o++)
+		busy(rq, o, nr[o], nr[o] ? 10 * 1000 * US : 0, util[o]);
+}
+
+/* one load_balance() case: the domains, n runqueues (all idle to start
+ * with) and CPU 0's newidle point over them */
+struct lbt {
+	struct ir_domains *d;
+	struct ir_rq_snap rq[28];
+	struct ir_point pt;
+};
+
+static void lbt_init(struct lbt *t, struct ir_domains *d, int n)
+{
+	memset(t, 0, sizeof(*t));
+	t->d = d;
+	idle_all(t->rq, n);
+	t->pt = (struct ir_point){ .cpu = 0, .ts = NOW, .rq = t->rq, .nr_rq = n };
+}
+
 static struct ir_lb_result lb_llc(const struct ir_domains *d, const struct ir_point *pt, int level,
 				  uint64_t migration_cost, bool preemption, bool llc_spread)
 {
@@ -69,162 +92,6 @@ static struct ir_lb_result lb(const struct ir_domains *d, const struct ir_point 
 	return lb_llc(d, pt, level, migration_cost, preemption, true);
 }
 
-
-/* The known bug: a task on an SMT sibling moves only at the SMT level.  At
- * MC the sibling is in the local group, which is never the busiest. */
-static void test_sibling_only_at_smt(void **state)
-{
-	struct ir_domains *d = domains("sockets=1,cores=2,threads=2");
-	struct ir_rq_snap rq[4] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 4 };
-	struct ir_lb_result r;
-
-	(void)state;
-	busy(rq, 0, 0, 0, 1024);
-	busy(rq, 1, 3, 2 * 1000 * US, 1024);	/* sibling: 2 waiting, cold */
-	busy(rq, 2, 1, 0, 1024);
-	busy(rq, 3, 1, 0, 1024);
-	r = lb(d, &pt, 0, 500 * US, true);	/* SMT: groups are CPUs 0 and 1 */
-	assert_int_equal(r.moved, 1);
-	assert_int_equal(r.from_cpu, 1);
-	assert_int_equal(r.pid, 100);		/* the tail of cfs_tasks */
-	/* MC: groups {0,1} (local: 3 tasks on 2 CPUs, util 2048 * 117 > 2048 *
-	 * 100: group_overloaded) and {2,3} (2 tasks on 2 CPUs: group_fully_busy).
-	 * The local group is never the busiest, and it is busier: balanced */
-	r = lb(d, &pt, 1, 500 * US, true);
-	assert_int_equal(r.moved, 0);
-	assert_int_equal(r.why, IR_LB_BALANCED);
-	ir_domains_free(d);
-}
-
-/* task_hot(): exec_start within sysctl_sched_migration_cost stops a pull at
- * MC unless the sysctl is 0; never at the SMT level (SD_SHARE_CPUCAPACITY). */
-static void test_cache_hot(void **state)
-{
-	struct ir_domains *d = domains("sockets=1,cores=2,threads=2");
-	struct ir_rq_snap rq[4] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 4 };
-	struct ir_lb_result r;
-
-	(void)state;
-	busy(rq, 0, 0, 0, 0);
-	busy(rq, 1, 0, 0, 0);
-	busy(rq, 2, 4, 100 * US, 400);		/* 3 waiting, ran 100 us ago */
-	busy(rq, 3, 0, 0, 0);
-	/* MC: local {0,1} has_spare with 0 tasks, {2,3} 4 tasks on 2 CPUs with
-	 * util 400: not overloaded (2048 * 100 > 400 * 117), has_spare; prefer
-	 * sibling (child SMT) and 4 > 0 + 1: force; imbalance (4 - 0) >> 1 = 2 */
-	r = lb(d, &pt, 1, 500 * US, true);
-	assert_int_equal(r.moved, 0);
-	assert_int_equal(r.why, IR_LB_NOTHING_MOVABLE);
-	assert_int_equal(r.hot_skipped, 3);
-	r = lb(d, &pt, 1, 0, true);		/* migration_cost 0: never hot */
-	assert_int_equal(r.moved, 1);		/* CONFIG_PREEMPTION: one, then stop */
-	assert_int_equal(r.from_cpu, 2);
-	r = lb(d, &pt, 1, 0, false);		/* no PREEMPTION: the imbalance, 2 */
-	assert_int_equal(r.moved, 2);
-	r = lb(d, &pt, 1, 50 * US, false);	/* ran 100 us ago: cold at 50 us */
-	assert_int_equal(r.moved, 2);
-	ir_domains_free(d);
-}
-
-/* v5.19+ calculate_imbalance(): NUMA allowance through imb_numa_nr.  Two
- * nodes of one LLC (4 CPUs) each: imb_numa_nr = nr_llcs = 2. */
-static void test_numa_allowance(void **state)
-{
-	struct ir_domains *d = domains("sockets=2,cores=2,threads=2,nodes=2");
-	struct ir_rq_snap rq[8] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 8 };
-	struct ir_lb_result r;
-	int numa = ir_domains_nr_levels(d, 0) - 1;
-
-	(void)state;
-	assert_int_equal(ir_domains_level(d, 0, numa)->kind, IR_LVL_NUMA);
-	busy(rq, 4, 2, 10 * 1000 * US, 300);
-	/* node 1 has 2 tasks, node 0 none: prefer_sibling forces, imbalance 2 - 0
-	 * = 2; local sum 0 + 1 < imb_numa_nr 2 and 2 <= NUMA_IMBALANCE_MIN: 0 */
-	r = lb(d, &pt, numa, 500 * US, true);
-	assert_int_equal(r.moved, 0);
-	busy(rq, 4, 4, 10 * 1000 * US, 300);
-	/* 4 tasks: imbalance 4 > 2 is kept, >> 1 = 2; one moves (PREEMPTION) */
-	r = lb(d, &pt, numa, 500 * US, true);
-	assert_int_equal(r.moved, 1);
-	assert_int_equal(r.from_cpu, 4);
-	ir_domains_free(d);
-}
-
-/* A pinned per-CPU kthread never moves; detach_tasks() goes on to the next. */
-/* v5.10+ calculate_imbalance() (16b0a7a1a0af): inside an LLC (MC here) an
- * overloaded busiest group is balanced by task count, not by filling the
- * local group's spare capacity. */
-static void test_llc_spread(void **state)
-{
-	struct ir_domains *d = domains("sockets=1,cores=2,threads=2");
-	struct ir_rq_snap rq[4] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 4 };
-	struct ir_lb_result r;
-
-	(void)state;
-	busy(rq, 0, 0, 0, 0);
-	busy(rq, 1, 1, 0, 1024);
-	busy(rq, 2, 3, 10 * 1000 * US, 1024);	/* 2 waiting, cold, util 100 each */
-	busy(rq, 3, 1, 0, 1024);
-	/* local {0,1}: 1 task on 2 CPUs, has_spare, util 1024; busiest {2,3}: 4
-	 * tasks on 2 CPUs, 2048 * 100 < 2048 * 117: group_overloaded.
-	 * Before v5.10: migrate_util, imbalance 2048 - 1024; both waiting tasks
-	 * (util 100) fit, and detach_tasks() leaves rq 2 its last: 2 move. */
-	r = lb_llc(d, &pt, 1, 500 * US, false, false);
-	assert_int_equal(r.moved, 2);
-	/* v5.10+: migrate_task; prefer_sibling (child SMT): (4 - 1) >> 1 = 1 */
-	r = lb_llc(d, &pt, 1, 500 * US, false, true);
-	assert_int_equal(r.moved, 1);
-	assert_int_equal(r.from_cpu, 2);
-	ir_domains_free(d);
-}
-
-/* find_busiest_queue() for migrate_util (NUMA: above the LLC): the highest
- * utilisation among runqueues with more than one task, not the longest. */
-static void test_busiest_queue_util(void **state)
-{
-	struct ir_domains *d = domains("sockets=2,cores=2,threads=2,nodes=2");
-	struct ir_rq_snap rq[8] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 8 };
-	struct ir_lb_result r;
-	int numa = ir_domains_nr_levels(d, 0) - 1;
-
-	(void)state;
-	busy(rq, 4, 3, 10 * 1000 * US, 1000);	/* the longest queue */
-	busy(rq, 5, 2, 10 * 1000 * US, 1010);	/* the busiest of those with 2+ */
-	busy(rq, 6, 1, 0, 1024);		/* the busiest, but one task: skipped */
-	busy(rq, 7, 1, 0, 1024);
-	/* node 1: 7 tasks on 4 CPUs, util 4058: 4096 * 100 < 4058 * 117,
-	 * group_overloaded; node 0 idle, has_spare: migrate_util, imbalance 4096 */
-	r = lb(d, &pt, numa, 500 * US, true);
-	assert_int_equal(r.moved, 1);
-	assert_int_equal(r.from_cpu, 5);
-	assert_int_equal(r.pid, 500);
-	ir_domains_free(d);
-}
-
-static void test_pinned(void **state)
-{
-	struct ir_domains *d = domains("sockets=1,cores=2,threads=2");
-	struct ir_rq_snap rq[4] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 4 };
-	struct ir_lb_result r;
-
-	(void)state;
-	busy(rq, 1, 3, 2 * 1000 * US, 1024);
-	rq[1].task[0].pinned = true;
-	r = lb(d, &pt, 0, 500 * US, true);
-	assert_int_equal(r.moved, 1);
-	assert_int_equal(r.pid, 101);
-	rq[1].task[1].pinned = true;
-	r = lb(d, &pt, 0, 500 * US, true);
-	assert_int_equal(r.moved, 0);
-	ir_domains_free(d);
-}
-
 static struct ir_lb_result lb_rules(const struct ir_domains *d, const struct ir_point *pt, int level,
 				    enum ir_lb_rules rules, bool preemption)
 {
@@ -237,6 +104,170 @@ static struct ir_lb_result lb_rules(const struct ir_domains *d, const struct ir_
 
 	ir_load_balance(&env, &r);
 	return r;
+}
+
+/* load_balance() at a level of case t: moved tasks, the first from CPU
+ * `from` (-1: nothing moved; -2: any CPU) */
+static struct ir_lb_result expect_lb(struct lbt *t, int level, enum ir_lb_rules rules, bool preemption,
+				     int moved, int from)
+{
+	struct ir_lb_result r = lb_rules(t->d, &t->pt, level, rules, preemption);
+
+	assert_int_equal(r.moved, moved);
+	if (from != -2)
+		assert_int_equal(r.from_cpu, from);
+	return r;
+}
+
+/* The known bug: a task on an SMT sibling moves only at the SMT level.  At
+ * MC the sibling is in the local group, which is never the busiest. */
+static void test_sibling_only_at_smt(void **state)
+{
+	struct lbt t;
+	struct ir_lb_result r;
+
+	(void)state;
+	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
+	busy(t.rq, 0, 0, 0, 1024);
+	busy(t.rq, 1, 3, 2 * 1000 * US, 1024);	/* sibling: 2 waiting, cold */
+	busy(t.rq, 2, 1, 0, 1024);
+	busy(t.rq, 3, 1, 0, 1024);
+	r = lb(t.d, &t.pt, 0, 500 * US, true);	/* SMT: groups are CPUs 0 and 1 */
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 1);
+	assert_int_equal(r.pid, 100);		/* the tail of cfs_tasks */
+	/* MC: groups {0,1} (local: 3 tasks on 2 CPUs, util 2048 * 117 > 2048 *
+	 * 100: group_overloaded) and {2,3} (2 tasks on 2 CPUs: group_fully_busy).
+	 * The local group is never the busiest, and it is busier: balanced */
+	r = lb(t.d, &t.pt, 1, 500 * US, true);
+	assert_int_equal(r.moved, 0);
+	assert_int_equal(r.why, IR_LB_BALANCED);
+	ir_domains_free(t.d);
+}
+
+/* task_hot(): exec_start within sysctl_sched_migration_cost stops a pull at
+ * MC unless the sysctl is 0; never at the SMT level (SD_SHARE_CPUCAPACITY). */
+static void test_cache_hot(void **state)
+{
+	struct lbt t;
+	struct ir_lb_result r;
+
+	(void)state;
+	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
+	busy(t.rq, 0, 0, 0, 0);
+	busy(t.rq, 1, 0, 0, 0);
+	busy(t.rq, 2, 4, 100 * US, 400);		/* 3 waiting, ran 100 us ago */
+	busy(t.rq, 3, 0, 0, 0);
+	/* MC: local {0,1} has_spare with 0 tasks, {2,3} 4 tasks on 2 CPUs with
+	 * util 400: not overloaded (2048 * 100 > 400 * 117), has_spare; prefer
+	 * sibling (child SMT) and 4 > 0 + 1: force; imbalance (4 - 0) >> 1 = 2 */
+	r = lb(t.d, &t.pt, 1, 500 * US, true);
+	assert_int_equal(r.moved, 0);
+	assert_int_equal(r.why, IR_LB_NOTHING_MOVABLE);
+	assert_int_equal(r.hot_skipped, 3);
+	r = lb(t.d, &t.pt, 1, 0, true);		/* migration_cost 0: never hot */
+	assert_int_equal(r.moved, 1);		/* CONFIG_PREEMPTION: one, then stop */
+	assert_int_equal(r.from_cpu, 2);
+	r = lb(t.d, &t.pt, 1, 0, false);		/* no PREEMPTION: the imbalance, 2 */
+	assert_int_equal(r.moved, 2);
+	r = lb(t.d, &t.pt, 1, 50 * US, false);	/* ran 100 us ago: cold at 50 us */
+	assert_int_equal(r.moved, 2);
+	ir_domains_free(t.d);
+}
+
+/* v5.19+ calculate_imbalance(): NUMA allowance through imb_numa_nr.  Two
+ * nodes of one LLC (4 CPUs) each: imb_numa_nr = nr_llcs = 2. */
+static void test_numa_allowance(void **state)
+{
+	struct lbt t;
+	struct ir_lb_result r;
+	int numa;
+
+	(void)state;
+	lbt_init(&t, domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
+	numa = ir_domains_nr_levels(t.d, 0) - 1;
+	assert_int_equal(ir_domains_level(t.d, 0, numa)->kind, IR_LVL_NUMA);
+	busy(t.rq, 4, 2, 10 * 1000 * US, 300);
+	/* node 1 has 2 tasks, node 0 none: prefer_sibling forces, imbalance 2 - 0
+	 * = 2; local sum 0 + 1 < imb_numa_nr 2 and 2 <= NUMA_IMBALANCE_MIN: 0 */
+	r = lb(t.d, &t.pt, numa, 500 * US, true);
+	assert_int_equal(r.moved, 0);
+	busy(t.rq, 4, 4, 10 * 1000 * US, 300);
+	/* 4 tasks: imbalance 4 > 2 is kept, >> 1 = 2; one moves (PREEMPTION) */
+	r = lb(t.d, &t.pt, numa, 500 * US, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 4);
+	ir_domains_free(t.d);
+}
+
+/* A pinned per-CPU kthread never moves; detach_tasks() goes on to the next. */
+/* v5.10+ calculate_imbalance() (16b0a7a1a0af): inside an LLC (MC here) an
+ * overloaded busiest group is balanced by task count, not by filling the
+ * local group's spare capacity. */
+static void test_llc_spread(void **state)
+{
+	struct lbt t;
+	struct ir_lb_result r;
+
+	(void)state;
+	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
+	busy(t.rq, 0, 0, 0, 0);
+	busy(t.rq, 1, 1, 0, 1024);
+	busy(t.rq, 2, 3, 10 * 1000 * US, 1024);	/* 2 waiting, cold, util 100 each */
+	busy(t.rq, 3, 1, 0, 1024);
+	/* local {0,1}: 1 task on 2 CPUs, has_spare, util 1024; busiest {2,3}: 4
+	 * tasks on 2 CPUs, 2048 * 100 < 2048 * 117: group_overloaded.
+	 * Before v5.10: migrate_util, imbalance 2048 - 1024; both waiting tasks
+	 * (util 100) fit, and detach_tasks() leaves rq 2 its last: 2 move. */
+	r = lb_llc(t.d, &t.pt, 1, 500 * US, false, false);
+	assert_int_equal(r.moved, 2);
+	/* v5.10+: migrate_task; prefer_sibling (child SMT): (4 - 1) >> 1 = 1 */
+	r = lb_llc(t.d, &t.pt, 1, 500 * US, false, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 2);
+	ir_domains_free(t.d);
+}
+
+/* find_busiest_queue() for migrate_util (NUMA: above the LLC): the highest
+ * utilisation among runqueues with more than one task, not the longest. */
+static void test_busiest_queue_util(void **state)
+{
+	struct lbt t;
+	struct ir_lb_result r;
+	int numa;
+
+	(void)state;
+	lbt_init(&t, domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
+	numa = ir_domains_nr_levels(t.d, 0) - 1;
+	busy(t.rq, 4, 3, 10 * 1000 * US, 1000);	/* the longest queue */
+	busy(t.rq, 5, 2, 10 * 1000 * US, 1010);	/* the busiest of those with 2+ */
+	busy(t.rq, 6, 1, 0, 1024);		/* the busiest, but one task: skipped */
+	busy(t.rq, 7, 1, 0, 1024);
+	/* node 1: 7 tasks on 4 CPUs, util 4058: 4096 * 100 < 4058 * 117,
+	 * group_overloaded; node 0 idle, has_spare: migrate_util, imbalance 4096 */
+	r = lb(t.d, &t.pt, numa, 500 * US, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 5);
+	assert_int_equal(r.pid, 500);
+	ir_domains_free(t.d);
+}
+
+static void test_pinned(void **state)
+{
+	struct lbt t;
+	struct ir_lb_result r;
+
+	(void)state;
+	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
+	busy(t.rq, 1, 3, 2 * 1000 * US, 1024);
+	t.rq[1].task[0].pinned = true;
+	r = lb(t.d, &t.pt, 0, 500 * US, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.pid, 101);
+	t.rq[1].task[1].pinned = true;
+	r = lb(t.d, &t.pt, 0, 500 * US, true);
+	assert_int_equal(r.moved, 0);
+	ir_domains_free(t.d);
 }
 
 /* Three cores of two threads: MC (imbalance_pct 117, cache_nice_tries 1)
@@ -252,153 +283,101 @@ static struct ir_domains *three_cores(void)
 	return d;
 }
 
-/* 4.15 find_busiest_group()/calculate_imbalance(), load units. */
-static void test_v415_imbalance(void **state)
+/* MC of three_cores() (imbalance_pct 117, cache_nice_tries 1), CPU 0
+ * newly idle: each case's runqueues (tasks, utilisation per CPU; a task
+ * weighs NICE_0_LOAD, cold: ran 10 ms ago), rules, CONFIG_PREEMPTION, and
+ * what load_balance() does, worked out by hand from the kernel code cited
+ * in lb.c.  Three groups, so calculate_imbalance()'s min() of the two
+ * sides is not symmetric.  pid -1, why -1: not checked. */
+static const struct mc_case {
+	enum ir_lb_rules rules;
+	bool preemption;
+	int nr[6];
+	float util[6];
+	int moved, from, pid, why;
+} mc_cases[] = {
+	/* 4.15, load units.  Local {0,1} 1 task (avg_load 512, capacity
+	 * left); {2,3} 4 tasks (2048 * 100 < 2048 * 117: no capacity, 2048);
+	 * {4,5} 1024.  Domain 7168 * 1024 / 6144 = 1194.  Local has capacity,
+	 * busiest none: no avg_load test.  imbalance min(854 * 2048, 682 *
+	 * 2048) / 1024 = 1364; the first task leaves 340, below half a task's
+	 * load: one moves, from the longest queue. */
+	{ IR_LB_V415, false, { 0, 1, 3, 1, 1, 1 }, { 0, 1024, 1024, 1024, 1024, 1024 }, 1, 2, 200, IR_LB_PULLED },
+	/* local empty: {4,5} counts as full (prefer_sibling), {2,3} has the
+	 * higher avg_load; domain 1024; min(1024 * 2048, 1024 * 2048) / 1024 =
+	 * 2048: two tasks, one with CONFIG_PREEMPTION */
+	{ IR_LB_V415, false, { 0, 0, 3, 1, 1, 1 }, { 0, 0, 1024, 1024, 1024, 1024 }, 2, 2, -1, -1 },
+	{ IR_LB_V415, true, { 0, 0, 3, 1, 1, 1 }, { 0, 0, 1024, 1024, 1024, 1024 }, 1, 2, -1, -1 },
+	/* 4.15, a full local group (6 tasks, avg_load 3072): {2,3}, {4,5} 7
+	 * each (3584, the first found stays the busiest), domain 3413; local
+	 * is below both but 100 * 3584 <= 117 * 3072: balanced.  {2,3} with 8
+	 * (4096, domain 3584): min(512 * 2048, 512 * 2048) / 1024 = 1024 */
+	{ IR_LB_V415, false, { 0, 6, 6, 1, 6, 1 }, { 1024, 1024, 1024, 1024, 1024, 1024 }, 0, -1, -1, IR_LB_BALANCED },
+	{ IR_LB_V415, false, { 0, 6, 7, 1, 6, 1 }, { 1024, 1024, 1024, 1024, 1024, 1024 }, 1, 2, -1, -1 },
+	/* 4.15 group_has_capacity() of that local group at the boundary: util
+	 * 880 per CPU (1760 * 117 = 205920 > 204800) none, balanced as above;
+	 * 870 (203580) some, and the busiest has none: no avg_load tests,
+	 * min(171 * 2048, 341 * 2048) / 1024 = 342, raised to a task's load */
+	{ IR_LB_V415, true, { 0, 6, 6, 1, 6, 1 }, { 880, 880, 1024, 1024, 1024, 1024 }, 0, -1, -1, IR_LB_BALANCED },
+	{ IR_LB_V415, true, { 0, 6, 6, 1, 6, 1 }, { 870, 870, 1024, 1024, 1024, 1024 }, 1, 2, -1, -1 },
+	/* 4.15 prefer_sibling: a group more than one task above a local group
+	 * with capacity counts as having none (ranks as overloaded).  Local 2
+	 * tasks, util 2048: no capacity, so {2,3} (4 tasks, util 300) is not
+	 * forced and {4,5} (3 tasks, util 2048: none) is the busiest; domain
+	 * 1536, local 1024, 100 * 1536 > 117 * 1024: min(0, ...) raised to a
+	 * task's load, from {4,5}'s longest queue (one task is never taken
+	 * for load) */
+	{ IR_LB_V415, true, { 0, 2, 4, 0, 2, 1 }, { 1024, 1024, 300, 0, 1024, 1024 }, 1, 4, 400, -1 },
+	/* the threshold: local 1 task with capacity; {2,3} 3 tasks (util 300)
+	 * is two above it, forced, and found first with the same avg_load
+	 * (1536) as {4,5} (3 tasks, util 2048): the busiest; rq 2 gives */
+	{ IR_LB_V415, true, { 0, 1, 3, 0, 2, 1 }, { 0, 1024, 300, 0, 1024, 1024 }, 1, 2, -1, -1 },
+	/* v5.5+ migrate_load: local 2 tasks on 2 CPUs, util 2048: fully
+	 * busy; {2,3} 7 tasks, overloaded, avg_load 3584; {4,5} fully busy;
+	 * domain 11264 * 1024 / 6144 = 1877, local 1024: min(1707 * 2048, 853 *
+	 * 2048) / 1024 = 1706; 1706 - 1024 = 682 is at least half a task's load:
+	 * a second task goes without PREEMPTION */
+	{ IR_LB_V519, false, { 0, 2, 6, 1, 1, 1 }, { 1024, 1024, 1024, 1024, 1024, 1024 }, 2, 2, 200, -1 },
+	{ IR_LB_V519, true, { 0, 2, 6, 1, 1, 1 }, { 1024, 1024, 1024, 1024, 1024, 1024 }, 1, 2, -1, -1 },
+	/* v5.5+ update_sd_pick_busiest() among group_has_spare groups (util
+	 * 300 per busy CPU): fewer idle CPUs first ({4,5} none, {2,3} one);
+	 * prefer_sibling forces (3 > 0 + 1); migrate_task (3 - 0) >> 1 = 1 */
+	{ IR_LB_V519, true, { 0, 0, 1, 0, 2, 1 }, { 0, 0, 300, 0, 300, 300 }, 1, 4, 400, -1 },
+	/* the same idle CPUs: more tasks wins, whichever group comes first */
+	{ IR_LB_V519, true, { 0, 0, 2, 0, 3, 0 }, { 0, 0, 300, 0, 300, 0 }, 1, 4, 400, -1 },
+	{ IR_LB_V519, true, { 0, 0, 3, 0, 2, 0 }, { 0, 0, 300, 0, 300, 0 }, 1, 2, -1, -1 },
+	/* a later group with more idle CPUs does not replace the busiest */
+	{ IR_LB_V519, true, { 0, 0, 3, 1, 2, 0 }, { 0, 0, 300, 300, 300, 0 }, 1, 2, -1, -1 },
+	/* group_classify() at the capacity boundary: as many tasks as CPUs,
+	 * util 880 each: fully busy (1760 * 117 > 204800), busier than {4,5}
+	 * (3 tasks, util 300: spare); (2 - 0) >> 1 = 1 from rq 2.  At 870:
+	 * spare too, the same idle CPUs, {4,5} more tasks */
+	{ IR_LB_V519, true, { 0, 0, 2, 0, 3, 0 }, { 0, 0, 880, 880, 300, 0 }, 1, 2, -1, -1 },
+	{ IR_LB_V519, true, { 0, 0, 2, 0, 3, 0 }, { 0, 0, 870, 870, 300, 0 }, 1, 4, -1, -1 },
+	/* find_busiest_queue() takes a queue of one task for migrate_task;
+	 * detach_tasks() leaves it its last: nothing movable, not "no queue"
+	 * ({2,3} one task each, util 1024: fully busy, forced, imbalance 1) */
+	{ IR_LB_V519, true, { 0, 0, 1, 1, 0, 0 }, { 0, 0, 1024, 1024, 0, 0 }, 0, -1, -1, IR_LB_NOTHING_MOVABLE },
+};
+
+static void test_three_cores(void **state)
 {
-	struct ir_domains *d = three_cores();
-	struct ir_rq_snap rq[6] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 6 };
-	struct ir_lb_result r;
-
 	(void)state;
-	idle_all(rq, 6);
-	busy(rq, 0, 0, 0, 0);
-	busy(rq, 1, 1, 10 * 1000 * US, 1024);
-	busy(rq, 2, 3, 10 * 1000 * US, 1024);
-	busy(rq, 3, 1, 10 * 1000 * US, 1024);
-	busy(rq, 4, 1, 10 * 1000 * US, 1024);
-	busy(rq, 5, 1, 10 * 1000 * US, 1024);
-	/* local {0,1}: 1 task, avg_load 1024 * 1024 / 2048 = 512, capacity
-	 * left; {2,3}: 4 tasks, 2048 * 100 < 2048 * 117: no capacity, avg_load
-	 * 2048; {4,5}: 2 tasks, 1024.  Domain avg_load 7168 * 1024 / 6144 =
-	 * 1194.  The local group has capacity and the busiest none: no avg_load
-	 * test.  imbalance = min((2048 - 1194) * 2048, (1194 - 512) * 2048) /
-	 * 1024 = 1364; the first task leaves 340, below half a task's load
-	 * (512): the second stays.  Only the longest queue of the group gives. */
-	r = lb_rules(d, &pt, 1, IR_LB_V415, false);
-	assert_int_equal(r.why, IR_LB_PULLED);
-	assert_int_equal(r.moved, 1);
-	assert_int_equal(r.from_cpu, 2);
-	assert_int_equal(r.pid, 200);
-	/* local empty: {4,5} is more than one task above it and counts as full
-	 * (prefer_sibling), but {2,3} has the higher avg_load.  Domain avg_load
-	 * 1024; imbalance min(1024 * 2048, 1024 * 2048) / 1024 = 2048: two tasks */
-	busy(rq, 1, 0, 0, 0);
-	r = lb_rules(d, &pt, 1, IR_LB_V415, false);
-	assert_int_equal(r.moved, 2);
-	assert_int_equal(r.from_cpu, 2);
-	r = lb_rules(d, &pt, 1, IR_LB_V415, true);	/* CONFIG_PREEMPTION: one */
-	assert_int_equal(r.moved, 1);
-	ir_domains_free(d);
-}
+	for (size_t i = 0; i < sizeof(mc_cases) / sizeof(mc_cases[0]); i++) {
+		const struct mc_case *c = &mc_cases[i];
+		struct ir_lb_result r;
+		struct lbt t;
 
-/* 4.15 find_busiest_group() with a full local group: the busiest must be
- * more than imbalance_pct above the local avg_load. */
-static void test_v415_imbalance_pct(void **state)
-{
-	struct ir_domains *d = three_cores();
-	struct ir_rq_snap rq[6] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 6 };
-	struct ir_lb_result r;
-
-	(void)state;
-	idle_all(rq, 6);
-	busy(rq, 0, 0, 0, 1024);		/* newly idle, but busy until now */
-	busy(rq, 1, 6, 10 * 1000 * US, 1024);
-	busy(rq, 2, 6, 10 * 1000 * US, 1024);
-	busy(rq, 3, 1, 10 * 1000 * US, 1024);
-	busy(rq, 4, 6, 10 * 1000 * US, 1024);
-	busy(rq, 5, 1, 10 * 1000 * US, 1024);
-	/* local: 6 tasks, no capacity, avg_load 3072; {2,3} and {4,5}: 7 each,
-	 * 3584 (the first found stays the busiest); domain 20480 * 1024 / 6144
-	 * = 3413.  Local is below both, but 100 * 3584 <= 117 * 3072: balanced */
-	r = lb_rules(d, &pt, 1, IR_LB_V415, false);
-	assert_int_equal(r.moved, 0);
-	assert_int_equal(r.why, IR_LB_BALANCED);
-	/* {2,3} with 8 tasks: 4096, domain 3584; 409600 > 359424.  imbalance
-	 * min(512 * 2048, 512 * 2048) / 1024 = 1024: one task */
-	busy(rq, 2, 7, 10 * 1000 * US, 1024);
-	r = lb_rules(d, &pt, 1, IR_LB_V415, false);
-	assert_int_equal(r.moved, 1);
-	assert_int_equal(r.from_cpu, 2);
-	ir_domains_free(d);
-}
-
-/* v5.5+ calculate_imbalance() when the local group has no spare capacity
- * (group_fully_busy) and the busiest is overloaded: migrate_load. */
-static void test_migrate_load(void **state)
-{
-	struct ir_domains *d = three_cores();
-	struct ir_rq_snap rq[6] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 6 };
-	struct ir_lb_result r;
-
-	(void)state;
-	idle_all(rq, 6);
-	busy(rq, 0, 0, 0, 1024);
-	busy(rq, 1, 2, 10 * 1000 * US, 1024);
-	busy(rq, 2, 6, 10 * 1000 * US, 1024);
-	busy(rq, 3, 1, 10 * 1000 * US, 1024);
-	busy(rq, 4, 1, 10 * 1000 * US, 1024);
-	busy(rq, 5, 1, 10 * 1000 * US, 1024);
-	/* local: 2 tasks on 2 CPUs, util 2048 * 117 > 2048 * 100: fully busy;
-	 * {2,3}: 7 tasks, overloaded, avg_load 3584; {4,5} fully busy.  Domain
-	 * avg_load 11264 * 1024 / 6144 = 1877, local 1024: imbalance
-	 * min(1707 * 2048, 853 * 2048) / 1024 = 1706.  Without PREEMPTION:
-	 * 1706 - 1024 = 682 is at least half a task's load, so a second task
-	 * goes; a rq of one task is never the busiest queue for load */
-	r = lb_rules(d, &pt, 1, IR_LB_V519, false);
-	assert_int_equal(r.moved, 2);
-	assert_int_equal(r.from_cpu, 2);
-	assert_int_equal(r.pid, 200);
-	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
-	assert_int_equal(r.moved, 1);
-	ir_domains_free(d);
-}
-
-/* v5.5+ update_sd_pick_busiest() among group_has_spare groups: fewer idle
- * CPUs first, then more tasks. */
-static void test_pick_has_spare(void **state)
-{
-	struct ir_domains *d = three_cores();
-	struct ir_rq_snap rq[6] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 6 };
-	struct ir_lb_result r;
-
-	(void)state;
-	idle_all(rq, 6);
-	/* {2,3}: one task, one idle CPU; {4,5}: three tasks, no idle CPU,
-	 * util 600 (2048 * 100 > 600 * 117: spare).  {4,5} is the busiest;
-	 * prefer_sibling: 3 > 0 + 1 forces; migrate_task (3 - 0) >> 1 = 1 from
-	 * the longest queue */
-	busy(rq, 2, 1, 10 * 1000 * US, 300);
-	busy(rq, 4, 2, 10 * 1000 * US, 300);
-	busy(rq, 5, 1, 10 * 1000 * US, 300);
-	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
-	assert_int_equal(r.moved, 1);
-	assert_int_equal(r.from_cpu, 4);
-	assert_int_equal(r.pid, 400);
-	/* both one idle CPU: more tasks wins.  {2,3}: 2 tasks, {4,5}: 3 */
-	idle_all(rq, 6);
-	busy(rq, 2, 2, 10 * 1000 * US, 300);
-	busy(rq, 4, 3, 10 * 1000 * US, 300);
-	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
-	assert_int_equal(r.moved, 1);
-	assert_int_equal(r.from_cpu, 4);
-	assert_int_equal(r.pid, 400);
-	/* the order of the groups does not matter: the busier one first */
-	idle_all(rq, 6);
-	busy(rq, 2, 3, 10 * 1000 * US, 300);
-	busy(rq, 4, 2, 10 * 1000 * US, 300);
-	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
-	assert_int_equal(r.from_cpu, 2);
-	/* a later group with more idle CPUs does not replace the busiest:
-	 * {2,3} none idle (3 + 1 tasks), {4,5} one idle (2 tasks) */
-	busy(rq, 3, 1, 10 * 1000 * US, 300);
-	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
-	assert_int_equal(r.moved, 1);
-	assert_int_equal(r.from_cpu, 2);
-	ir_domains_free(d);
+		print_message("case %zu\n", i);
+		lbt_init(&t, three_cores(), 6);
+		loads(t.rq, 6, c->nr, c->util);
+		r = expect_lb(&t, 1, c->rules, c->preemption, c->moved, c->from);
+		if (c->pid >= 0)
+			assert_int_equal(r.pid, c->pid);
+		if (c->why >= 0)
+			assert_int_equal(r.why, c->why);
+		ir_domains_free(t.d);
+	}
 }
 
 /* v5.16-5.18 calculate_imbalance(): halve first, then the NUMA allowance
@@ -407,22 +386,17 @@ static void test_pick_has_spare(void **state)
  * test_numa_allowance). */
 static void test_numa_v516(void **state)
 {
-	struct ir_domains *d = domains("sockets=2,cores=2,threads=2,nodes=2");
-	struct ir_rq_snap rq[8] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 8 };
-	struct ir_lb_result r;
-	int numa = ir_domains_nr_levels(d, 0) - 1;
+	struct lbt t;
+	int numa;
 
 	(void)state;
-	idle_all(rq, 8);
-	busy(rq, 4, 2, 10 * 1000 * US, 300);
+	lbt_init(&t, domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
+	numa = ir_domains_nr_levels(t.d, 0) - 1;
+	busy(t.rq, 4, 2, 10 * 1000 * US, 300);
 	/* (2 - 0) >> 1 = 1; busiest 2 tasks, not below 8 >> 2: pulled */
-	r = lb_rules(d, &pt, numa, IR_LB_V516, true);
-	assert_int_equal(r.moved, 1);
-	assert_int_equal(r.from_cpu, 4);
-	r = lb_rules(d, &pt, numa, IR_LB_V519, true);
-	assert_int_equal(r.moved, 0);
-	ir_domains_free(d);
+	expect_lb(&t, numa, IR_LB_V516, true, 1, 4);
+	expect_lb(&t, numa, IR_LB_V519, true, 0, -1);
+	ir_domains_free(t.d);
 }
 
 /* ir_outcome_lb(): a decision's walk through load_balance() per level.
@@ -516,144 +490,26 @@ static void test_outcome_lb(void **state)
 	ir_domains_free(d);
 }
 
-/* update_sg_lb_stats()/group_classify() at the capacity boundary (v5.5+):
- * a group running as many tasks as CPUs has spare capacity only while
- * group_capacity * 100 > group_util * imbalance_pct.  MC, 117: two CPUs at
- * util 880 (1760 * 117 = 205920 > 204800) are fully busy, at 870 (203580)
- * not.  A fully busy group is busier than one with spare capacity. */
-static void test_fully_busy_boundary(void **state)
-{
-	struct ir_domains *d = three_cores();
-	struct ir_rq_snap rq[6] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 6 };
-	struct ir_lb_result r;
-
-	(void)state;
-	idle_all(rq, 6);
-	/* {2,3}: 2 tasks on rq 2, CPU 3 idle; {4,5}: 3 tasks on rq 4, util 300
-	 * (spare), CPU 5 idle.  {2,3} fully busy: the busiest; prefer_sibling
-	 * forces (2 > 0 + 1), migrate_task (2 - 0) >> 1 = 1 */
-	busy(rq, 2, 2, 10 * 1000 * US, 880);
-	busy(rq, 3, 0, 0, 880);
-	busy(rq, 4, 3, 10 * 1000 * US, 300);
-	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
-	assert_int_equal(r.moved, 1);
-	assert_int_equal(r.from_cpu, 2);
-	/* util 870: {2,3} has spare too; same idle CPUs, {4,5} more tasks */
-	rq[2].util = rq[3].util = 870;
-	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
-	assert_int_equal(r.moved, 1);
-	assert_int_equal(r.from_cpu, 4);
-	ir_domains_free(d);
-}
-
 /* find_busiest_group() v5.5+, a busiest group that is not overloaded: of a
  * group of one CPU (SMT) only a single task is balanced; more move.  The
  * idle-CPU comparison is for groups of more than one CPU. */
 static void test_single_cpu_groups(void **state)
 {
-	struct ir_domains *d = domains("sockets=1,cores=2,threads=2");
-	struct ir_rq_snap rq[4] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 4 };
+	struct lbt t;
 	struct ir_lb_result r;
 
 	(void)state;
-	idle_all(rq, 4);
+	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
 	/* CPU 1: 2 tasks, util 300: 1024 * 100 > 300 * 110, spare.  No
 	 * prefer_sibling at the lowest level.  migrate_task, a group of one
 	 * CPU: 2 - 0, >> 1 = 1 */
-	busy(rq, 1, 2, 10 * 1000 * US, 300);
-	r = lb_rules(d, &pt, 0, IR_LB_V519, true);
-	assert_int_equal(r.moved, 1);
-	assert_int_equal(r.from_cpu, 1);
+	busy(t.rq, 1, 2, 10 * 1000 * US, 300);
+	r = expect_lb(&t, 0, IR_LB_V519, true, 1, 1);
 	assert_int_equal(r.pid, 100);
-	busy(rq, 1, 1, 10 * 1000 * US, 300);
-	r = lb_rules(d, &pt, 0, IR_LB_V519, true);
-	assert_int_equal(r.moved, 0);
+	busy(t.rq, 1, 1, 10 * 1000 * US, 300);
+	r = expect_lb(&t, 0, IR_LB_V519, true, 0, -1);
 	assert_int_equal(r.why, IR_LB_BALANCED);
-	ir_domains_free(d);
-}
-
-/* find_busiest_queue() for migrate_task takes a runqueue of one task too;
- * detach_tasks() then leaves it its last: nothing movable (the kernel's
- * load_balance() finds a busiest rq and moves nothing), not "no queue". */
-static void test_single_task_queue(void **state)
-{
-	struct ir_domains *d = three_cores();
-	struct ir_rq_snap rq[6] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 6 };
-	struct ir_lb_result r;
-
-	(void)state;
-	idle_all(rq, 6);
-	/* {2,3}: one task each, util 1024: fully busy; forced (2 > 0 + 1),
-	 * migrate_task 1 */
-	busy(rq, 2, 1, 10 * 1000 * US, 1024);
-	busy(rq, 3, 1, 10 * 1000 * US, 1024);
-	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
-	assert_int_equal(r.moved, 0);
-	assert_int_equal(r.why, IR_LB_NOTHING_MOVABLE);
-	ir_domains_free(d);
-}
-
-/* 4.15 group_has_capacity() of the local group at the boundary, with the
- * runqueues of test_v415_imbalance_pct: at util 880 per CPU the local
- * group has no capacity (avg_load tests: balanced); at 870 it has, the
- * busiest has none, and one task moves without the avg_load tests
- * (imbalance min(171 * 2048, 341 * 2048) / 1024 = 342, raised to a task's
- * load). */
-static void test_v415_local_capacity(void **state)
-{
-	struct ir_domains *d = three_cores();
-	struct ir_rq_snap rq[6] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 6 };
-	struct ir_lb_result r;
-
-	(void)state;
-	idle_all(rq, 6);
-	busy(rq, 0, 0, 0, 880);
-	busy(rq, 1, 6, 10 * 1000 * US, 880);
-	busy(rq, 2, 6, 10 * 1000 * US, 1024);
-	busy(rq, 3, 1, 10 * 1000 * US, 1024);
-	busy(rq, 4, 6, 10 * 1000 * US, 1024);
-	busy(rq, 5, 1, 10 * 1000 * US, 1024);
-	r = lb_rules(d, &pt, 1, IR_LB_V415, true);
-	assert_int_equal(r.moved, 0);
-	assert_int_equal(r.why, IR_LB_BALANCED);
-	rq[0].util = rq[1].util = 870;
-	r = lb_rules(d, &pt, 1, IR_LB_V415, true);
-	assert_int_equal(r.moved, 1);
-	assert_int_equal(r.from_cpu, 2);
-	ir_domains_free(d);
-}
-
-/* 4.15 update_sd_lb_stats() with prefer_sibling: a group more than one task
- * above a local group that has capacity counts as having none, and so
- * ranks as overloaded.  Here the local group (2 tasks on 2 CPUs, util 2048)
- * has no capacity, so {2,3} (4 tasks, util 300: capacity left) is not
- * forced, and {4,5} (3 tasks, util 2048: none) is the busiest.  Domain
- * avg_load 9216 * 1024 / 6144 = 1536; local 1024; 100 * 1536 > 117 * 1024:
- * imbalance min(0, ...) raised to one task's load, from the longest queue
- * of {4,5} (a single task is never taken for load). */
-static void test_v415_prefer_sibling(void **state)
-{
-	struct ir_domains *d = three_cores();
-	struct ir_rq_snap rq[6] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 6 };
-	struct ir_lb_result r;
-
-	(void)state;
-	idle_all(rq, 6);
-	busy(rq, 0, 0, 0, 1024);
-	busy(rq, 1, 2, 10 * 1000 * US, 1024);
-	busy(rq, 2, 4, 10 * 1000 * US, 300);
-	busy(rq, 4, 2, 10 * 1000 * US, 1024);
-	busy(rq, 5, 1, 10 * 1000 * US, 1024);
-	r = lb_rules(d, &pt, 1, IR_LB_V415, true);
-	assert_int_equal(r.moved, 1);
-	assert_int_equal(r.from_cpu, 4);
-	assert_int_equal(r.pid, 400);
-	ir_domains_free(d);
+	ir_domains_free(t.d);
 }
 
 /* The NUMA allowance at its edges.  v5.16-5.18: after halving, an
@@ -714,27 +570,22 @@ static void many(struct ir_rq_snap *rq, int o, int nr, float util)
  * task more on {2,3} (60416) passes: migrate_load from its longest rq. */
 static void test_overloaded_local(void **state)
 {
-	struct ir_domains *d = three_cores();
-	struct ir_rq_snap rq[6] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 6 };
+	struct lbt t;
 	struct ir_lb_result r;
 
 	(void)state;
-	idle_all(rq, 6);
-	busy(rq, 0, 0, 0, 1024);
-	many(rq, 1, 100, 1024);
-	many(rq, 2, 116, 1024);
-	many(rq, 3, 1, 1024);
-	many(rq, 4, 99, 1024);
-	many(rq, 5, 1, 1024);
-	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
-	assert_int_equal(r.moved, 0);
+	lbt_init(&t, three_cores(), 6);
+	busy(t.rq, 0, 0, 0, 1024);
+	many(t.rq, 1, 100, 1024);
+	many(t.rq, 2, 116, 1024);
+	many(t.rq, 3, 1, 1024);
+	many(t.rq, 4, 99, 1024);
+	many(t.rq, 5, 1, 1024);
+	r = expect_lb(&t, 1, IR_LB_V519, true, 0, -1);
 	assert_int_equal(r.why, IR_LB_BALANCED);
-	many(rq, 2, 117, 1024);
-	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
-	assert_int_equal(r.moved, 1);
-	assert_int_equal(r.from_cpu, 2);
-	ir_domains_free(d);
+	many(t.rq, 2, 117, 1024);
+	r = expect_lb(&t, 1, IR_LB_V519, true, 1, 2);
+	ir_domains_free(t.d);
 }
 
 /* imb_numa_nr (v5.18 e496132ebedd) above the first NUMA level: scaled by
@@ -817,67 +668,36 @@ static void test_imb_numa_nr_levels(void **state)
  * in the local group (a sibling's queue is the SMT level's business). */
 static void test_no_busiest(void **state)
 {
-	struct ir_domains *d = domains("sockets=1,cores=2,threads=2");
-	struct ir_rq_snap rq[4];
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 4 };
+	struct lbt t;
 	struct ir_lb_result r;
 
 	(void)state;
-	idle_all(rq, 4);
-	busy(rq, 1, 3, 10 * 1000 * US, 1024);
-	r = lb(d, &pt, 1, 500 * US, true);
+	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
+	busy(t.rq, 1, 3, 10 * 1000 * US, 1024);
+	r = lb(t.d, &t.pt, 1, 500 * US, true);
 	assert_int_equal(r.moved, 0);
 	assert_int_equal(r.why, IR_LB_NO_BUSIEST);
-	ir_domains_free(d);
+	ir_domains_free(t.d);
 }
 
 /* find_busiest_queue() for migrate_util: of equally busy runqueues, the
  * first (lowest CPU). */
 static void test_busiest_queue_tie(void **state)
 {
-	struct ir_domains *d = domains("sockets=2,cores=2,threads=2,nodes=2");
-	struct ir_rq_snap rq[8];
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 8 };
+	struct lbt t;
 	struct ir_lb_result r;
-	int numa = ir_domains_nr_levels(d, 0) - 1;
+	int numa;
 
 	(void)state;
-	idle_all(rq, 8);
-	busy(rq, 4, 3, 10 * 1000 * US, 1010);
-	busy(rq, 5, 2, 10 * 1000 * US, 1010);
-	busy(rq, 6, 3, 10 * 1000 * US, 1010);
-	busy(rq, 7, 1, 10 * 1000 * US, 1010);
+	lbt_init(&t, domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
+	numa = ir_domains_nr_levels(t.d, 0) - 1;
+	loads(t.rq, 8, (const int[]){ 0, 0, 0, 0, 3, 2, 3, 1 }, (const float[]){ 0, 0, 0, 0, 1010, 1010, 1010, 1010 });
 	/* node 1: 9 tasks, util 4040 * 125 > 4096 * 100: overloaded;
 	 * migrate_util from the first of rqs 4-6 */
-	r = lb(d, &pt, numa, 500 * US, true);
+	r = lb(t.d, &t.pt, numa, 500 * US, true);
 	assert_int_equal(r.moved, 1);
 	assert_int_equal(r.from_cpu, 4);
-	ir_domains_free(d);
-}
-
-/* 4.15 prefer_sibling forcing threshold: "more than one task" above a local
- * group with capacity (1 task on 2 CPUs).  {2,3} with 3 tasks (util 300)
- * is forced to no capacity and, found first with the same avg_load (1536)
- * as {4,5} (3 tasks, util 2048: no capacity of its own), is the busiest.
- * Local has capacity, the busiest none: imbalance raised to one task's
- * load; rq 2 gives. */
-static void test_v415_prefer_sibling_threshold(void **state)
-{
-	struct ir_domains *d = three_cores();
-	struct ir_rq_snap rq[6];
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 6 };
-	struct ir_lb_result r;
-
-	(void)state;
-	idle_all(rq, 6);
-	busy(rq, 1, 1, 10 * 1000 * US, 1024);
-	busy(rq, 2, 3, 10 * 1000 * US, 300);
-	busy(rq, 4, 2, 10 * 1000 * US, 1024);
-	busy(rq, 5, 1, 10 * 1000 * US, 1024);
-	r = lb_rules(d, &pt, 1, IR_LB_V415, true);
-	assert_int_equal(r.moved, 1);
-	assert_int_equal(r.from_cpu, 2);
-	ir_domains_free(d);
+	ir_domains_free(t.d);
 }
 
 int main(void)
@@ -889,23 +709,15 @@ int main(void)
 		cmocka_unit_test(test_pinned),
 		cmocka_unit_test(test_llc_spread),
 		cmocka_unit_test(test_busiest_queue_util),
-		cmocka_unit_test(test_v415_imbalance),
-		cmocka_unit_test(test_v415_imbalance_pct),
-		cmocka_unit_test(test_migrate_load),
-		cmocka_unit_test(test_pick_has_spare),
+		cmocka_unit_test(test_three_cores),
 		cmocka_unit_test(test_numa_v516),
 		cmocka_unit_test(test_outcome_lb),
-		cmocka_unit_test(test_fully_busy_boundary),
 		cmocka_unit_test(test_single_cpu_groups),
-		cmocka_unit_test(test_single_task_queue),
-		cmocka_unit_test(test_v415_local_capacity),
-		cmocka_unit_test(test_v415_prefer_sibling),
 		cmocka_unit_test(test_numa_edges),
 		cmocka_unit_test(test_overloaded_local),
 		cmocka_unit_test(test_imb_numa_nr_levels),
 		cmocka_unit_test(test_no_busiest),
 		cmocka_unit_test(test_busiest_queue_tie),
-		cmocka_unit_test(test_v415_prefer_sibling_threshold),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
