@@ -41,6 +41,26 @@ static void test_wakeup_with_waking(void **state)
 	ir_state_free(s);
 }
 
+/* A sched_waking explains one migration, its wakeup's placement: once the
+ * task is woken, a later move of it recorded on the same CPU (before that
+ * CPU switches) is not a wakeup.  Here CPU 0 moves its queued 201 to CPU 1
+ * while running 100 (not a stopper, not a pull): unknown. */
+static void test_waking_used_once(void **state)
+{
+	struct ir_state *s = mk(2, NULL, NULL, NULL);
+
+	(void)state;
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 0);
+	waking(s, T0 + 1 * US, 0, 100, 201, 0);
+	mig(s, T0 + 2 * US, 0, 100, 201, 1, 0);
+	wake(s, T0 + 3 * US, 0, 100, 201, 0);
+	mig(s, T0 + 4 * US, 0, 100, 201, 0, 1);
+	ir_state_finish(s, T0 + 10 * US);
+	expect_causes(s, (const uint64_t[IR_MIG__COUNT]){ [W] = 1, [UNK] = 1 });
+	ir_state_free(s);
+}
+
 /* Without sched_waking: the task was seen blocking, so a migration of it
  * can only be its wakeup placement. */
 static void test_wakeup_without_waking(void **state)
@@ -361,6 +381,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wakeup_with_waking),
+		cmocka_unit_test(test_waking_used_once),
 		cmocka_unit_test(test_wakeup_without_waking),
 		cmocka_unit_test(test_stale_waking_not_wakeup),
 		cmocka_unit_test(test_newidle_pull),
