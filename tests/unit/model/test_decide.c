@@ -656,6 +656,15 @@ static void test_evaluate_seeds(void **state)
 	}
 	ir_policy_run_free(&run);
 	assert_null(run.seed_tot);
+	/* at most 1024 seeds are replayed (the tally's spread holds 1024) */
+	run.p.seeds = 5000;
+	assert_int_equal(ir_policy_run_init(&run, 1), 0);
+	assert_int_equal(run.nr_seeds, 1024);
+	ir_policy_run_free(&run);
+	run.p.seeds = 1024;
+	assert_int_equal(ir_policy_run_init(&run, 1), 0);
+	assert_int_equal(run.nr_seeds, 1024);
+	ir_policy_run_free(&run);
 }
 
 /* Boundaries: the kernel's tests are strict '<', so a value exactly at the
