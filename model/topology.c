@@ -390,7 +390,9 @@ int ir_topology_parse(const char *text, struct ir_topology **out, char *err, siz
 			}
 			header = true;
 		} else if (!strcmp(tok[0], "online")) {
-			ir_cpumask_word probe[IR_TOPO_CPU_LIMIT / IR_CPUMASK_BITS + 1];
+			/* exactly the words the parser fills: no spare word to
+			 * read uninitialised */
+			ir_cpumask_word probe[(IR_TOPO_CPU_LIMIT + IR_CPUMASK_BITS - 1) / IR_CPUMASK_BITS];
 			int max = -1;
 
 			if (ps.t) {

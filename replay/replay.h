@@ -352,7 +352,8 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev);
 /* Close the window at end_ts: accounts the tail, resolves open points. */
 void ir_state_finish(struct ir_state *s, uint64_t end_ts);
 const struct ir_observed *ir_state_observed(const struct ir_state *s);
-/* Introspection for tests and ground truth. */
+/* Introspection for tests and ground truth; a CPU out of range has avg_idle
+ * 0, nr_running 0 and curr -1. */
 uint64_t ir_state_avg_idle(const struct ir_state *s, int cpu);
 unsigned ir_state_nr_running(const struct ir_state *s, int cpu);
 bool ir_state_overload(const struct ir_state *s, uint64_t now);

@@ -260,6 +260,18 @@ static void test_proportional_weight(void **state)
 		assert_int_equal(st.newidle_success[0] - before, want[i].weight);
 		ir_policy_state_free(&st);
 	}
+	/* NO_NI_RANDOM: every success counts 1, whatever the ratio */
+	p.ni_random = 0;
+	assert_int_equal(ir_policy_state_init(&st, &p, 1), 0);
+	st.newidle_ratio[0] = 22;
+	{
+		uint32_t s0 = st.newidle_success[0], c0 = st.newidle_call[0];
+
+		ir_policy_update(&c, &p, &d, &o, &st);
+		assert_int_equal(st.newidle_success[0] - s0, 1);
+		assert_int_equal(st.newidle_call[0] - c0, 1);
+	}
+	ir_policy_state_free(&st);
 }
 
 static uint32_t splitmix(uint64_t *x);
@@ -524,11 +536,24 @@ static void test_bump(void **state)
 	assert_true(o.pulled);
 	ir_policy_update(&c, &p, &d, &o, &st);
 	assert_int_equal(st.max_newidle_lb_cost[0], 20000);
-	c.now += 1000000001ull;
+	/* time_after(jiffies, last_decay + HZ): exactly a second later is
+	 * not after */
+	c.now += 1000000000ull;
+	ir_decide(&c, &p, &st, &d);
+	ir_outcome(&pt, &d, &o);
+	ir_policy_update(&c, &p, &d, &o, &st);
+	assert_int_equal(st.max_newidle_lb_cost[0], 20000);
+	c.now += 1;
 	ir_decide(&c, &p, &st, &d);
 	ir_outcome(&pt, &d, &o);
 	ir_policy_update(&c, &p, &d, &o, &st);
 	assert_int_equal(st.max_newidle_lb_cost[0], 19765);
+	/* a CPU the state does not cover learns nothing (and writes nothing) */
+	c.cpu = 1;
+	c.now += 2000000000ull;
+	ir_policy_update(&c, &p, &d, &o, &st);
+	assert_int_equal(st.max_newidle_lb_cost[0], 19765);
+	c.cpu = 0;
 	ir_policy_state_free(&st);
 	/* mainline keeps no state: at 300 us the same point never bails, and
 	 * tries every level each time, however often it is asked */
@@ -577,6 +602,69 @@ static void test_evaluate(void **state)
 	assert_int_equal(runs[1].st.max_newidle_lb_cost[1 * IR_MAX_LEVELS], 67500);
 	for (int i = 0; i < 2; i++)
 		ir_policy_run_free(&runs[i]);
+}
+
+/* A randomised policy's per-seed totals (ir_evaluate()): every seed's
+ * walk counted, and ground truth's population, the model's pulls at calls
+ * with an exit probe (probe_ret 0: the kernel pulled nothing; 1: it pulled;
+ * -1: no exit probe, not counted).  NO_NI_RANDOM: no die, so all three
+ * seeds walk alike and each total is worked out here. */
+static void test_evaluate_seeds(void **state)
+{
+	struct ir_policy_run run;
+	struct ir_point pt = { .ts = 10, .cpu = 0, .avg_idle = 1000 * US, .overload = true, .nr_levels = 1,
+			       .pulled_pid = -1, .pulled_from = -1 };
+	const int64_t ret[5] = { 0, 1, -1, 1, 0 };
+	const bool has_probe[5] = { true, true, true, false, false };
+	struct ir_decision d;
+	struct ir_outcome o;
+
+	(void)state;
+	assert_int_equal(ir_policy_parse("proportional", &run.p, NULL, 0), 0);
+	run.p.ni_random = 0;
+	run.p.seeds = 3;
+	run.p.max_newidle_lb_cost[IR_LVL_MC] = 20 * US;
+	assert_int_equal(ir_policy_run_init(&run, 1), 0);
+	assert_int_equal(run.nr_seeds, 3);
+	for (int i = 0; i < 5; i++) {
+		/* a waiting task on ring 0 except at the last point */
+		pt.ring[0] = i < 4 ? (struct ir_cand){ .pid = 7, .cpu = 1, .src_nr_running = 2, .gain_ns = 3000 } :
+			(struct ir_cand){ .pid = -1, .cpu = -1 };
+		pt.has_probe = has_probe[i];
+		pt.probe_ret = ret[i];
+		pt.probe = (struct ir_probe_entry){ .avg_idle = 1000 * US, .rd_overload = 1,
+			.sd_max_newidle_lb_cost = { 15 * US, -1, -1 }, .sd_newidle_ratio = { -1, -1, -1 } };
+		ir_evaluate(&pt, NULL, true, &run, 1, &d, &o);
+		pt.ts += 10;
+	}
+	for (int s = 0; s < 3; s++) {
+		const struct ir_seed_totals *t = &run.seed_tot[s];
+
+		assert_int_equal(t->attempts, 5);
+		assert_int_equal(t->pulls, 4);
+		assert_int_equal(t->moved, 4);
+		assert_int_equal(t->cost_ns, 3 * 15 * US + 2 * 20 * US);	/* probed where probed */
+		assert_int_equal(t->idle_recovered_ns, 4 * 3000);
+		assert_int_equal(t->idle_lost_ns, 0);
+		assert_int_equal(t->level_attempts[IR_LVL_MC], 5);
+		assert_int_equal(t->level_pulls[IR_LVL_MC], 4);
+		assert_int_equal(t->level_moved[IR_LVL_MC], 4);
+		assert_int_equal(t->level_cost_ns[IR_LVL_MC], 85 * US);
+		assert_int_equal(t->level_attempts[IR_LVL_SMT], 0);
+		assert_int_equal(t->probed_pulls, 2);
+		assert_int_equal(t->probed_both, 1);
+	}
+	ir_policy_run_free(&run);
+	assert_null(run.seed_tot);
+	/* at most 1024 seeds are replayed (the tally's spread holds 1024) */
+	run.p.seeds = 5000;
+	assert_int_equal(ir_policy_run_init(&run, 1), 0);
+	assert_int_equal(run.nr_seeds, 1024);
+	ir_policy_run_free(&run);
+	run.p.seeds = 1024;
+	assert_int_equal(ir_policy_run_init(&run, 1), 0);
+	assert_int_equal(run.nr_seeds, 1024);
+	ir_policy_run_free(&run);
 }
 
 /* Boundaries: the kernel's tests are strict '<', so a value exactly at the
@@ -732,11 +820,174 @@ static void test_ni_random_dice(void **state)
 	ir_policy_state_free(&st);
 }
 
+/* A point with the kernel's own per-level costs (a newidle probe): the
+ * mainline family's checks and every walk's durations use them where
+ * known (-1: the probe lacks the level, the policy's own cost stands), and
+ * a walk never costs more than the call the probe measured. */
+static void test_probed_costs(void **state)
+{
+	struct ir_decision_ctx c = ctx3(300 * US, true);
+	struct ir_policy_params p;
+	struct ir_decision d;
+
+	(void)state;
+	c.probed = true;
+	for (int l = 0; l < 3; l++)
+		c.probe_ratio[l] = -1;
+	assert_int_equal(ir_policy_parse("mainline", &p, NULL, 0), 0);
+	for (int k = 0; k < IR_LVL__COUNT; k++)
+		p.max_newidle_lb_cost[k] = 1 * US;	/* the policy's own: tiny */
+	p.max_newidle_lb_cost[IR_LVL_MC] = 100 * US;
+	/* 5 us at SMT, then 5 + 400 > 300 at MC: stop there */
+	c.probe_cost[0] = 5 * US, c.probe_cost[1] = 400 * US, c.probe_cost[2] = 10 * US;
+	ir_decide(&c, &p, NULL, &d);
+	expect_tried(&d, 1, (const int[]){ 0 }, 1);
+	assert_int_equal(d.cost[0], 5 * US);
+	/* the lowest level's probed cost above avg_idle: the 5.16+ bail */
+	c.probe_cost[0] = 350 * US;
+	ir_decide(&c, &p, NULL, &d);
+	assert_int_equal(d.bail, IR_BAIL_LOWEST_COST);
+	/* MC unknown to the probe: the policy's 100 us; 5 + 100 + 10 < 300 */
+	c.probe_cost[0] = 5 * US, c.probe_cost[1] = -1;
+	ir_decide(&c, &p, NULL, &d);
+	expect_tried(&d, 3, (const int[]){ 0, 1, 2 }, -1);
+	assert_int_equal(d.cost[0], 5 * US);
+	assert_int_equal(d.cost[1], 100 * US);
+	assert_int_equal(d.cost[2], 10 * US);
+	/* the call took 50 us: 5, then the 45 left, then nothing */
+	c.probe_dur = 50 * US;
+	ir_decide(&c, &p, NULL, &d);
+	expect_tried(&d, 3, (const int[]){ 0, 1, 2 }, -1);
+	assert_int_equal(d.cost[0], 5 * US);
+	assert_int_equal(d.cost[1], 45 * US);
+	assert_int_equal(d.cost[2], 0);
+	/* not probed: the policy's own costs throughout (1, 100, 1 us) */
+	c.probed = false, c.probe_dur = 0;
+	c.probe_cost[1] = 400 * US;
+	ir_decide(&c, &p, NULL, &d);
+	expect_tried(&d, 3, (const int[]){ 0, 1, 2 }, -1);
+	assert_int_equal(d.cost[0], 1 * US);
+	assert_int_equal(d.cost[1], 100 * US);
+}
+
+/* "Stop searching for tasks to pull if there are now runnable tasks on
+ * this rq" (v4.15 idle_balance(), v6.1 newidle_balance()): a task queued
+ * arrival_ns after entry ends the walk once the levels balanced so far have
+ * taken that long; the next level is where it stopped (-1: none left). */
+static void test_arrival(void **state)
+{
+	struct ir_decision_ctx c = ctx3(1000 * US, true);
+	struct ir_policy_params p;
+	struct ir_decision d;
+
+	(void)state;
+	assert_int_equal(ir_policy_parse("no-check", &p, NULL, 0), 0);
+	for (int k = 0; k < IR_LVL__COUNT; k++)
+		p.max_newidle_lb_cost[k] = 10 * US;
+	c.arrival_ns = 15 * US;		/* after SMT (10), during MC (20) */
+	ir_decide(&c, &p, NULL, &d);
+	expect_tried(&d, 2, (const int[]){ 0, 1 }, 2);
+	c.arrival_ns = 20 * US;		/* exactly when MC is done */
+	ir_decide(&c, &p, NULL, &d);
+	expect_tried(&d, 2, (const int[]){ 0, 1 }, 2);
+	c.arrival_ns = 25 * US;		/* during NUMA, the last level */
+	ir_decide(&c, &p, NULL, &d);
+	expect_tried(&d, 3, (const int[]){ 0, 1, 2 }, -1);
+	c.arrival_ns = 5 * US;		/* during SMT */
+	ir_decide(&c, &p, NULL, &d);
+	expect_tried(&d, 1, (const int[]){ 0 }, 1);
+	c.arrival_ns = 0;		/* nothing arrived */
+	ir_decide(&c, &p, NULL, &d);
+	expect_tried(&d, 3, (const int[]){ 0, 1, 2 }, -1);
+}
+
+/* v5.13+ (e5e678e4fea2): a pending wake-list wakeup returns before any
+ * check in the mainline family; the 4.15-based policies predate it. */
+static void test_ttwu_pending(void **state)
+{
+	static const char *const family[] = { "mainline", "bump", "proportional" };
+	static const char *const old[] = { "baseline", "domain-cost", "no-check" };
+	struct ir_decision_ctx c = ctx3(10000 * US, true);
+	struct ir_decision d;
+
+	(void)state;
+	c.ttwu_pending = true;
+	for (int i = 0; i < 3; i++) {
+		d = decide(family[i], &c);
+		assert_int_equal(d.bail, IR_BAIL_TTWU_PENDING);
+		d = decide(old[i], &c);
+		assert_int_equal(d.bail, IR_BAIL_NONE);
+	}
+	/* before the overload check too */
+	c.overload = false;
+	d = decide("mainline", &c);
+	assert_int_equal(d.bail, IR_BAIL_TTWU_PENDING);
+	d = decide("baseline", &c);
+	assert_int_equal(d.bail, IR_BAIL_NOT_OVERLOADED);
+}
+
+/* baseline (v4.15) has no lowest-domain cost bail: a lowest level dearer
+ * than avg_idle stops its walk there, with no bail. */
+static void test_baseline_no_cost_bail(void **state)
+{
+	struct ir_decision_ctx c = ctx3(600 * US, true);
+	struct ir_policy_params p;
+	struct ir_decision d;
+
+	(void)state;
+	assert_int_equal(ir_policy_parse("baseline", &p, NULL, 0), 0);
+	p.max_newidle_lb_cost[IR_LVL_SMT] = 800 * US;
+	ir_decide(&c, &p, NULL, &d);
+	assert_int_equal(d.bail, IR_BAIL_NONE);
+	assert_int_equal(d.nr_tried, 0);
+	assert_int_equal(d.stop_level, 0);
+	assert_int_equal(ir_policy_parse("mainline", &p, NULL, 0), 0);
+	p.max_newidle_lb_cost[IR_LVL_SMT] = 800 * US;
+	ir_decide(&c, &p, NULL, &d);
+	assert_int_equal(d.bail, IR_BAIL_LOWEST_COST);
+}
+
+/* A probed sd->newidle_ratio of 0 is the kernel's value (nothing pulled
+ * lately): the die skips the level unless it shows 0 or 1; the model's
+ * own initial 512 would have tried it. */
+static void test_probed_ratio_zero(void **state)
+{
+	struct ir_decision_ctx c = ctx3(10000 * US, true);
+	struct ir_policy_params p;
+	struct ir_decision d;
+	uint64_t seed = 0, x;
+	char arg[64];
+
+	(void)state;
+	do {	/* a seed whose first die is 100 */
+		x = ++seed;
+	} while (splitmix(&x) % 1024 != 100);
+	snprintf(arg, sizeof(arg), "proportional:seed=%llu", (unsigned long long)seed);
+	assert_int_equal(ir_policy_parse(arg, &p, NULL, 0), 0);
+	c.probed = true;
+	for (int l = 0; l < 3; l++)
+		c.probe_cost[l] = 1 * US, c.probe_ratio[l] = -1;
+	c.probe_ratio[0] = 0;
+	ir_decide(&c, &p, NULL, &d);
+	assert_int_equal(d.nr_skipped, 1);
+	assert_int_equal(d.skipped[0], 0);
+	c.probe_ratio[0] = -1;	/* not probed: 512, 100 <= 513 */
+	ir_decide(&c, &p, NULL, &d);
+	assert_true(d.nr_tried >= 1);
+	assert_int_equal(d.tried[0], 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scenario_300us),
 		cmocka_unit_test(test_bails),
+		cmocka_unit_test(test_probed_costs),
+		cmocka_unit_test(test_arrival),
+		cmocka_unit_test(test_evaluate_seeds),
+		cmocka_unit_test(test_ttwu_pending),
+		cmocka_unit_test(test_baseline_no_cost_bail),
+		cmocka_unit_test(test_probed_ratio_zero),
 		cmocka_unit_test(test_invariants),
 		cmocka_unit_test(test_outcome),
 		cmocka_unit_test(test_proportional_stop_at_first),

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "model/model.h"
+#include "model/cpumask.h"
 
 #define US 1000ull
 #define NOW 100000000ull	/* 100 ms */
@@ -41,6 +41,36 @@ static void busy(struct ir_rq_snap *rq, int o, int nr, uint64_t ago, float util)
 			.exec_start = NOW - ago, .util = 100 };
 }
 
+/* every rq idle: the idle task runs, nothing queued */
+static void idle_all(struct ir_rq_snap *rq, int n)
+{
+	for (int o = 0; o < n; o++)
+		busy(rq, o, 0, 0, 0);
+}
+
+/* every rq at once: nr[o] tasks (cold: last run 10 ms ago), utilisation util[o] */
+static void loads(struct ir_rq_snap *rq, int n, const int *nr, const float *util)
+{
+	for (int o = 0; o < n; o++)
+		busy(rq, o, nr[o], nr[o] ? 10 * 1000 * US : 0, util[o]);
+}
+
+/* one load_balance() case: the domains, n runqueues (all idle to start
+ * with) and CPU 0's newidle point over them */
+struct lbt {
+	struct ir_domains *d;
+	struct ir_rq_snap rq[28];
+	struct ir_point pt;
+};
+
+static void lbt_init(struct lbt *t, struct ir_domains *d, int n)
+{
+	memset(t, 0, sizeof(*t));
+	t->d = d;
+	idle_all(t->rq, n);
+	t->pt = (struct ir_point){ .cpu = 0, .ts = NOW, .rq = t->rq, .nr_rq = n };
+}
+
 static struct ir_lb_result lb_llc(const struct ir_domains *d, const struct ir_point *pt, int level,
 				  uint64_t migration_cost, bool preemption, bool llc_spread)
 {
@@ -62,88 +92,112 @@ static struct ir_lb_result lb(const struct ir_domains *d, const struct ir_point 
 	return lb_llc(d, pt, level, migration_cost, preemption, true);
 }
 
+static struct ir_lb_result lb_rules(const struct ir_domains *d, const struct ir_point *pt, int level,
+				    enum ir_lb_rules rules, bool preemption)
+{
+	struct ir_lb_env env = {
+		.dom = d, .pt = pt, .level = level, .rules = rules, .now = NOW,
+		.sysctl_sched_migration_cost = 500 * US, .preemption = preemption,
+		.smt_never_hot = true, .llc_spread = true,
+	};
+	struct ir_lb_result r;
+
+	ir_load_balance(&env, &r);
+	return r;
+}
+
+/* load_balance() at a level of case t: moved tasks, the first from CPU
+ * `from` (-1: nothing moved; -2: any CPU) */
+static struct ir_lb_result expect_lb(struct lbt *t, int level, enum ir_lb_rules rules, bool preemption,
+				     int moved, int from)
+{
+	struct ir_lb_result r = lb_rules(t->d, &t->pt, level, rules, preemption);
+
+	assert_int_equal(r.moved, moved);
+	if (from != -2)
+		assert_int_equal(r.from_cpu, from);
+	return r;
+}
 
 /* The known bug: a task on an SMT sibling moves only at the SMT level.  At
  * MC the sibling is in the local group, which is never the busiest. */
 static void test_sibling_only_at_smt(void **state)
 {
-	struct ir_domains *d = domains("sockets=1,cores=2,threads=2");
-	struct ir_rq_snap rq[4] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 4 };
+	struct lbt t;
 	struct ir_lb_result r;
 
 	(void)state;
-	busy(rq, 0, 0, 0, 1024);
-	busy(rq, 1, 3, 2 * 1000 * US, 1024);	/* sibling: 2 waiting, cold */
-	busy(rq, 2, 1, 0, 1024);
-	busy(rq, 3, 1, 0, 1024);
-	r = lb(d, &pt, 0, 500 * US, true);	/* SMT: groups are CPUs 0 and 1 */
+	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
+	busy(t.rq, 0, 0, 0, 1024);
+	busy(t.rq, 1, 3, 2 * 1000 * US, 1024);	/* sibling: 2 waiting, cold */
+	busy(t.rq, 2, 1, 0, 1024);
+	busy(t.rq, 3, 1, 0, 1024);
+	r = lb(t.d, &t.pt, 0, 500 * US, true);	/* SMT: groups are CPUs 0 and 1 */
 	assert_int_equal(r.moved, 1);
 	assert_int_equal(r.from_cpu, 1);
 	assert_int_equal(r.pid, 100);		/* the tail of cfs_tasks */
 	/* MC: groups {0,1} (local: 3 tasks on 2 CPUs, util 2048 * 117 > 2048 *
 	 * 100: group_overloaded) and {2,3} (2 tasks on 2 CPUs: group_fully_busy).
 	 * The local group is never the busiest, and it is busier: balanced */
-	r = lb(d, &pt, 1, 500 * US, true);
+	r = lb(t.d, &t.pt, 1, 500 * US, true);
 	assert_int_equal(r.moved, 0);
 	assert_int_equal(r.why, IR_LB_BALANCED);
-	ir_domains_free(d);
+	ir_domains_free(t.d);
 }
 
 /* task_hot(): exec_start within sysctl_sched_migration_cost stops a pull at
  * MC unless the sysctl is 0; never at the SMT level (SD_SHARE_CPUCAPACITY). */
 static void test_cache_hot(void **state)
 {
-	struct ir_domains *d = domains("sockets=1,cores=2,threads=2");
-	struct ir_rq_snap rq[4] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 4 };
+	struct lbt t;
 	struct ir_lb_result r;
 
 	(void)state;
-	busy(rq, 0, 0, 0, 0);
-	busy(rq, 1, 0, 0, 0);
-	busy(rq, 2, 4, 100 * US, 400);		/* 3 waiting, ran 100 us ago */
-	busy(rq, 3, 0, 0, 0);
+	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
+	busy(t.rq, 0, 0, 0, 0);
+	busy(t.rq, 1, 0, 0, 0);
+	busy(t.rq, 2, 4, 100 * US, 400);		/* 3 waiting, ran 100 us ago */
+	busy(t.rq, 3, 0, 0, 0);
 	/* MC: local {0,1} has_spare with 0 tasks, {2,3} 4 tasks on 2 CPUs with
 	 * util 400: not overloaded (2048 * 100 > 400 * 117), has_spare; prefer
 	 * sibling (child SMT) and 4 > 0 + 1: force; imbalance (4 - 0) >> 1 = 2 */
-	r = lb(d, &pt, 1, 500 * US, true);
+	r = lb(t.d, &t.pt, 1, 500 * US, true);
 	assert_int_equal(r.moved, 0);
 	assert_int_equal(r.why, IR_LB_NOTHING_MOVABLE);
 	assert_int_equal(r.hot_skipped, 3);
-	r = lb(d, &pt, 1, 0, true);		/* migration_cost 0: never hot */
+	r = lb(t.d, &t.pt, 1, 0, true);		/* migration_cost 0: never hot */
 	assert_int_equal(r.moved, 1);		/* CONFIG_PREEMPTION: one, then stop */
 	assert_int_equal(r.from_cpu, 2);
-	r = lb(d, &pt, 1, 0, false);		/* no PREEMPTION: the imbalance, 2 */
+	r = lb(t.d, &t.pt, 1, 0, false);		/* no PREEMPTION: the imbalance, 2 */
 	assert_int_equal(r.moved, 2);
-	r = lb(d, &pt, 1, 50 * US, false);	/* ran 100 us ago: cold at 50 us */
+	r = lb(t.d, &t.pt, 1, 50 * US, false);	/* ran 100 us ago: cold at 50 us */
 	assert_int_equal(r.moved, 2);
-	ir_domains_free(d);
+	ir_domains_free(t.d);
 }
 
 /* v5.19+ calculate_imbalance(): NUMA allowance through imb_numa_nr.  Two
  * nodes of one LLC (4 CPUs) each: imb_numa_nr = nr_llcs = 2. */
 static void test_numa_allowance(void **state)
 {
-	struct ir_domains *d = domains("sockets=2,cores=2,threads=2,nodes=2");
-	struct ir_rq_snap rq[8] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 8 };
+	struct lbt t;
 	struct ir_lb_result r;
-	int numa = ir_domains_nr_levels(d, 0) - 1;
+	int numa;
 
 	(void)state;
-	assert_int_equal(ir_domains_level(d, 0, numa)->kind, IR_LVL_NUMA);
-	busy(rq, 4, 2, 10 * 1000 * US, 300);
+	lbt_init(&t, domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
+	numa = ir_domains_nr_levels(t.d, 0) - 1;
+	assert_int_equal(ir_domains_level(t.d, 0, numa)->kind, IR_LVL_NUMA);
+	busy(t.rq, 4, 2, 10 * 1000 * US, 300);
 	/* node 1 has 2 tasks, node 0 none: prefer_sibling forces, imbalance 2 - 0
 	 * = 2; local sum 0 + 1 < imb_numa_nr 2 and 2 <= NUMA_IMBALANCE_MIN: 0 */
-	r = lb(d, &pt, numa, 500 * US, true);
+	r = lb(t.d, &t.pt, numa, 500 * US, true);
 	assert_int_equal(r.moved, 0);
-	busy(rq, 4, 4, 10 * 1000 * US, 300);
+	busy(t.rq, 4, 4, 10 * 1000 * US, 300);
 	/* 4 tasks: imbalance 4 > 2 is kept, >> 1 = 2; one moves (PREEMPTION) */
-	r = lb(d, &pt, numa, 500 * US, true);
+	r = lb(t.d, &t.pt, numa, 500 * US, true);
 	assert_int_equal(r.moved, 1);
 	assert_int_equal(r.from_cpu, 4);
-	ir_domains_free(d);
+	ir_domains_free(t.d);
 }
 
 /* A pinned per-CPU kthread never moves; detach_tasks() goes on to the next. */
@@ -152,70 +206,498 @@ static void test_numa_allowance(void **state)
  * local group's spare capacity. */
 static void test_llc_spread(void **state)
 {
-	struct ir_domains *d = domains("sockets=1,cores=2,threads=2");
-	struct ir_rq_snap rq[4] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 4 };
+	struct lbt t;
 	struct ir_lb_result r;
 
 	(void)state;
-	busy(rq, 0, 0, 0, 0);
-	busy(rq, 1, 1, 0, 1024);
-	busy(rq, 2, 3, 10 * 1000 * US, 1024);	/* 2 waiting, cold, util 100 each */
-	busy(rq, 3, 1, 0, 1024);
+	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
+	busy(t.rq, 0, 0, 0, 0);
+	busy(t.rq, 1, 1, 0, 1024);
+	busy(t.rq, 2, 3, 10 * 1000 * US, 1024);	/* 2 waiting, cold, util 100 each */
+	busy(t.rq, 3, 1, 0, 1024);
 	/* local {0,1}: 1 task on 2 CPUs, has_spare, util 1024; busiest {2,3}: 4
 	 * tasks on 2 CPUs, 2048 * 100 < 2048 * 117: group_overloaded.
 	 * Before v5.10: migrate_util, imbalance 2048 - 1024; both waiting tasks
 	 * (util 100) fit, and detach_tasks() leaves rq 2 its last: 2 move. */
-	r = lb_llc(d, &pt, 1, 500 * US, false, false);
+	r = lb_llc(t.d, &t.pt, 1, 500 * US, false, false);
 	assert_int_equal(r.moved, 2);
 	/* v5.10+: migrate_task; prefer_sibling (child SMT): (4 - 1) >> 1 = 1 */
-	r = lb_llc(d, &pt, 1, 500 * US, false, true);
+	r = lb_llc(t.d, &t.pt, 1, 500 * US, false, true);
 	assert_int_equal(r.moved, 1);
 	assert_int_equal(r.from_cpu, 2);
-	ir_domains_free(d);
+	ir_domains_free(t.d);
 }
 
 /* find_busiest_queue() for migrate_util (NUMA: above the LLC): the highest
  * utilisation among runqueues with more than one task, not the longest. */
 static void test_busiest_queue_util(void **state)
 {
-	struct ir_domains *d = domains("sockets=2,cores=2,threads=2,nodes=2");
-	struct ir_rq_snap rq[8] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 8 };
+	struct lbt t;
 	struct ir_lb_result r;
-	int numa = ir_domains_nr_levels(d, 0) - 1;
+	int numa;
 
 	(void)state;
-	busy(rq, 4, 3, 10 * 1000 * US, 1000);	/* the longest queue */
-	busy(rq, 5, 2, 10 * 1000 * US, 1010);	/* the busiest of those with 2+ */
-	busy(rq, 6, 1, 0, 1024);		/* the busiest, but one task: skipped */
-	busy(rq, 7, 1, 0, 1024);
+	lbt_init(&t, domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
+	numa = ir_domains_nr_levels(t.d, 0) - 1;
+	busy(t.rq, 4, 3, 10 * 1000 * US, 1000);	/* the longest queue */
+	busy(t.rq, 5, 2, 10 * 1000 * US, 1010);	/* the busiest of those with 2+ */
+	busy(t.rq, 6, 1, 0, 1024);		/* the busiest, but one task: skipped */
+	busy(t.rq, 7, 1, 0, 1024);
 	/* node 1: 7 tasks on 4 CPUs, util 4058: 4096 * 100 < 4058 * 117,
 	 * group_overloaded; node 0 idle, has_spare: migrate_util, imbalance 4096 */
-	r = lb(d, &pt, numa, 500 * US, true);
+	r = lb(t.d, &t.pt, numa, 500 * US, true);
 	assert_int_equal(r.moved, 1);
 	assert_int_equal(r.from_cpu, 5);
 	assert_int_equal(r.pid, 500);
-	ir_domains_free(d);
+	ir_domains_free(t.d);
 }
 
 static void test_pinned(void **state)
 {
-	struct ir_domains *d = domains("sockets=1,cores=2,threads=2");
-	struct ir_rq_snap rq[4] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 4 };
+	struct lbt t;
 	struct ir_lb_result r;
 
 	(void)state;
-	busy(rq, 1, 3, 2 * 1000 * US, 1024);
-	rq[1].task[0].pinned = true;
-	r = lb(d, &pt, 0, 500 * US, true);
+	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
+	busy(t.rq, 1, 3, 2 * 1000 * US, 1024);
+	t.rq[1].task[0].pinned = true;
+	r = lb(t.d, &t.pt, 0, 500 * US, true);
 	assert_int_equal(r.moved, 1);
 	assert_int_equal(r.pid, 101);
-	rq[1].task[1].pinned = true;
-	r = lb(d, &pt, 0, 500 * US, true);
+	t.rq[1].task[1].pinned = true;
+	r = lb(t.d, &t.pt, 0, 500 * US, true);
 	assert_int_equal(r.moved, 0);
+	ir_domains_free(t.d);
+}
+
+/* Three cores of two threads: MC (imbalance_pct 117, cache_nice_tries 1)
+ * has three groups, so the average load differs from both sides' and
+ * calculate_imbalance()'s min() of the two sides is not symmetric.  Tasks
+ * are cold (ran 10 ms ago) and weigh NICE_0_LOAD. */
+static struct ir_domains *three_cores(void)
+{
+	struct ir_domains *d = domains("sockets=1,cores=3,threads=2");
+
+	assert_int_equal(ir_domains_level(d, 0, 1)->kind, IR_LVL_MC);
+	assert_int_equal(ir_domains_level(d, 0, 1)->span_weight, 6);
+	return d;
+}
+
+/* MC of three_cores() (imbalance_pct 117, cache_nice_tries 1), CPU 0
+ * newly idle: each case's runqueues (tasks, utilisation per CPU; a task
+ * weighs NICE_0_LOAD, cold: ran 10 ms ago), rules, CONFIG_PREEMPTION, and
+ * what load_balance() does, worked out by hand from the kernel code cited
+ * in lb.c.  Three groups, so calculate_imbalance()'s min() of the two
+ * sides is not symmetric.  pid -1, why -1: not checked. */
+static const struct mc_case {
+	enum ir_lb_rules rules;
+	bool preemption;
+	int nr[6];
+	float util[6];
+	int moved, from, pid, why;
+} mc_cases[] = {
+	/* 4.15, load units.  Local {0,1} 1 task (avg_load 512, capacity
+	 * left); {2,3} 4 tasks (2048 * 100 < 2048 * 117: no capacity, 2048);
+	 * {4,5} 1024.  Domain 7168 * 1024 / 6144 = 1194.  Local has capacity,
+	 * busiest none: no avg_load test.  imbalance min(854 * 2048, 682 *
+	 * 2048) / 1024 = 1364; the first task leaves 340, below half a task's
+	 * load: one moves, from the longest queue. */
+	{ IR_LB_V415, false, { 0, 1, 3, 1, 1, 1 }, { 0, 1024, 1024, 1024, 1024, 1024 }, 1, 2, 200, IR_LB_PULLED },
+	/* local empty: {4,5} counts as full (prefer_sibling), {2,3} has the
+	 * higher avg_load; domain 1024; min(1024 * 2048, 1024 * 2048) / 1024 =
+	 * 2048: two tasks, one with CONFIG_PREEMPTION */
+	{ IR_LB_V415, false, { 0, 0, 3, 1, 1, 1 }, { 0, 0, 1024, 1024, 1024, 1024 }, 2, 2, -1, -1 },
+	{ IR_LB_V415, true, { 0, 0, 3, 1, 1, 1 }, { 0, 0, 1024, 1024, 1024, 1024 }, 1, 2, -1, -1 },
+	/* 4.15, a full local group (6 tasks, avg_load 3072): {2,3}, {4,5} 7
+	 * each (3584, the first found stays the busiest), domain 3413; local
+	 * is below both but 100 * 3584 <= 117 * 3072: balanced.  {2,3} with 8
+	 * (4096, domain 3584): min(512 * 2048, 512 * 2048) / 1024 = 1024 */
+	{ IR_LB_V415, false, { 0, 6, 6, 1, 6, 1 }, { 1024, 1024, 1024, 1024, 1024, 1024 }, 0, -1, -1, IR_LB_BALANCED },
+	{ IR_LB_V415, false, { 0, 6, 7, 1, 6, 1 }, { 1024, 1024, 1024, 1024, 1024, 1024 }, 1, 2, -1, -1 },
+	/* 4.15 group_has_capacity() of that local group at the boundary: util
+	 * 880 per CPU (1760 * 117 = 205920 > 204800) none, balanced as above;
+	 * 870 (203580) some, and the busiest has none: no avg_load tests,
+	 * min(171 * 2048, 341 * 2048) / 1024 = 342, raised to a task's load */
+	{ IR_LB_V415, true, { 0, 6, 6, 1, 6, 1 }, { 880, 880, 1024, 1024, 1024, 1024 }, 0, -1, -1, IR_LB_BALANCED },
+	{ IR_LB_V415, true, { 0, 6, 6, 1, 6, 1 }, { 870, 870, 1024, 1024, 1024, 1024 }, 1, 2, -1, -1 },
+	/* 4.15 prefer_sibling: a group more than one task above a local group
+	 * with capacity counts as having none (ranks as overloaded).  Local 2
+	 * tasks, util 2048: no capacity, so {2,3} (4 tasks, util 300) is not
+	 * forced and {4,5} (3 tasks, util 2048: none) is the busiest; domain
+	 * 1536, local 1024, 100 * 1536 > 117 * 1024: min(0, ...) raised to a
+	 * task's load, from {4,5}'s longest queue (one task is never taken
+	 * for load) */
+	{ IR_LB_V415, true, { 0, 2, 4, 0, 2, 1 }, { 1024, 1024, 300, 0, 1024, 1024 }, 1, 4, 400, -1 },
+	/* the threshold: local 1 task with capacity; {2,3} 3 tasks (util 300)
+	 * is two above it, forced, and found first with the same avg_load
+	 * (1536) as {4,5} (3 tasks, util 2048): the busiest; rq 2 gives */
+	{ IR_LB_V415, true, { 0, 1, 3, 0, 2, 1 }, { 0, 1024, 300, 0, 1024, 1024 }, 1, 2, -1, -1 },
+	/* v5.5+ migrate_load: local 2 tasks on 2 CPUs, util 2048: fully
+	 * busy; {2,3} 7 tasks, overloaded, avg_load 3584; {4,5} fully busy;
+	 * domain 11264 * 1024 / 6144 = 1877, local 1024: min(1707 * 2048, 853 *
+	 * 2048) / 1024 = 1706; 1706 - 1024 = 682 is at least half a task's load:
+	 * a second task goes without PREEMPTION */
+	{ IR_LB_V519, false, { 0, 2, 6, 1, 1, 1 }, { 1024, 1024, 1024, 1024, 1024, 1024 }, 2, 2, 200, -1 },
+	{ IR_LB_V519, true, { 0, 2, 6, 1, 1, 1 }, { 1024, 1024, 1024, 1024, 1024, 1024 }, 1, 2, -1, -1 },
+	/* v5.5+ update_sd_pick_busiest() among group_has_spare groups (util
+	 * 300 per busy CPU): fewer idle CPUs first ({4,5} none, {2,3} one);
+	 * prefer_sibling forces (3 > 0 + 1); migrate_task (3 - 0) >> 1 = 1 */
+	{ IR_LB_V519, true, { 0, 0, 1, 0, 2, 1 }, { 0, 0, 300, 0, 300, 300 }, 1, 4, 400, -1 },
+	/* the same idle CPUs: more tasks wins, whichever group comes first */
+	{ IR_LB_V519, true, { 0, 0, 2, 0, 3, 0 }, { 0, 0, 300, 0, 300, 0 }, 1, 4, 400, -1 },
+	{ IR_LB_V519, true, { 0, 0, 3, 0, 2, 0 }, { 0, 0, 300, 0, 300, 0 }, 1, 2, -1, -1 },
+	/* a later group with more idle CPUs does not replace the busiest */
+	{ IR_LB_V519, true, { 0, 0, 3, 1, 2, 0 }, { 0, 0, 300, 300, 300, 0 }, 1, 2, -1, -1 },
+	/* group_classify() at the capacity boundary: as many tasks as CPUs,
+	 * util 880 each: fully busy (1760 * 117 > 204800), busier than {4,5}
+	 * (3 tasks, util 300: spare); (2 - 0) >> 1 = 1 from rq 2.  At 870:
+	 * spare too, the same idle CPUs, {4,5} more tasks */
+	{ IR_LB_V519, true, { 0, 0, 2, 0, 3, 0 }, { 0, 0, 880, 880, 300, 0 }, 1, 2, -1, -1 },
+	{ IR_LB_V519, true, { 0, 0, 2, 0, 3, 0 }, { 0, 0, 870, 870, 300, 0 }, 1, 4, -1, -1 },
+	/* find_busiest_queue() takes a queue of one task for migrate_task;
+	 * detach_tasks() leaves it its last: nothing movable, not "no queue"
+	 * ({2,3} one task each, util 1024: fully busy, forced, imbalance 1) */
+	{ IR_LB_V519, true, { 0, 0, 1, 1, 0, 0 }, { 0, 0, 1024, 1024, 0, 0 }, 0, -1, -1, IR_LB_NOTHING_MOVABLE },
+};
+
+static void test_three_cores(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(mc_cases) / sizeof(mc_cases[0]); i++) {
+		const struct mc_case *c = &mc_cases[i];
+		struct ir_lb_result r;
+		struct lbt t;
+
+		print_message("case %zu\n", i);
+		lbt_init(&t, three_cores(), 6);
+		loads(t.rq, 6, c->nr, c->util);
+		r = expect_lb(&t, 1, c->rules, c->preemption, c->moved, c->from);
+		if (c->pid >= 0)
+			assert_int_equal(r.pid, c->pid);
+		if (c->why >= 0)
+			assert_int_equal(r.why, c->why);
+		ir_domains_free(t.d);
+	}
+}
+
+/* v5.16-5.18 calculate_imbalance(): halve first, then the NUMA allowance
+ * holds only while the busiest node runs fewer than a quarter of the
+ * domain's CPUs (span 8: 2).  The v5.19 rule keeps the same case (see
+ * test_numa_allowance). */
+static void test_numa_v516(void **state)
+{
+	struct lbt t;
+	int numa;
+
+	(void)state;
+	lbt_init(&t, domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
+	numa = ir_domains_nr_levels(t.d, 0) - 1;
+	busy(t.rq, 4, 2, 10 * 1000 * US, 300);
+	/* (2 - 0) >> 1 = 1; busiest 2 tasks, not below 8 >> 2: pulled */
+	expect_lb(&t, numa, IR_LB_V516, true, 1, 4);
+	expect_lb(&t, numa, IR_LB_V519, true, 0, -1);
+	ir_domains_free(t.d);
+}
+
+/* ir_outcome_lb(): a decision's walk through load_balance() per level.
+ * The runqueues of test_cache_hot (rq 2: three tasks waiting, ran 100 us
+ * before the snapshot, util 400); the walk tries SMT (10 us: CPU 1 is
+ * idle, no busiest) then MC (20 us). */
+static void test_outcome_lb(void **state)
+{
+	struct ir_domains *d = domains("sockets=1,cores=2,threads=2");
+	struct ir_rq_snap rq[4] = { 0 };
+	/* the point is handled a second after the snapshot: task_hot() is
+	 * measured at the snapshot (rq_ts), where the runqueues were */
+	struct ir_point pt = { .cpu = 0, .ts = NOW + 1000 * 1000 * US, .rq_ts = NOW, .rq = rq,
+			       .nr_rq = 4, .nr_levels = 2, .idle_ns = 9000, .avg_idle = 1000 * US,
+			       .overload = true, .pulled_pid = -1, .pulled_from = -1 };
+	struct ir_decision dec = { .nr_tried = 2, .tried = { 0, 1 }, .kind = { IR_LVL_SMT, IR_LVL_MC },
+				   .cost = { 10 * US, 20 * US }, .stop_level = -1 };
+	struct ir_decision_ctx ctx;
+	struct ir_policy_params p;
+	struct ir_outcome o;
+
+	(void)state;
+	idle_all(rq, 4);
+	busy(rq, 0, 0, 0, 0);
+	busy(rq, 1, 0, 0, 0);
+	busy(rq, 2, 4, 100 * US, 400);
+	busy(rq, 3, 0, 0, 0);
+	pt.ring[0] = (struct ir_cand){ .pid = -1, .cpu = -1 };
+	pt.ring[1] = (struct ir_cand){ .pid = 200, .cpu = 2, .src_nr_running = 4, .gain_ns = 6000 };
+	ir_decision_ctx_init(&ctx, &pt, d);
+	assert_int_equal(ctx.nr_levels, 2);
+	assert_int_equal(ir_policy_parse("mainline", &p, NULL, 0), 0);
+	p.preemption = 0;
+	p.sysctl_sched_migration_cost = 0;	/* never hot: MC moves 2 (test_cache_hot) */
+	ir_outcome_lb(&ctx, &p, &dec, &o);
+	assert_true(o.pulled);
+	assert_int_equal(o.attempts, 2);
+	assert_int_equal(o.cost_ns, 30 * US);
+	assert_int_equal(o.attempt_cost[0], 10 * US);
+	assert_int_equal(o.attempt_cost[1], 20 * US);
+	assert_int_equal(o.moved, 2);
+	assert_int_equal(o.level, 1);
+	assert_int_equal(o.level_kind, IR_LVL_MC);
+	assert_int_equal(o.pid, 200);
+	assert_int_equal(o.from_cpu, 2);
+	assert_int_equal(o.idle_recovered_ns, 6000);	/* ring 1's gain: it is that task */
+	assert_int_equal(o.idle_lost_ns, 0);
+	/* the task pulled is not the ring's best waiting one: it gains at most
+	 * the idle time */
+	pt.ring[1].pid = 201;
+	ir_outcome_lb(&ctx, &p, &dec, &o);
+	assert_int_equal(o.pid, 200);
+	assert_int_equal(o.idle_recovered_ns, 9000);
+	/* 500 us: the tasks ran 100 us before the snapshot, hot: nothing moves,
+	 * and the nearest waiting task is the idle time lost */
+	p.sysctl_sched_migration_cost = 500 * US;
+	ir_outcome_lb(&ctx, &p, &dec, &o);
+	assert_false(o.pulled);
+	assert_int_equal(o.moved, 0);
+	assert_int_equal(o.attempts, 2);
+	assert_int_equal(o.level, -1);
+	assert_int_equal(o.pid, -1);
+	assert_int_equal(o.idle_recovered_ns, 0);
+	assert_int_equal(o.idle_lost_ns, 6000);
+	assert_int_equal(o.from_cpu, -1);
+	/* the task pulled waits on ring 0: its gain is ring 0's */
+	pt.ring[0] = (struct ir_cand){ .pid = 200, .cpu = 2, .src_nr_running = 4, .gain_ns = 4000 };
+	p.sysctl_sched_migration_cost = 0;
+	ir_outcome_lb(&ctx, &p, &dec, &o);
+	assert_int_equal(o.pid, 200);
+	assert_int_equal(o.idle_recovered_ns, 4000);
+	pt.ring[0] = (struct ir_cand){ .pid = -1, .cpu = -1 };
+	p.sysctl_sched_migration_cost = 500 * US;
+	/* a snapshot that does not cover the domains' CPUs: the ring
+	 * candidates decide (one task, ring 1 at MC); none: nothing */
+	pt.nr_rq = 3;
+	pt.ring[1].pid = -1;
+	ir_outcome_lb(&ctx, &p, &dec, &o);
+	assert_false(o.pulled);
+	assert_int_equal(o.from_cpu, -1);
+	assert_int_equal(o.pid, -1);
+	assert_int_equal(o.level, -1);
+	assert_int_equal(o.attempts, 2);
+	pt.ring[1].pid = 201;
+	ir_outcome_lb(&ctx, &p, &dec, &o);
+	assert_true(o.pulled);
+	assert_int_equal(o.moved, 1);
+	assert_int_equal(o.level, 1);
+	assert_int_equal(o.pid, 201);
+	assert_int_equal(o.idle_recovered_ns, 6000);
 	ir_domains_free(d);
+}
+
+/* find_busiest_group() v5.5+, a busiest group that is not overloaded: of a
+ * group of one CPU (SMT) only a single task is balanced; more move.  The
+ * idle-CPU comparison is for groups of more than one CPU. */
+static void test_single_cpu_groups(void **state)
+{
+	struct lbt t;
+	struct ir_lb_result r;
+
+	(void)state;
+	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
+	/* CPU 1: 2 tasks, util 300: 1024 * 100 > 300 * 110, spare.  No
+	 * prefer_sibling at the lowest level.  migrate_task, a group of one
+	 * CPU: 2 - 0, >> 1 = 1 */
+	busy(t.rq, 1, 2, 10 * 1000 * US, 300);
+	r = expect_lb(&t, 0, IR_LB_V519, true, 1, 1);
+	assert_int_equal(r.pid, 100);
+	busy(t.rq, 1, 1, 10 * 1000 * US, 300);
+	r = expect_lb(&t, 0, IR_LB_V519, true, 0, -1);
+	assert_int_equal(r.why, IR_LB_BALANCED);
+	ir_domains_free(t.d);
+}
+
+/* The NUMA allowance at its edges.  v5.16-5.18: after halving, an
+ * imbalance of at most 2 stays while the busiest node runs fewer tasks
+ * than a quarter of the domain (28 CPUs: 7).  v5.19+: before halving, at
+ * most 2 while the local node's tasks + 1 are below imb_numa_nr. */
+static void test_numa_edges(void **state)
+{
+	struct ir_domains *d = domains("sockets=2,cores=7,threads=2,nodes=2");
+	struct ir_domains *d8 = domains("sockets=2,cores=2,threads=2,nodes=2");
+	struct ir_rq_snap rq[28] = { 0 };
+	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 28 };
+	struct ir_lb_result r;
+	int numa = ir_domains_nr_levels(d, 0) - 1;
+
+	(void)state;
+	idle_all(rq, 28);
+	assert_int_equal(ir_domains_level(d, 0, numa)->kind, IR_LVL_NUMA);
+	assert_int_equal(ir_domains_level(d, 0, numa)->span_weight, 28);
+	assert_false(ir_cpumask_test(ir_domains_level(d, 0, numa - 1)->span, 14));
+	/* node 1 (CPUs 14-27): 4 tasks, 4 >> 1 = 2, 4 < 7: kept local */
+	busy(rq, 14, 4, 10 * 1000 * US, 300);
+	r = lb_rules(d, &pt, numa, IR_LB_V516, true);
+	assert_int_equal(r.moved, 0);
+	/* 6 tasks: 3 is more than 2 */
+	busy(rq, 14, 6, 10 * 1000 * US, 300);
+	r = lb_rules(d, &pt, numa, IR_LB_V516, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 14);
+	/* 7 tasks against 3 local: (7 - 3) >> 1 = 2, but 7 is not below 7 */
+	busy(rq, 14, 7, 10 * 1000 * US, 300);
+	busy(rq, 1, 3, 10 * 1000 * US, 300);
+	r = lb_rules(d, &pt, numa, IR_LB_V516, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 14);
+	/* v5.19, 8 CPUs (imb_numa_nr 2): 3 tasks on node 1 is more than 2 */
+	idle_all(rq, 28);
+	pt.nr_rq = 8;
+	busy(rq, 4, 3, 10 * 1000 * US, 300);
+	r = lb_rules(d8, &pt, ir_domains_nr_levels(d8, 0) - 1, IR_LB_V519, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 4);
+	ir_domains_free(d);
+	ir_domains_free(d8);
+}
+
+/* rq o with nr tasks (any number), the snapshot's task list capped */
+static void many(struct ir_rq_snap *rq, int o, int nr, float util)
+{
+	busy(rq, o, nr < IR_SNAP_TASKS + 1 ? nr : IR_SNAP_TASKS + 1, 10 * 1000 * US, util);
+	rq[o].nr_running = (uint16_t)nr;
+}
+
+/* find_busiest_group() v5.5+ with an overloaded local group: balanced
+ * while 100 * busiest->avg_load <= imbalance_pct * local->avg_load (MC:
+ * 117).  Local 100 tasks (avg_load 51200), {2,3} 117 (59904: exactly
+ * 117 %), {4,5} 100; domain avg_load 317 * 1048576 / 6144 = 54101.  One
+ * task more on {2,3} (60416) passes: migrate_load from its longest rq. */
+static void test_overloaded_local(void **state)
+{
+	struct lbt t;
+	struct ir_lb_result r;
+
+	(void)state;
+	lbt_init(&t, three_cores(), 6);
+	busy(t.rq, 0, 0, 0, 1024);
+	many(t.rq, 1, 100, 1024);
+	many(t.rq, 2, 116, 1024);
+	many(t.rq, 3, 1, 1024);
+	many(t.rq, 4, 99, 1024);
+	many(t.rq, 5, 1, 1024);
+	r = expect_lb(&t, 1, IR_LB_V519, true, 0, -1);
+	assert_int_equal(r.why, IR_LB_BALANCED);
+	many(t.rq, 2, 117, 1024);
+	r = expect_lb(&t, 1, IR_LB_V519, true, 1, 2);
+	ir_domains_free(t.d);
+}
+
+/* imb_numa_nr (v5.18 e496132ebedd) above the first NUMA level: scaled by
+ * span.  Four nodes of two CPUs (each its own LLC and package), node
+ * distances 10 / 12 (pairs) / 20: levels MC (2), NUMA (4), NUMA (8).  At
+ * the first NUMA level imb_numa_nr = 4 / 2 LLCs = 2, at the second 2 * 8 /
+ * 4 = 4.  There, local CPUs 0-3 run 2 tasks (2 idle), CPUs 4-7 five (none
+ * idle, util 300: spare): migrate_task by idle CPUs, 2 - 0 = 2; the local
+ * group's 2 + 1 < 4 and 2 <= 2: the imbalance is allowed, nothing moves. */
+static void test_imb_numa_nr_levels(void **state)
+{
+	static const char *const text =
+		"idlereplay-topology 1\n"
+		"online 0-7\n"
+		"cpu 0 core_cpus=0 package_cpus=0-1 node=0 cache=L3:0-1\n"
+		"cpu 1 core_cpus=1 package_cpus=0-1 node=0 cache=L3:0-1\n"
+		"cpu 2 core_cpus=2 package_cpus=2-3 node=1 cache=L3:2-3\n"
+		"cpu 3 core_cpus=3 package_cpus=2-3 node=1 cache=L3:2-3\n"
+		"cpu 4 core_cpus=4 package_cpus=4-5 node=2 cache=L3:4-5\n"
+		"cpu 5 core_cpus=5 package_cpus=4-5 node=2 cache=L3:4-5\n"
+		"cpu 6 core_cpus=6 package_cpus=6-7 node=3 cache=L3:6-7\n"
+		"cpu 7 core_cpus=7 package_cpus=6-7 node=3 cache=L3:6-7\n"
+		"node 0 cpus=0-1 distance=10,12,20,20\n"
+		"node 1 cpus=2-3 distance=12,10,20,20\n"
+		"node 2 cpus=4-5 distance=20,20,10,12\n"
+		"node 3 cpus=6-7 distance=20,20,12,10\n";
+	struct ir_topology *t = NULL;
+	struct ir_domains *d;
+	struct ir_rq_snap rq[8] = { 0 };
+	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 8 };
+	struct ir_lb_result r;
+	char err[256] = "";
+
+	(void)state;
+	idle_all(rq, 8);
+	assert_int_equal(ir_topology_parse(text, &t, err, sizeof(err)), 0);
+	d = ir_domains_build(t, err, sizeof(err));
+	ir_topology_free(t);
+	assert_non_null(d);
+	assert_int_equal(ir_domains_nr_levels(d, 0), 3);
+	assert_int_equal(ir_domains_level(d, 0, 0)->span_weight, 2);
+	assert_int_equal(ir_domains_level(d, 0, 1)->kind, IR_LVL_NUMA);
+	assert_int_equal(ir_domains_level(d, 0, 1)->span_weight, 4);
+	assert_int_equal(ir_domains_level(d, 0, 2)->span_weight, 8);
+	busy(rq, 0, 0, 0, 0);
+	busy(rq, 1, 1, 10 * 1000 * US, 300);
+	busy(rq, 2, 1, 10 * 1000 * US, 300);
+	busy(rq, 3, 0, 0, 0);
+	busy(rq, 4, 2, 10 * 1000 * US, 300);
+	busy(rq, 5, 1, 10 * 1000 * US, 300);
+	busy(rq, 6, 1, 10 * 1000 * US, 300);
+	busy(rq, 7, 1, 10 * 1000 * US, 300);
+	r = lb_rules(d, &pt, 2, IR_LB_V519, true);
+	assert_int_equal(r.moved, 0);
+	/* a third local task, on CPU 1 (still 2 idle): 3 + 1 is not below 4;
+	 * (2 - 0) >> 1 = 1 moves, from the longest queue */
+	busy(rq, 1, 2, 10 * 1000 * US, 300);
+	r = lb_rules(d, &pt, 2, IR_LB_V519, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 4);
+	/* the same seen from CPU 7, runqueues mirrored (CPU o as 7 - o) */
+	{
+		struct ir_rq_snap m[8];
+
+		for (int o = 0; o < 8; o++)
+			m[7 - o] = rq[o];
+		pt.cpu = 7;
+		pt.rq = m;
+		r = lb_rules(d, &pt, 2, IR_LB_V519, true);
+		assert_int_equal(r.moved, 1);
+		assert_int_equal(r.from_cpu, 3);
+		m[6].nr_running = 1, m[6].nr_tasks = 0;	/* CPU 1's third task gone */
+		r = lb_rules(d, &pt, 2, IR_LB_V519, true);
+		assert_int_equal(r.moved, 0);
+	}
+	ir_domains_free(d);
+}
+
+/* No other group with a task: nothing to balance, even with tasks waiting
+ * in the local group (a sibling's queue is the SMT level's business). */
+static void test_no_busiest(void **state)
+{
+	struct lbt t;
+	struct ir_lb_result r;
+
+	(void)state;
+	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
+	busy(t.rq, 1, 3, 10 * 1000 * US, 1024);
+	r = lb(t.d, &t.pt, 1, 500 * US, true);
+	assert_int_equal(r.moved, 0);
+	assert_int_equal(r.why, IR_LB_NO_BUSIEST);
+	ir_domains_free(t.d);
+}
+
+/* find_busiest_queue() for migrate_util: of equally busy runqueues, the
+ * first (lowest CPU). */
+static void test_busiest_queue_tie(void **state)
+{
+	struct lbt t;
+	struct ir_lb_result r;
+	int numa;
+
+	(void)state;
+	lbt_init(&t, domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
+	numa = ir_domains_nr_levels(t.d, 0) - 1;
+	loads(t.rq, 8, (const int[]){ 0, 0, 0, 0, 3, 2, 3, 1 }, (const float[]){ 0, 0, 0, 0, 1010, 1010, 1010, 1010 });
+	/* node 1: 9 tasks, util 4040 * 125 > 4096 * 100: overloaded;
+	 * migrate_util from the first of rqs 4-6 */
+	r = lb(t.d, &t.pt, numa, 500 * US, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 4);
+	ir_domains_free(t.d);
 }
 
 int main(void)
@@ -227,6 +709,15 @@ int main(void)
 		cmocka_unit_test(test_pinned),
 		cmocka_unit_test(test_llc_spread),
 		cmocka_unit_test(test_busiest_queue_util),
+		cmocka_unit_test(test_three_cores),
+		cmocka_unit_test(test_numa_v516),
+		cmocka_unit_test(test_outcome_lb),
+		cmocka_unit_test(test_single_cpu_groups),
+		cmocka_unit_test(test_numa_edges),
+		cmocka_unit_test(test_overloaded_local),
+		cmocka_unit_test(test_imb_numa_nr_levels),
+		cmocka_unit_test(test_no_busiest),
+		cmocka_unit_test(test_busiest_queue_tie),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

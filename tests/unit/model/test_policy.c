@@ -93,6 +93,30 @@ static void expect_error(const char *arg, const char *msg)
 	assert_string_equal(err, msg);
 }
 
+/* Every plain parameter under its documented key (docs/report.md), each
+ * to a value unlike its default; a parsed policy is labelled as given, a
+ * default one by its name. */
+static void test_param_keys(void **state)
+{
+	struct ir_policy_params p;
+
+	(void)state;
+	assert_int_equal(ir_policy_parse("proportional:seed=9,seeds=7,ni_random=0", &p, NULL, 0), 0);
+	assert_int_equal(p.seed, 9);
+	assert_int_equal(p.seeds, 7);
+	assert_int_equal(p.ni_random, 0);
+	assert_string_equal(p.label, "proportional:seed=9,seeds=7,ni_random=0");	/* as given */
+	assert_int_equal(ir_policy_parse("mainline:lb_release=415,preemption=0,smt_never_hot=0,"
+					 "nr_balance_failed=3,cost_scale=2000", &p, NULL, 0), 0);
+	assert_int_equal(p.lb_release, 415);
+	assert_int_equal(p.preemption, 0);
+	assert_int_equal(p.smt_never_hot, 0);
+	assert_int_equal(p.nr_balance_failed, 3);
+	assert_int_equal(p.cost_scale, 2000);
+	ir_policy_defaults(IR_POL_BUMP, &p);
+	assert_string_equal(p.label, "bump");
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -188,6 +212,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_param_keys),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_policy_for_kernel),

@@ -115,6 +115,42 @@ static void test_capture(void **state)
 	free(text);
 }
 
+/* Current names (core_cpus_list v5.3, cluster_cpus_list v5.16,
+ * package_cpus_list and die_cpus_list v5.3) win over the old ones when both
+ * are there; here the old files disagree, so the source shows.  No node, no
+ * cache: no node= or cache= field. */
+static void test_current_names(void **state)
+{
+	char saved[sizeof(root)], *text = NULL, err[256] = "";
+	static const char *const files[][2] = {
+		{ "core_cpus_list", "0-1\n" }, { "thread_siblings_list", "0\n" },
+		{ "cluster_cpus_list", "0-1\n" },
+		{ "package_cpus_list", "0-3\n" }, { "core_siblings_list", "0-1\n" },
+		{ "die_cpus_list", "0-3\n" },
+	};
+
+	(void)state;
+	memcpy(saved, root, sizeof(root));
+	assert_int_equal(setup(NULL), 0);	/* a tree of its own */
+	put("sys/devices/system/cpu/online", "0,3\n");
+	for (int c = 0; c < 4; c += 3)
+		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+			char p[256];
+
+			snprintf(p, sizeof(p), "sys/devices/system/cpu/cpu%d/topology/%s", c, files[i][0]);
+			put(p, files[i][1]);
+		}
+	assert_int_equal(ir_topology_capture(root, &text, err, sizeof(err)), IR_OK);
+	assert_string_equal(text,
+		"idlereplay-topology 1\n"
+		"online 0,3\n"
+		"cpu 0 core_cpus=0-1 cluster_cpus=0-1 package_cpus=0-3 die_cpus=0-3\n"
+		"cpu 3 core_cpus=0-1 cluster_cpus=0-1 package_cpus=0-3 die_cpus=0-3\n");
+	free(text);
+	assert_int_equal(teardown(NULL), 0);
+	memcpy(root, saved, sizeof(root));
+}
+
 static void test_missing_online(void **state)
 {
 	char *text = (char *)"x", err[512] = "", want[512];
@@ -125,6 +161,9 @@ static void test_missing_online(void **state)
 	snprintf(want, sizeof(want), "topology: /nonexistent-idlereplay/sys/devices/system/cpu/online: "
 		 "No such file or directory");
 	assert_string_equal(err, want);
+	/* a sysroot given with a trailing '/' names the same files */
+	assert_int_equal(ir_topology_capture("/nonexistent-idlereplay/", &text, err, sizeof(err)), IR_ERR_INPUT);
+	assert_string_equal(err, want);
 }
 
 int main(void)
@@ -132,6 +171,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_capture),
 		cmocka_unit_test(test_missing_online),
+		cmocka_unit_test(test_current_names),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -34,6 +34,14 @@ static void test_idle_busy_entries(void **state)
 	assert_int_equal(o->cpu[1].idle_entries, 0);
 	assert_int_equal(ir_state_curr(s, 0), 100);
 	assert_int_equal(ir_state_curr(s, 1), 201);
+	/* a CPU the state does not have: no task (-1), nothing running, no
+	 * avg_idle; never a read past the per-CPU array */
+	for (int c = -1; c <= 2; c += 3) {
+		assert_int_equal(ir_state_curr(s, c), -1);
+		assert_int_equal(ir_state_nr_running(s, c), 0);
+		assert_int_equal(ir_state_avg_idle(s, c), 0);
+	}
+	assert_int_equal(ir_state_nr_running(s, 1), 1);
 	ir_state_free(s);
 }
 

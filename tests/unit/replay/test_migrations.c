@@ -41,6 +41,26 @@ static void test_wakeup_with_waking(void **state)
 	ir_state_free(s);
 }
 
+/* A sched_waking explains one migration, its wakeup's placement: once the
+ * task is woken, a later move of it recorded on the same CPU (before that
+ * CPU switches) is not a wakeup.  Here CPU 0 moves its queued 201 to CPU 1
+ * while running 100 (not a stopper, not a pull): unknown. */
+static void test_waking_used_once(void **state)
+{
+	struct ir_state *s = mk(2, NULL, NULL, NULL);
+
+	(void)state;
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 0);
+	waking(s, T0 + 1 * US, 0, 100, 201, 0);
+	mig(s, T0 + 2 * US, 0, 100, 201, 1, 0);
+	wake(s, T0 + 3 * US, 0, 100, 201, 0);
+	mig(s, T0 + 4 * US, 0, 100, 201, 0, 1);
+	ir_state_finish(s, T0 + 10 * US);
+	expect_causes(s, (const uint64_t[IR_MIG__COUNT]){ [W] = 1, [UNK] = 1 });
+	ir_state_free(s);
+}
+
 /* Without sched_waking: the task was seen blocking, so a migration of it
  * can only be its wakeup placement. */
 static void test_wakeup_without_waking(void **state)
@@ -331,6 +351,50 @@ static void test_rt(void **state)
 	}
 }
 
+/* A switch with explicit priorities (sched_switch's prev_prio, next_prio) */
+static void swp(struct ir_state *s, uint64_t ts, int cpu, int prev, int prev_prio, uint32_t pstate,
+		int next, int next_prio)
+{
+	struct ir_event ev = {
+		.ts = ts, .cpu = cpu, .common_pid = prev, .type = IR_EV_SWITCH,
+		.sw.prev_pid = prev, .sw.prev_prio = prev_prio, .sw.next_pid = next, .sw.next_prio = next_prio,
+		.sw.prev_state = pstate, .sw.prev_comm = "task", .sw.next_comm = "task",
+		.sw.prev_comm_len = 4, .sw.next_comm_len = 4,
+	};
+	ir_state_feed(s, &ev);
+}
+
+/* A task's class also shows in sched_switch: prio 99 (the lowest RT
+ * priority, MAX_RT_PRIO - 1) switched out or in is RT, and a later
+ * migration of it, whose own event gives no priority (-1), is RT's
+ * push/pull; prio 100 is CFS (then CPU 0's pull before its blocking
+ * switch is newidle). */
+static void test_rt_from_switch(void **state)
+{
+	(void)state;
+	for (int prio = 99; prio <= 100; prio++)
+		for (int side = 0; side < 2; side++) {
+			struct pts pts;
+			struct ir_state *s = mk(2, NULL, NULL, &pts);
+
+			sw(s, T0, 0, 0, S_RUN, 100);
+			other(s, T0, 1, 200);
+			/* CPU 1: 200 preempted by 202 (200 stays queued), or 202
+			 * switched in first, then preempted by 200 */
+			if (side == 0) {
+				swp(s, T0 + 1 * US, 1, 200, prio, S_RUN, 202, 120);
+			} else {
+				swp(s, T0 + 1 * US, 1, 200, 120, S_RUN, 202, prio);
+				swp(s, T0 + 2 * US, 1, 202, 120, S_RUN, 200, 120);
+			}
+			migp(s, T0 + 10 * US, 0, 100, side == 0 ? 200 : 202, -1, 1, 0);
+			sw(s, T0 + 11 * US, 0, 100, S_SLEEP, side == 0 ? 200 : 202);
+			ir_state_finish(s, T0 + 20 * US);
+			expect_causes(s, prio < 100 ? ONE(RT) : ONE(NI));
+			ir_state_free(s);
+		}
+}
+
 /* dest != c on a busy c, not the stopper, not a wakeup: unknown. */
 static void test_unknown(void **state)
 {
@@ -361,6 +425,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wakeup_with_waking),
+		cmocka_unit_test(test_waking_used_once),
 		cmocka_unit_test(test_wakeup_without_waking),
 		cmocka_unit_test(test_stale_waking_not_wakeup),
 		cmocka_unit_test(test_newidle_pull),
@@ -376,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_numa),
 		cmocka_unit_test(test_rt),
+		cmocka_unit_test(test_rt_from_switch),
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_same_cpu_dropped),
 	};

@@ -133,6 +133,40 @@ static void test_tally(void **state)
 	ir_tally_free(&t);	/* freeing again is harmless */
 }
 
+/* Per-CPU totals reach every CPU the tally was sized for, CPU 0 and the
+ * last one included; a point on a CPU beyond them (a trace naming more CPUs
+ * than its topology) counts in the totals only. */
+static void test_tally_cpus(void **state)
+{
+	struct ir_policy_params p;
+	struct ir_tally t;
+	struct ir_point pt;
+	struct ir_decision d;
+	struct ir_outcome o;
+
+	(void)state;
+	ir_policy_defaults(IR_POL_NO_CHECK, &p);
+	assert_int_equal(ir_tally_init(&t, &p, 2), 0);
+	for (int cpu = 0; cpu < 3; cpu++) {
+		/* each pulls at SMT after one attempt (10 us), gaining 1000 ns */
+		pt = pt_of(cpu, IR_PT_IDLE, 15 + cpu, -1, -1);
+		d = dec_of(IR_BAIL_NONE, 3, K3);
+		ir_outcome(&pt, &d, &o);
+		assert_true(o.pulled);
+		ir_tally_add(&t, &pt, &d, &o);
+	}
+	assert_int_equal(t.points, 3);
+	assert_int_equal(t.pulls, 3);
+	assert_int_equal(t.attempts, 3);
+	for (int cpu = 0; cpu < 2; cpu++) {
+		assert_int_equal(t.cpu[cpu].pulls, 1);
+		assert_int_equal(t.cpu[cpu].attempts, 1);
+		assert_int_equal(t.cpu[cpu].idle_recovered_ns, 1000);
+		assert_int_equal(t.cpu[cpu].cost_ns, 10 * US);
+	}
+	ir_tally_free(&t);
+}
+
 static struct ir_point probed(int64_t avg_idle, int64_t ovl, int64_t cost0, int64_t ret, int kind_pulled)
 {
 	struct ir_point pt = pt_of(0, kind_pulled ? IR_PT_PULLED : IR_PT_IDLE, -1, 21, -1);
@@ -173,6 +207,18 @@ static void test_model_truth(void **state)
 	v.sd_max_newidle_lb_cost[0] = 5;
 	v.avg_idle = 0;
 	assert_true(ir_probe_early_bail(&v));
+	/* avg_idle not probed (-1): no bail known */
+	v.avg_idle = -1;
+	assert_false(ir_probe_early_bail(&v));
+	/* v5.13+: a pending wake-list wakeup returns first, whatever the rest
+	 * says; -1 is "not probed" */
+	v.avg_idle = 1000 * US;
+	v.ttwu_pending = 1;
+	assert_true(ir_probe_early_bail(&v));
+	v.ttwu_pending = -1;
+	assert_false(ir_probe_early_bail(&v));
+	v.ttwu_pending = 0;
+	assert_false(ir_probe_early_bail(&v));
 
 	/* probed mode: the context takes the kernel's own per-level costs,
 	 * ratios and the call's duration (levels 0..2, as the probes carry them) */
@@ -216,6 +262,10 @@ static void test_seeds(void **state)
 	const uint64_t pulls[4] = { 6, 1, 3, 2 }, mc[4] = { 4, 0, 2, 1 };
 	/* at probed calls: seed 0 pulls at 5, the mean is 2 */
 	const uint64_t probed[4] = { 5, 1, 2, 0 }, both[4] = { 3, 1, 1, 0 };
+	/* by level, each seed's levels adding up to its total */
+	const uint64_t smt_att[4] = { 7, 2, 5, 1 }, mc_att[4] = { 40, 5, 20, 14 };
+	const uint64_t mc_mv[4] = { 5, 0, 3, 1 }, numa_mv[4] = { 2, 1, 2, 1 };
+	const uint64_t smt_cost[4] = { 1000, 0, 1000, 2000 };
 	struct ir_tally t;
 	struct ir_truth tr;
 
@@ -231,6 +281,14 @@ static void test_seeds(void **state)
 		tot[i].cost_ns = (uint64_t)(i + 1) * US;
 		tot[i].probed_pulls = probed[i];
 		tot[i].probed_both = both[i];
+		tot[i].level_attempts[IR_LVL_SMT] = smt_att[i];
+		tot[i].level_attempts[IR_LVL_MC] = mc_att[i];
+		tot[i].level_attempts[IR_LVL_NUMA] = 10 * pulls[i] - smt_att[i] - mc_att[i];
+		tot[i].moved = mc_mv[i] + numa_mv[i];
+		tot[i].level_moved[IR_LVL_MC] = mc_mv[i];
+		tot[i].level_moved[IR_LVL_NUMA] = numa_mv[i];
+		tot[i].level_cost_ns[IR_LVL_SMT] = smt_cost[i];
+		tot[i].level_cost_ns[IR_LVL_MC] = tot[i].cost_ns - smt_cost[i];
 	}
 	t.pulls = 6;	/* seed 0's draw: replaced by the mean */
 	ir_tally_seeds(&t, &r);
@@ -244,6 +302,29 @@ static void test_seeds(void **state)
 	assert_float_equal(t.s_level_pulls[IR_LVL_MC].mean, 1.75, 1e-12);
 	assert_int_equal(t.level[IR_LVL_MC].pulls, 2);	/* 1.75 rounded */
 	assert_int_equal(t.cost_ns, 2500);		/* (1 + 2 + 3 + 4) us / 4, rounded */
+	/* by level: the means rounded by largest remainder to the total.
+	 * attempts: means 3.75, 19.75, 6.5 -> 3 + 19 + 6 = 28, the two .75
+	 * get the 2 left: 4, 20, 6 */
+	assert_int_equal(t.level[IR_LVL_SMT].attempts, 4);
+	assert_int_equal(t.level[IR_LVL_MC].attempts, 20);
+	assert_int_equal(t.level[IR_LVL_NUMA].attempts, 6);
+	/* pulls: 1.75, 1.25 of 3 -> 2, 1 */
+	assert_int_equal(t.level[IR_LVL_NUMA].pulls, 1);
+	assert_int_equal(t.level[IR_LVL_SMT].pulls, 0);
+	/* moved: totals 7, 1, 5, 2: mean 3.75 -> 4; by level 2.25 and 1.5 ->
+	 * 2 + 1, the larger remainder (NUMA's .5) gets the last: 2, 2 */
+	assert_float_equal(t.s_moved.mean, 3.75, 1e-12);
+	assert_float_equal(t.s_moved.p95, 7.0, 1e-12);
+	assert_int_equal(t.moved, 4);
+	assert_float_equal(t.s_level_moved[IR_LVL_MC].mean, 2.25, 1e-12);
+	assert_int_equal(t.level[IR_LVL_MC].moved, 2);
+	assert_int_equal(t.level[IR_LVL_NUMA].moved, 2);
+	/* cost: 1000 and 1500 ns exactly */
+	assert_int_equal(t.level[IR_LVL_SMT].cost_ns, 1000);
+	assert_int_equal(t.level[IR_LVL_MC].cost_ns, 1500);
+	assert_int_equal(t.level[IR_LVL_NUMA].cost_ns, 0);
+	assert_float_equal(t.s_level_attempts[IR_LVL_NUMA].mean, 6.5, 1e-12);
+	assert_float_equal(t.s_attempts.p5, 10.0, 1e-12);
 	ir_truth_seeds(&tr, &t);
 	assert_true(tr.randomised);
 	tr.pull_pred = 5;	/* seed 0's draw at probed calls: replaced by the mean */
@@ -344,6 +425,22 @@ static void test_report_truth(void **state)
 	assert_float_equal(ir_truth_err_quantile(&t, 0.0), 0.5 + 1.0 / IR_TRUTH_BINS, 1e-9);
 	memset(&t, 0, sizeof(t));
 	assert_float_equal(ir_truth_err_quantile(&t, 0.5), -1, 0);
+	/* the level a kernel pull came from is the ring holding the task, among
+	 * the point's levels only */
+	pt = probed(300 * US, 1, 5 * US, 1, 1);
+	pt.ring[1].pid = 22;
+	pt.ring[2] = (struct ir_cand){ .pid = 21, .cpu = 6, .src_nr_running = 2, .gain_ns = 10 };
+	d = dec_of(IR_BAIL_NONE, 3, K3);
+	ir_outcome(&pt, &d, &o);
+	ctx.nr_levels = 2;
+	ir_truth_add(&t, &pt, &ctx, &d, &o);
+	assert_int_equal(t.pull_obs, 1);
+	for (int k = 0; k < IR_LVL__COUNT; k++)
+		assert_int_equal(t.actual[k], 0);
+	ctx.nr_levels = 3;
+	ir_truth_add(&t, &pt, &ctx, &d, &o);
+	assert_int_equal(t.actual[IR_LVL_NUMA], 1);
+	assert_int_equal(t.actual[IR_LVL_MC], 0);
 }
 
 static double num(json_object *o, const char *key)
@@ -407,6 +504,9 @@ static void test_json(void **state)
 	ob.mig_by_cause[IR_MIG_WAKEUP] = 5;
 	ob.mig_by_cause[IR_MIG_ACTIVE] = 2;
 	ir_state_params_default(&sp);
+	/* distinct values: a key holding another's figure shows */
+	sp.sched_migration_cost = 111, sp.max_idle_balance_cost = 222, sp.avg_idle_init = 333;
+	sp.tick_ns = 444, sp.balance_interval_ns = 555, sp.busy_factor = 66;
 	ir_policy_defaults(IR_POL_BASELINE, &pb);
 	ir_policy_defaults(IR_POL_NO_CHECK, &pn);
 	assert_int_equal(ir_tally_init(&tt[0], &pb, 4), 0);
@@ -480,6 +580,60 @@ static void test_json(void **state)
 	assert_int_equal(num(obj(obj(nc, "migrations_avoided"), "by_level"), "MC"), -1);
 	assert_int_equal(num(nc, "idle_traded_ns"), -2000);
 	assert_int_equal(num(json_object_array_get_idx(obj(nc, "per_cpu"), 2), "idle_lost_ns"), 5000);
+	/* every figure under its own key: the values of fill() worked out in
+	 * test_tally (tasks moved: one per pull) */
+	assert_string_equal(json_object_get_string(obj(nc, "label")), "no-check");
+	assert_string_equal(json_object_get_string(obj(doc, "reference")), "baseline");
+	assert_int_equal(num(obj(nc, "moved"), "total"), 2);
+	assert_int_equal(num(obj(obj(nc, "moved"), "by_level"), "MC"), 1);
+	assert_int_equal(num(obj(obj(nc, "moved"), "by_level"), "SMT"), 1);
+	assert_int_equal(num(obj(nc, "pulls"), "total"), 2);
+	assert_int_equal(num(obj(obj(nc, "attempts"), "by_level"), "MC"), 1);
+	assert_int_equal(num(obj(nc, "bails"), "not_overloaded"), 0);
+	assert_null(json_object_object_get(obj(nc, "bails"), "none"));	/* not a bail */
+	/* a level nobody tried or pulled at is left out */
+	assert_null(json_object_object_get(obj(obj(nc, "attempts"), "by_level"), "NUMA"));
+	assert_null(json_object_object_get(obj(obj(nc, "pulls"), "by_level"), "NUMA"));
+	assert_null(json_object_object_get(nc, "seeds"));	/* one seed: no spread */
+	{
+		json_object *pc = obj(nc, "per_cpu"), *c1 = json_object_array_get_idx(pc, 1);
+
+		assert_int_equal(json_object_array_length(pc), 4);
+		assert_int_equal(num(c1, "cpu"), 1);
+		assert_int_equal(num(c1, "pulls"), 2);
+		assert_int_equal(num(c1, "attempts"), 3);
+		assert_int_equal(num(c1, "idle_recovered_ns"), 3000);
+		assert_int_equal(num(c1, "idle_lost_ns"), 0);
+		assert_int_equal(num(c1, "balance_cost_ns"), 40 * US);
+		assert_int_equal(num(json_object_array_get_idx(pc, 3), "cpu"), 3);
+	}
+	{
+		json_object *tr_ = obj(doc, "trace"), *ob_ = obj(doc, "observed"), *c0, *as = obj(doc, "assumptions");
+
+		assert_string_equal(json_object_get_string(obj(tr_, "kernel")), "6.1.0");
+		assert_string_equal(json_object_get_string(obj(tr_, "clock")), "local");
+		assert_int_equal(num(tr_, "cpus"), 4);
+		assert_int_equal(num(tr_, "file_version"), 7);
+		assert_int_equal(num(tr_, "events_total"), 9);
+		assert_int_equal(num(tr_, "first_ts"), 100);
+		assert_int_equal(num(tr_, "last_ts"), 200);
+		assert_int_equal(json_object_array_length(obj(ob_, "cpus")), 4);
+		c0 = json_object_array_get_idx(obj(ob_, "cpus"), 0);
+		assert_int_equal(num(c0, "idle_ns"), 10);
+		assert_int_equal(num(c0, "busy_ns"), 90);
+		assert_int_equal(num(c0, "idle_entries"), 3);
+		assert_int_equal(num(c0, "newidle_points"), 2);
+		assert_int_equal(num(c0, "newidle_pulls"), 1);
+		assert_int_equal(num(ob_, "newidle_points"), 10);
+		assert_int_equal(num(ob_, "newidle_pulls"), 3);
+		assert_int_equal(num(obj(obj(ob_, "migrations"), "by_cause"), "wakeup"), 5);
+		assert_int_equal(num(as, "sched_migration_cost_ns"), 111);
+		assert_int_equal(num(as, "max_idle_balance_cost_ns"), 222);
+		assert_int_equal(num(as, "avg_idle_init_ns"), 333);
+		assert_int_equal(num(as, "overload_tick_ns"), 444);
+		assert_int_equal(num(as, "overload_balance_interval_ns"), 555);
+		assert_int_equal(num(as, "overload_busy_factor"), 66);
+	}
 	f = obj(doc, "fidelity");
 	assert_string_equal(json_object_get_string(obj(f, "policy")), "no-check");
 	assert_int_equal(num(f, "predicted_pulls"), 2);
@@ -558,8 +712,28 @@ static void test_json(void **state)
 		ir_tally_seeds(&k, &r);
 		ir_truth_seeds(&tr, &k);
 	}
+	/* a policy over seeds: its spread under "seeds" */
+	tt[1].nr_seeds = 4;
+	tt[1].s_attempts = (struct ir_spread){ 2.5, 1, 4 };
+	tt[1].s_pulls = (struct ir_spread){ 1.25, 0, 3 };
+	tt[1].s_level_attempts[IR_LVL_SMT] = (struct ir_spread){ 1.5, 1, 2 };
+	tt[1].s_level_moved[IR_LVL_MC] = (struct ir_spread){ 0.75, 0, 1 };
 	doc = ir_report_json(&in);
 	assert_non_null(doc);
+	{
+		json_object *sd = obj(json_object_array_get_idx(obj(doc, "policies"), 1), "seeds");
+
+		assert_int_equal(num(sd, "n"), 4);
+		assert_float_equal(num(obj(sd, "attempts"), "mean"), 2.5, 1e-12);
+		assert_float_equal(num(obj(sd, "attempts"), "p5"), 1, 1e-12);
+		assert_float_equal(num(obj(sd, "attempts"), "p95"), 4, 1e-12);
+		assert_float_equal(num(obj(sd, "pulls"), "mean"), 1.25, 1e-12);
+		assert_float_equal(num(obj(obj(sd, "attempts_by_level"), "SMT"), "mean"), 1.5, 1e-12);
+		assert_float_equal(num(obj(obj(sd, "moved_by_level"), "MC"), "mean"), 0.75, 1e-12);
+		/* levels tried by the policy (SMT, MC) only */
+		assert_null(json_object_object_get(obj(sd, "pulls_by_level"), "NUMA"));
+		assert_float_equal(num(obj(obj(sd, "pulls_by_level"), "SMT"), "mean"), 0, 1e-12);
+	}
 	gt = obj(doc, "ground_truth");
 	assert_int_equal(num(gt, "predicted_pulls"), 2);
 	assert_float_equal(num(obj(gt, "expected_pulls"), "mean"), 2.0, 1e-12);
@@ -582,6 +756,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tally),
+		cmocka_unit_test(test_tally_cpus),
 		cmocka_unit_test(test_model_truth),
 		cmocka_unit_test(test_seeds),
 		cmocka_unit_test(test_report_truth),
