@@ -61,6 +61,13 @@
 # proportional) and the fidelity section.  Checked against the branch base
 # (8f170a5) on vm-numa/a and host-hackbench: baseline, domain-cost and
 # no-check (v4.15 rules) unchanged, only those keys differ.
+# Then branch fidm (issue 15), on purpose: detach_tasks() for migrate_load
+# by release (v5.10: a newidle balance moves a task only when the imbalance
+# holds its whole load).  Only the sweep case's outputs (and the fleet files
+# built from them) change; diffed against the branch base's binary (f23f2d6)
+# on hb_ni_1: only the proportional policy's figures, its seeds and the
+# ground truth/fidelity built from them differ; baseline, domain-cost and
+# mainline unchanged.
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi
