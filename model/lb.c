@@ -33,14 +33,16 @@
  *      capacity by utilisation only above the LLC (v5.10 16b0a7a1a0af).
  *  detach_tasks()  from the tail of cfs_tasks, while the source keeps more
  *      than one task, until the imbalance is met; CONFIG_PREEMPTION stops a
- *      newidle balance after the first task (parameter "preemption").
+ *      newidle balance after the first task (parameter "preemption");
+ *      migrate_load skips a task whose load exceeds what the imbalance
+ *      allows (load_too_big(): v4.15, v5.5 and v5.10 rules).
  *  can_migrate_task()  skips tasks whose cpus_ptr excludes this CPU
  *      (pinned per-CPU kthreads), the running task, and cache-hot tasks
  *      unless sd->nr_balance_failed > sd->cache_nice_tries.
  *  task_hot()  exec_start within sysctl_sched_migration_cost (0: never hot);
- *      never hot where the domain shares CPU capacity (SMT), for the 5.16+
- *      policies (SPEC 3 dates it v7.0; SPEC 9 found it on the 6.1-based
- *      guest): parameter "smt_never_hot".
+ *      never hot where the domain shares CPU capacity (SMT) from v5.10
+ *      (ec73240b1627 "sched/fair: Ignore cache hotness for SMT migration"):
+ *      parameter "smt_never_hot".
  *
  * Not in a trace, so ASSUMED (printed by the report): every task has nice 0
  * (load weight 1024, as prio 120 maps in sched_prio_to_weight[]); every CPU
@@ -357,6 +359,24 @@ static long busiest_group(const struct ir_lb_env *env, const struct ir_sched_dom
 	return imbalance;
 }
 
+/* detach_tasks(), migrate_load: "Make sure that we don't migrate too much
+ * load".  v4.15: load / 2 > imbalance.  v5.5 (0b0695f2b34a): relaxed once
+ * nr_balance_failed > cache_nice_tries.  v5.10 (5a7f55590467 "sched/fair:
+ * Relax constraint on task's load during load balance"): (load >>
+ * nr_balance_failed) > imbalance, the shift capped by shr_bound() since
+ * v5.13: a newidle balance (nr_balance_failed 0) moves a task only when
+ * the imbalance holds its whole load. */
+static bool load_too_big(const struct ir_lb_env *env, const struct ir_sched_domain *sd,
+			 unsigned long load, long imbalance)
+{
+	if (env->load_shift)
+		return (load >> (env->nr_balance_failed < 63 ? env->nr_balance_failed : 63)) >
+			(unsigned long)imbalance;
+	if (env->rules == IR_LB_V415)
+		return load / 2 > (unsigned long)imbalance;
+	return load / 2 > (unsigned long)imbalance && env->nr_balance_failed <= sd->cache_nice_tries;
+}
+
 /* task_hot() */
 static bool task_hot(const struct ir_lb_env *env, const struct ir_sched_domain *sd,
 		     const struct ir_snap_task *p)
@@ -442,8 +462,7 @@ void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res)
 			}
 			switch (mt) {
 			case migrate_load:
-				if (NICE_0_LOAD / 2 > (unsigned long)imbalance &&
-				    env->nr_balance_failed <= sd->cache_nice_tries)
+				if (load_too_big(env, sd, NICE_0_LOAD, imbalance))
 					continue;
 				imbalance -= NICE_0_LOAD;
 				break;

@@ -251,6 +251,7 @@ struct ir_lb_env {
 	unsigned nr_balance_failed;
 	bool preemption, smt_never_hot;
 	bool llc_spread;		/* v5.10+: no migrate_util inside an LLC */
+	bool load_shift;		/* v5.10+: detach_tasks() moves load >> nr_balance_failed */
 };
 struct ir_lb_result {
 	enum ir_lb_verdict why;

@@ -93,7 +93,7 @@ void ir_outcome_lb(const struct ir_decision_ctx *ctx, const struct ir_policy_par
 		.sysctl_sched_migration_cost = p->sysctl_sched_migration_cost,
 		.nr_balance_failed = (unsigned)p->nr_balance_failed,
 		.preemption = p->preemption != 0, .smt_never_hot = p->smt_never_hot != 0,
-		.llc_spread = p->lb_release >= 510,
+		.llc_spread = p->lb_release >= 510, .load_shift = p->lb_release >= 510,
 	};
 	for (int i = 0; i < d->nr_tried; i++) {
 		int lvl = d->tried[i];

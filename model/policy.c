@@ -90,10 +90,11 @@ void ir_policy_defaults(enum ir_policy_kind kind, struct ir_policy_params *p)
 	apply_preset(p, &presets[0]);
 	p->seed = 1;
 	/* load_balance(): the 2018 policies patch v4.15; the others follow
-	 * v5.19+ (7d2b5dd0bcc4) and the SMT task_hot() exemption */
+	 * v5.19+ (7d2b5dd0bcc4) and the SMT task_hot() exemption (v5.10,
+	 * ec73240b1627) */
 	p->lb_release = kind == IR_POL_BASELINE || kind == IR_POL_DOMAIN_COST || kind == IR_POL_NO_CHECK ?
 			415 : 519;
-	p->smt_never_hot = p->lb_release >= 516;
+	p->smt_never_hot = p->lb_release >= 510;
 	p->preemption = 1;	/* distribution kernels: PREEMPT_DYNAMIC implies CONFIG_PREEMPTION */
 	p->nr_balance_failed = 0;
 	p->ni_random = 1;

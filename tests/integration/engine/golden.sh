@@ -78,6 +78,17 @@
 # hosts that share a name apart (the vm-ab reports have no hostname and are
 # all r.json: their rows were eight "r", now "hb_mc0_1.default/r" ...):
 # only fleet/merge.text and fleet/merge.csv changed.
+# Then branch fidm (issue 15), on purpose: detach_tasks() for migrate_load
+# by release (v5.10: a newidle balance moves a task only when the imbalance
+# holds its whole load).  Only the sweep case's outputs (and the fleet files
+# built from them) change; diffed against the branch base's binary (f23f2d6)
+# on hb_ni_1: only the proportional policy's figures, its seeds and the
+# ground truth/fidelity built from them differ; baseline, domain-cost and
+# mainline unchanged.
+# Then the integration merge of sim2, eco3, mut2 and fidm: regenerated with
+# --update; the sweep cases (hb_*.sweep) carry both eco3's timeline keys and
+# fidm's v5.10 migrate_load rule, so their JSON/HTML differ from either
+# branch's list; nothing else differs from the union of the two.
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi

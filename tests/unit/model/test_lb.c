@@ -252,6 +252,45 @@ static void test_busiest_queue_util(void **state)
 	ir_domains_free(t.d);
 }
 
+/* detach_tasks(), migrate_load: both groups of MC overloaded.  Local {0,1}:
+ * 3 tasks on 2 CPUs, load 3072, avg_load 1536; busiest {2,3}: 4 tasks,
+ * avg_load 2048; the domain's avg_load 7168 * 1024 / 4096 = 1792; 100 * 2048
+ * > 117 * 1536, so not balanced.  calculate_imbalance(): migrate_load,
+ * min((2048 - 1792) * 2048, (1792 - 1536) * 2048) / 1024 = 512, half a
+ * nice-0 task's load. */
+static void test_migrate_load(void **state)
+{
+	struct ir_domains *d = domains("sockets=1,cores=2,threads=2");
+	struct ir_rq_snap rq[4] = { 0 };
+	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 4 };
+	struct ir_lb_env env = {
+		.dom = d, .pt = &pt, .level = 1, .rules = IR_LB_V519, .now = NOW,
+		.sysctl_sched_migration_cost = 500 * US, .preemption = true,
+		.smt_never_hot = true, .llc_spread = true,
+	};
+	struct ir_lb_result r;
+
+	(void)state;
+	busy(rq, 0, 0, 0, 1024);
+	busy(rq, 1, 3, 10 * 1000 * US, 1024);
+	busy(rq, 2, 2, 10 * 1000 * US, 1024);
+	busy(rq, 3, 2, 10 * 1000 * US, 1024);
+	/* v5.5-v5.9: load / 2 (512) > imbalance (512) is false: a task moves */
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 2);
+	/* v5.10+ (5a7f55590467): load >> nr_balance_failed (1024) > 512: none */
+	env.load_shift = true;
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.moved, 0);
+	assert_int_equal(r.why, IR_LB_NOTHING_MOVABLE);
+	/* one failed periodic balance halves the load compared: 512 moves */
+	env.nr_balance_failed = 1;
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.moved, 1);
+	ir_domains_free(d);
+}
+
 static void test_pinned(void **state)
 {
 	struct lbt t;
@@ -718,6 +757,7 @@ int main(void)
 		cmocka_unit_test(test_imb_numa_nr_levels),
 		cmocka_unit_test(test_no_busiest),
 		cmocka_unit_test(test_busiest_queue_tie),
+		cmocka_unit_test(test_migrate_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
