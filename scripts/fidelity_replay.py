@@ -28,6 +28,27 @@ def replay(binary, path, extra, tmp):
     return json.load(open(out))
 
 
+# the overload disagreements by the reason the replay gives for its flag
+# (decisions file, overload_why): kept = set, no rq at 2, no rewrite more
+# likely than not since (the kernel cleared it); walk = a probed newidle
+# walk's top-level rewrite cleared it (NI_RANDOM's die said otherwise);
+# periodic = cleared at the assumed periodic/NOHZ rate; other = rq_at_2 or
+# never_set.
+WHY = [("kept", "kept"), ("cleared_by_walk", "walk"), ("cleared_by_periodic", "periodic")]
+
+
+def misses(path):
+    n = {}
+    for line in open(path):
+        d = json.loads(line)
+        p = d.get("probe")
+        if not p or p.get("rd_overload") is None or (p["rd_overload"] != 0) == d["overload"]:
+            continue
+        k = dict(WHY).get(d.get("overload_why"), "other")
+        n[k] = n.get(k, 0) + 1
+    return " / ".join("%d" % n.get(k, 0) for k in [w[1] for w in WHY] + ["other"])
+
+
 PARSED = {}
 
 
@@ -44,7 +65,9 @@ def figures(binary, path, topo, idle, tmp):
     if plain["trace"].get("has_probes"):
         g = plain["ground_truth"]
         f["plain P"], f["plain R"] = g["point_precision"], g["point_recall"]
-        g = replay(binary, path, topo + ["--probe-seed"], tmp)["ground_truth"]
+        dec = os.path.join(tmp, "d.jsonl")
+        g = replay(binary, path, topo + ["--probe-seed", "--decisions", dec], tmp)["ground_truth"]
+        f["why"] = misses(dec)
         f["P"], f["R"] = g["point_precision"], g["point_recall"]
         f["med"], f["p90"] = g["avg_idle_rel_error"]["median"], g["avg_idle_rel_error"]["p90"]
         f["ovl"], f["bail"] = g["overload_agreement"], g["early_bail_agreement"]
@@ -68,7 +91,8 @@ def fmt(v, pct=False):
 COLS = [("calls", "probed calls", None), ("P", "points P", False), ("R", "points R", False),
         ("plain P", "P (no probes)", False), ("plain R", "R (no probes)", False),
         ("med", "avg_idle median", True), ("p90", "avg_idle p90", True),
-        ("ovl", "overload", True), ("bail", "early bail", True), ("idle", "idle diff / tol", False)]
+        ("ovl", "overload", True), ("why", "overload misses kept / walk / periodic / other", None),
+        ("bail", "early bail", True), ("idle", "idle diff / tol", False)]
 
 
 def cell(f, k, pct):
