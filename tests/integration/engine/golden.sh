@@ -61,6 +61,12 @@
 # proportional) and the fidelity section.  Checked against the branch base
 # (8f170a5) on vm-numa/a and host-hackbench: baseline, domain-cost and
 # no-check (v4.15 rules) unchanged, only those keys differ.
+# Then branch fidr (issue 15), on purpose: assumptions.overload_tick_ns is
+# renamed jiffy_ns (schema_minor 5; JSON reports and the HTML's schema
+# line), decisions lines carry overload_why, and a probed newidle walk's
+# top-level rewrite counts only its share after the last rq left 2 during
+# it (probed vm reports: overload and early-bail figures and the points
+# whose flag changed).
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi
