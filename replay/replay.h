@@ -267,6 +267,19 @@ enum ir_point_kind {
 	IR_PT_LATE,	/* a task that arrived during the balance ran instead */
 };
 
+/* Why the reconstructed rd->overload is what it is at a point (the
+ * decisions file's overload_why; docs/fidelity-replay.md tallies the
+ * disagreements with the probes by it). */
+enum ir_overload_why {
+	IR_OVL_NEVER_SET,	/* no rq reached 2 since the start (or the probe's seed) */
+	IR_OVL_RQ_AT_2,		/* an rq holds 2 now: add_nr_running() set it */
+	IR_OVL_KEPT,		/* set, no rq at 2 now, no top-level rewrite more likely than not since */
+	IR_OVL_CLEARED_WALK,	/* a probed newidle walk that reached the top rewrote it to 0 */
+	IR_OVL_CLEARED_PERIODIC,	/* periodic/NOHZ top-level balances, at their assumed rate */
+	IR_OVL__COUNT
+};
+extern const char *const ir_overload_why_name[IR_OVL__COUNT];
+
 /* Best pullable waiting task in one ring of a CPU's domains: CPUs in level
  * i's span but not in level i-1's. */
 struct ir_cand {
@@ -312,6 +325,7 @@ struct ir_point {
 	uint64_t avg_idle;		/* reconstructed, at entry */
 	uint64_t max_idle_balance_cost;	/* in force for the cap */
 	bool overload;			/* rd->overload as reconstructed */
+	enum ir_overload_why overload_why;
 	bool ttwu_pending;		/* this_rq->ttwu_pending at entry: v5.13+ (e5e678e4fea2)
 					 * newidle returns 0 before anything else (SPEC 9); from
 					 * the probe in probed mode, else from wake-list wakeups */

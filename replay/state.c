@@ -30,6 +30,8 @@
  *    probed call runs its rq counts without prev.  Newidle walks that reach
  *    the top rewrite it (probed: see newidle_walk_rewrite()); periodic and
  *    NOHZ idle balance do too but leave no event (see overload_rate()).
+ *    The top level's scan comes at an unknown time within the walk: an rq
+ *    that left 2 during the walk was seen by a scan before that.
  *
  * Hot path: no allocation except the first time a pid is seen, no string
  * work except the first time a task's comm is seen.
@@ -43,6 +45,10 @@
 
 const char *const ir_mig_cause_name[IR_MIG__COUNT] = {
 	"wakeup", "newidle", "periodic", "nohz", "active", "exec", "numa", "rt", "unknown",
+};
+
+const char *const ir_overload_why_name[IR_OVL__COUNT] = {
+	"never_set", "rq_at_2", "kept", "cleared_by_walk", "cleared_by_periodic",
 };
 
 const char *const ir_anomaly_name[IR_ANOM__COUNT] = {
@@ -102,6 +108,7 @@ struct cpu {
 	bool probe_seeded;
 	bool prev_out;		/* prev dequeued for its own probed newidle call */
 	bool probe_overload;	/* the reconstructed flag at that call's entry */
+	enum ir_overload_why probe_ovl_why;	/* and why */
 	/* sched_migrate_task with dest == this CPU, awaiting the next event here */
 	int nr_pend;
 	struct { int32_t pid, orig; uint64_t ts; } pend[MAX_PEND_MIG];
@@ -137,6 +144,7 @@ struct ir_state {
 	uint64_t overload_end;		/* when nr_overloaded last dropped to 0 */
 	bool rd_overload;		/* the root domain's flag as reconstructed */
 	bool overload_seeded;
+	enum ir_overload_why cleared_by;	/* why rd_overload is false, when it is */
 	/* top-level rewrites expected since nr_overloaded last dropped to 0:
 	 * the flag is kept while that is <= ln 2 (kept more likely than not) */
 	double rewrites;
@@ -527,10 +535,12 @@ static inline double overload_rate(const struct ir_state *s)
 #define LN2 0.69314718055994530942
 
 /* No rq at 2 since overload_end: is a rewrite more likely than not? */
-static void overload_expire(struct ir_state *s)
+static void overload_expire(struct ir_state *s, enum ir_overload_why by)
 {
-	if (s->rd_overload && !s->nr_overloaded && s->rewrites > LN2)
+	if (s->rd_overload && !s->nr_overloaded && s->rewrites > LN2) {
 		s->rd_overload = false;
+		s->cleared_by = by;
+	}
 }
 
 /* Integrate time-weighted figures up to ts (SPEC 7, idle while waiting). */
@@ -570,6 +580,16 @@ bool ir_state_overload(const struct ir_state *s, uint64_t now)
 		return true;
 	r = s->rewrites + (now > s->now ? (double)(now - s->now) * overload_rate(s) : 0);
 	return r <= LN2;
+}
+
+/* Why ir_state_overload() says what it says at now. */
+static enum ir_overload_why overload_why(const struct ir_state *s, uint64_t now)
+{
+	if (!s->rd_overload)
+		return s->cleared_by;
+	if (s->nr_overloaded)
+		return IR_OVL_RQ_AT_2;
+	return ir_state_overload(s, now) ? IR_OVL_KEPT : IR_OVL_CLEARED_PERIODIC;
 }
 
 /* 4.15 update_avg(): avg += (sample - avg) >> 3; v5.x+: diff / 8. */
@@ -1026,6 +1046,7 @@ static void open_point(struct ir_state *s, int c, uint64_t ts, enum ir_point_kin
 	pt->avg_idle = cp->avg_idle;
 	pt->max_idle_balance_cost = cp->max_idle_balance_cost;
 	pt->overload = ir_state_overload(s, ts);
+	pt->overload_why = overload_why(s, ts);
 	pt->pulled_pid = pt->pulled_from = -1;
 	pt->probe_ret = -1;
 	find_candidates(s, c, pt, ts);
@@ -1052,8 +1073,10 @@ static void open_point(struct ir_state *s, int c, uint64_t ts, enum ir_point_kin
 		cp->probe_valid = false;
 		s->obs.probe_matched++;
 		probed = s->p.probe_seed;
-		if (probed)	/* the call read rd->overload at its entry, before its own rewrite */
+		if (probed) {	/* the call read rd->overload at its entry, before its own rewrite */
 			pt->overload = cp->probe_overload;
+			pt->overload_why = cp->probe_ovl_why;
+		}
 	}
 	if (probed && pt->probe.ttwu_pending >= 0)
 		pt->ttwu_pending = pt->probe.ttwu_pending != 0 && ttwu_pending_rule(s);
@@ -1383,11 +1406,19 @@ static void newidle_walk_rewrite(struct ir_state *s, int c)
 			return;
 	if (s->p.ni_random && v->sd_newidle_ratio[top] >= 0)
 		p = (2.0 + (double)v->sd_newidle_ratio[top]) / 1024.0;
-	if (p >= 1.0)
+	/* the top level's scan comes at some time within the walk, unknown
+	 * (the lower levels' share of its duration is not in the probe): an
+	 * rq left 2 during the walk, so a scan before that saw it and wrote 1.
+	 * Only the part of the walk after the last rq left 2 rewrites to 0. */
+	if (s->overload_end > cp->probe_ts && cp->probe_exit_ts > cp->probe_ts)
+		p *= (double)(cp->probe_exit_ts - s->overload_end) / (double)(cp->probe_exit_ts - cp->probe_ts);
+	if (p >= 1.0) {
 		s->rd_overload = false;	/* no rq at 2: the scan wrote 0 */
-	else
+		s->cleared_by = IR_OVL_CLEARED_WALK;
+	} else {
 		s->rewrites += -log(1.0 - p);
-	overload_expire(s);
+	}
+	overload_expire(s, IR_OVL_CLEARED_WALK);
 }
 
 static void probe_exit(struct ir_state *s, int c)
@@ -1439,7 +1470,7 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 		missing_idle_exit(s, ev);
 	else if (ev->common_pid == 0 && cp->curr != 0)
 		missing_idle_entry(s, c, ev->ts);	/* the idle task runs here */
-	overload_expire(s);	/* periodic/NOHZ rewrites, see overload_rate() */
+	overload_expire(s, IR_OVL_CLEARED_PERIODIC);	/* see overload_rate() */
 
 	/* pulls by c that no blocking switch follows were periodic; the newidle
 	 * probes fire inside __schedule() around the pull, so they do not count */
@@ -1531,12 +1562,14 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 				/* the flag before the trace began: once, as avg_idle */
 				s->overload_seeded = true;
 				s->rd_overload = ev->probe_entry.v.rd_overload != 0;
+				s->cleared_by = IR_OVL_NEVER_SET;
 				if (!s->nr_overloaded) {
 					s->overload_end = ev->ts;
 					s->rewrites = 0;
 				}
 			}
 			pcp->probe_overload = ir_state_overload(s, ev->ts);
+			pcp->probe_ovl_why = overload_why(s, ev->ts);
 			/* use what the kernel had: the cap always, avg_idle once as a seed */
 			if (ev->probe_entry.v.max_idle_balance_cost > 0)
 				pcp->max_idle_balance_cost = (uint64_t)ev->probe_entry.v.max_idle_balance_cost;

@@ -72,6 +72,16 @@ class Module(unittest.TestCase):
             self.assertEqual(mine.sum("idle_lost_ns"), drawn(p, "idle_lost_ns"))
             self.assertEqual(mine.sum("cost_ns"), drawn(p, "balance_cost_ns"))
 
+    def test_overload_why(self):
+        # docs/report.md: the flag is set exactly when an rq holds 2 or it
+        # was kept since; cleared for the other three reasons
+        on = {"rq_at_2", "kept"}
+        off = {"never_set", "cleared_by_walk", "cleared_by_periodic"}
+        self.assertIn("overload_why", self.dec.columns)
+        for r in self.dec:
+            self.assertIn(r["overload_why"], on | off)
+            self.assertEqual(r["overload"], r["overload_why"] in on)
+
     def test_errors(self):
         with tempfile.TemporaryDirectory() as tmp:
             bad = os.path.join(tmp, "bad.dat")

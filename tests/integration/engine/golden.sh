@@ -89,6 +89,14 @@
 # --update; the sweep cases (hb_*.sweep) carry both eco3's timeline keys and
 # fidm's v5.10 migrate_load rule, so their JSON/HTML differ from either
 # branch's list; nothing else differs from the union of the two.
+# Then branch fidr (issue 15), on purpose: assumptions.overload_tick_ns is
+# renamed jiffy_ns (schema_minor 5; JSON reports and the HTML's schema
+# line), decisions lines carry overload_why, and a probed newidle walk's
+# top-level rewrite counts only its share after the last rq left 2 during
+# it (probed vm reports: overload and early-bail figures and the points
+# whose flag changed).
+# Then fidr (jiffy_ns renamed from overload_tick_ns, overload_why, the
+# top-level scan within the walk): regenerated on the merge.
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi

@@ -145,6 +145,50 @@ static void test_walk_rewrite(void **state)
 	assert_true(walk_case(1 * MS, 50 * US, 0, false, true, 100, &po));
 }
 
+/* The top level's scan comes at an unknown time within the walk: CPU 2's rq
+ * leaves 2 a quarter (or three quarters) into CPU 1's walk, so the scan came
+ * after that with probability 3/4 (1/4): an expected rewrite of -ln(1/4) >
+ * ln 2, cleared (-ln(3/4) < ln 2, kept).  The call's own point read the flag
+ * with CPU 2 at 2; CPU 0's later point says why the flag is what it is. */
+static void scan_in_walk(uint64_t leave, bool *after, enum ir_overload_why *why_entry,
+			 enum ir_overload_why *why_later)
+{
+	struct ir_state_params p = prm(true);
+	struct pts pts;
+	struct ir_state *s = mk(4, &p, NULL, &pts);
+	uint64_t t = overload_then_one(s), e = t + 100 * US;
+
+	sw(s, t + 10 * US, 1, 0, S_RUN, 200);
+	sw(s, t + 20 * US, 2, 0, S_RUN, 300);
+	wake(s, t + 30 * US, 2, 300, 301, 2);
+	probe_walk(s, e, 1, 200, 1 * MS, 50 * US, -1, 1);
+	sw(s, e + leave, 2, 300, S_SLEEP, 301);
+	probe_out(s, e + 100 * US, 1, 200, 0);
+	*after = ir_state_overload(s, e + 101 * US);
+	sw(s, e + 110 * US, 1, 200, S_SLEEP, 0);
+	sw(s, e + 200 * US, 0, 101, S_SLEEP, 0);
+	ir_state_finish(s, e + 300 * US);
+	assert_int_equal(pts.n, 2);
+	*why_entry = pts.p[pts.p[0].cpu == 1 ? 0 : 1].overload_why;
+	*why_later = pts.p[pts.p[0].cpu == 0 ? 0 : 1].overload_why;
+	ir_state_free(s);
+}
+
+static void test_scan_within_walk(void **state)
+{
+	enum ir_overload_why entry, later;
+	bool after;
+
+	(void)state;
+	scan_in_walk(25 * US, &after, &entry, &later);
+	assert_false(after);
+	assert_int_equal(entry, IR_OVL_RQ_AT_2);
+	assert_int_equal(later, IR_OVL_CLEARED_WALK);
+	scan_in_walk(75 * US, &after, &entry, &later);
+	assert_true(after);
+	assert_int_equal(later, IR_OVL_KEPT);
+}
+
 /* prev is dequeued before its own newidle call: 201 arriving on CPU 1 during
  * 200's probed call makes that rq 1, not 2.  Without probes the call is not
  * seen and the rq counts 2 (prev still current in the events). */
@@ -175,6 +219,7 @@ int main(void)
 		cmocka_unit_test(test_busy_factor),
 		cmocka_unit_test(test_walk_rewrite),
 		cmocka_unit_test(test_prev_dequeued),
+		cmocka_unit_test(test_scan_within_walk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
