@@ -49,9 +49,13 @@ BOUNDS = {
     'host-pipe.dat self wait_p99': 0.50,
     'host-pipe.dat self migrations': 2.00,
     'vm-numa/a_hackbench_proc_sockets.dat self wait_p99': 0.85,
-    'vm-numa/a_hackbench_proc_sockets.dat self newidle_pulls': 2.55,
+    # 177 -> 190 simulated pulls with the v5.10 migrate_load rule (see below)
+    'vm-numa/a_hackbench_proc_sockets.dat self newidle_pulls': 2.80,
     'from ni_1: ni pulls_per_call': 0.70,
-    'from ni_1: mc0 pulls_per_call': 0.80,
+    # mc0 from ni_1 and ni idle: moved with model/'s v5.10 detach_tasks()
+    # migrate_load rule (load >> nr_balance_failed, 5a7f55590467)
+    'from ni_1: mc0 pulls_per_call': 1.00,
+    'from ni_1: ni idle_ns': 0.40,
     'from ni_1: mc5ms pulls_per_call': 1.20,
     'from ni_1: ni migrations': 0.60,
     'from ni_1: noni migrations': 0.60,
@@ -72,9 +76,10 @@ BOUNDS = {
     'from noni_1: mc0 idle_ns': 0.50,
 }
 # Directions of change the model gets wrong (target 0): see docs/closed-loop.md.
-# One since model/'s load_balance() spreads tasks by count inside an LLC
-# (v5.10): from ni_1, NI_RANDOM off (mainline) pulls as often per call as on.
-DIRECTION_MISSES = 1
+# One was wrong once model/'s load_balance() spread tasks by count inside an
+# LLC (v5.10): from ni_1, NI_RANDOM off pulled as often per call as on; with
+# the v5.10 migrate_load rule all 8 are right again, and 0 is asserted.
+DIRECTION_MISSES = 0
 
 
 def within(name, e, target, detail):
