@@ -339,6 +339,14 @@ static void test_seeds(void **state)
 	assert_float_equal(tr.expected[IR_LVL_MC], 1.75, 1e-12);
 	assert_float_equal(tr.expected[IR_LVL_NUMA], 1.25, 1e-12);
 	assert_float_equal(tr.expected[IR_LVL_SMT], 0.0, 1e-12);
+	/* every level's expected pulls are its seeds' mean, the first (SMT)
+	 * and the last included */
+	t.s_level_pulls[IR_LVL_SMT].mean = 0.5;
+	t.s_level_pulls[IR_LVL__COUNT - 1].mean = 0.25;
+	ir_truth_seeds(&tr, &t);
+	assert_float_equal(tr.expected[IR_LVL_SMT], 0.5, 1e-12);
+	assert_float_equal(tr.expected[IR_LVL__COUNT - 1], 0.25, 1e-12);
+	assert_float_equal(tr.expected[IR_LVL_MC], 1.75, 1e-12);
 	/* one seed: not randomised, nothing replaced */
 	memset(&t, 0, sizeof(t));
 	memset(&tr, 0, sizeof(tr));
