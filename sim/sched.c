@@ -64,6 +64,14 @@ static const uint32_t sched_prio_to_weight[40] = {
 };
 #define NICE_0_LOAD 1024u
 
+/* record_wakee() state of a waker: p->wakee_flips, p->last_wakee,
+ * p->wakee_flip_decay_ts */
+struct flips {
+	uint32_t wakee_flips;
+	int32_t last_wakee;
+	uint64_t decay_ts;
+};
+
 enum sstate { S_UNSTARTED, S_QUEUED, S_RUNNING, S_BLOCKED, S_DONE };
 enum evkind { E_CPU, E_WAKE, E_START, E_BALANCE, E_FROZEN, E_MOVE, E_QUEUE };
 
@@ -88,6 +96,7 @@ struct stask {
 	uint64_t deadline;	/* EEVDF: se->deadline */
 	int64_t vlag;		/* EEVDF: se->vlag, kept while it sleeps */
 	uint64_t avg_ts;
+	struct flips flips;	/* record_wakee(): as a waker */
 };
 
 struct srq {
@@ -111,6 +120,8 @@ struct srq {
 	uint64_t swpos;		/* frozen: next recorded switch */
 	int32_t frozen_want;	/* frozen: waiting for this task to be runnable */
 	int nr_levels, llc;	/* llc: highest SD_SHARE_PKG_RESOURCES level, -1 */
+	unsigned llc_size;	/* per_cpu(sd_llc_size): CPUs in that level's span, 1 none */
+	struct flips irq_flips;	/* the CPU's idle task and kthreads as wakers */
 	uint8_t kind[IR_MAX_LEVELS];
 	unsigned interval[IR_MAX_LEVELS], cache_nice_tries[IR_MAX_LEVELS];
 	bool smt[IR_MAX_LEVELS];
@@ -735,56 +746,6 @@ static void run_curr(struct sim *s, int c)
 
 /* ------------------------------------------------------------ balance */
 
-/* task_hot() (v6.1): ran within sysctl_sched_migration_cost; never at an
- * SD_SHARE_CPUCAPACITY level for the policies that say so (SPEC 9). */
-static bool task_hot(const struct sim *s, const struct stask *t, int c, int l)
-{
-	uint64_t cost = s->pol ? s->pol->sysctl_sched_migration_cost : s->sp->sysctl_sched_migration_cost;
-
-	if (s->rq[c].smt[l])
-		return false;
-	if (!cost)
-		return false;
-	return t->last_ran && s->now - t->last_ran < cost;
-}
-
-/* Periodic load_balance() at level l of c (rebalance_domains(): CPU_IDLE or
- * CPU_NOT_IDLE), one task: when the busiest runqueue of the level's span
- * (most runnable, lowest CPU on ties) has two more than c, or c is idle,
- * its longest-queued task that can_migrate_task() allows (not running, not
- * pinned, not task_hot()).  The task to pull, or -1.  Newidle balance goes
- * through model/'s load_balance() instead (newidle()). */
-static int32_t periodic_balance(struct sim *s, int c, int l)
-{
-	int busiest = -1;
-	unsigned most = 0, mine = nr_running(s, c);
-	int32_t best = -1;
-	const struct srq *r;
-
-	for (int o = 0; o < s->n; o++) {
-		if (o == c || !in_level(s, c, l, o) || !s->rq[o].nr_queued)
-			continue;
-		if (nr_running(s, o) > most) {
-			most = nr_running(s, o);
-			busiest = o;
-		}
-	}
-	if (busiest < 0 || (mine && most < mine + 2))
-		return -1;
-	r = &s->rq[busiest];
-	/* detach_tasks(): from the tail of cfs_tasks, the longest queued */
-	for (uint32_t i = 0; i < r->nr_queued; i++) {
-		int32_t ti = r->q[i];
-		const struct stask *t = &s->t[ti];
-
-		if (s->w->task[ti].pinned || task_hot(s, t, c, l))
-			continue;
-		if (best < 0 || t->enq < s->t[best].enq || (t->enq == s->t[best].enq && ti < best))
-			best = ti;
-	}
-	return best;
-}
-
 static void rewrite_overload(struct sim *s)
 {
 	s->overload = s->nr_overloaded > 0;	/* update_sd_lb_stats() at the top level */
@@ -801,9 +762,10 @@ static void cpu_util_update(struct sim *s, int c)
 /* The runqueues as load_balance() finds them from c (struct ir_rq_snap,
  * replay/replay.h): per CPU nr_running, whether idle, its utilisation, and
  * up to IR_SNAP_TASKS queued tasks from the tail of cfs_tasks (queued
- * longest first); c itself is empty (prev is dequeued).  Task "pids" are
+ * longest first); c itself is empty at a newidle balance (prev is
+ * dequeued), as it is at a periodic one (own).  Task "pids" are
  * the simulation's task indices. */
-static void snapshot(struct sim *s, int c, struct ir_point *pt)
+static void snapshot(struct sim *s, int c, struct ir_point *pt, bool own)
 {
 	memset(pt, 0, sizeof(*pt));
 	pt->ts = pt->rq_ts = s->now;
@@ -827,7 +789,7 @@ static void snapshot(struct sim *s, int c, struct ir_point *pt)
 		q->util = (float)r->util_avg;
 		q->curr_idle = r->curr < 0;
 		q->idle_since = r->idle ? r->idle_since : 0;
-		if (o == c)
+		if (o == c && !own)
 			continue;
 		q->nr_running = (uint16_t)nr_running(s, o);
 		/* detach_tasks() walks from the tail: the longest queued first */
@@ -867,7 +829,7 @@ static int32_t newidle(struct sim *s, int c)
 	int32_t pulled = -1;
 
 	r->idle_stamp = s->now;
-	snapshot(s, c, &pt);
+	snapshot(s, c, &pt, false);
 	ir_decision_ctx_init(&ctx, &pt, s->dom);
 	ir_decide(&ctx, s->pol, &s->pst, &d);
 	ir_outcome_lb(&ctx, s->pol, &d, &o);
@@ -889,6 +851,49 @@ static int32_t newidle(struct sim *s, int c)
 		r->idle_stamp = 0;
 	}
 	return pulled;
+}
+
+/* Periodic load_balance() at level l of c (rebalance_domains() v6.1,
+ * sched_balance_domains() v6.10+; CPU_IDLE or CPU_NOT_IDLE): model/'s
+ * load_balance() on the simulated runqueues, c's own included.  The kernel
+ * detaches up to the imbalance in one call (detach_tasks(), no
+ * CONFIG_PREEMPTION stop outside newidle); here the first call says how
+ * many (lb_gained), and each is the first task a fresh call would take, the
+ * runqueues updated after every move.  Returns the tasks moved. */
+static unsigned periodic_balance(struct sim *s, int c, int l)
+{
+	struct ir_point pt;
+	struct ir_lb_env env = {
+		.dom = s->dom, .pt = &pt, .level = l, .rules = ir_lb_rules_of(s->pol),
+		.sysctl_sched_migration_cost = s->pol->sysctl_sched_migration_cost,
+		.smt_never_hot = s->pol->smt_never_hot != 0,
+		.llc_spread = s->pol->lb_release >= 510, .load_shift = s->pol->lb_release >= 510,
+	};
+	struct ir_lb_result r;
+	unsigned moved = 0;
+	int want = 1;
+
+	for (int i = 0; i < want; i++) {
+		int32_t ti;
+		int from;
+
+		snapshot(s, c, &pt, true);
+		env.now = s->now;
+		ir_load_balance(&env, &r);
+		if (!r.moved || r.pid < 0 || (uint32_t)r.pid >= s->w->nr_tasks)
+			break;
+		ti = r.pid;
+		if (!i)
+			want = r.moved;
+		if (s->t[ti].state != S_QUEUED || s->t[ti].cpu != r.from_cpu)
+			break;
+		from = s->t[ti].cpu;
+		q_del(s, ti);
+		migrate(s, ti, from, c, &s->res->mig_periodic);
+		q_add(s, c, ti);
+		moved++;
+	}
+	return moved;
 }
 
 static void frozen_pick(struct sim *s, int c);
@@ -1029,10 +1034,46 @@ static int wake_affine(struct sim *s, int l, const struct stask *t, int this_cpu
 	return this_load < prev_load ? this_cpu : prev;
 }
 
-static int select_task_rq_fair(struct sim *s, int32_t ti, int this_cpu, bool fork)
+/* record_wakee() (c58d25f371f5, v4.7: called from select_task_rq_fair()
+ * for every wakeup): the waker's flips halve once a second (HZ jiffies)
+ * and count each change of wakee. */
+static void record_wakee(struct sim *s, struct flips *waker, int32_t wakee)
+{
+	if (s->now > waker->decay_ts + 1000000000ull) {
+		waker->wakee_flips >>= 1;
+		waker->decay_ts = s->now;
+	}
+	if (waker->last_wakee != wakee) {
+		waker->last_wakee = wakee;
+		waker->wakee_flips++;
+	}
+}
+
+/* wake_wide() (63b0e9edceec, v4.3; unchanged through v6.18): a waker and
+ * wakee that each switch partners more often than the LLC has CPUs, one
+ * llc_size times more than the other, are a 1:N pattern: no wake_affine(),
+ * the wakee stays with prev_cpu (select_idle_sibling() from there). */
+static bool wake_wide(const struct sim *s, const struct flips *waker, const struct stask *p, int this_cpu)
+{
+	unsigned master = waker->wakee_flips, slave = p->flips.wakee_flips;
+	unsigned factor = s->rq[this_cpu].llc_size;
+
+	if (master < slave) {
+		unsigned x = master;
+
+		master = slave;
+		slave = x;
+	}
+	return !(slave < factor || master < slave * factor);
+}
+
+/* waker: the task (or the CPU's idle task and kthreads) that wakes ti,
+ * NULL for a fork (WF_FORK: no record_wakee()). */
+static int select_task_rq_fair(struct sim *s, int32_t ti, int this_cpu, struct flips *waker)
 {
 	const struct stask *t = &s->t[ti];
 	int prev = t->cpu, target = prev;
+	bool fork = !waker;
 
 	if (s->w->task[ti].pinned)
 		return s->w->task[ti].start_cpu < s->n ? s->w->task[ti].start_cpu : 0;
@@ -1048,7 +1089,8 @@ static int select_task_rq_fair(struct sim *s, int32_t ti, int this_cpu, bool for
 			}
 		return best;
 	}
-	if (this_cpu != prev) {
+	record_wakee(s, waker, ti);
+	if (this_cpu != prev && !wake_wide(s, waker, t, this_cpu)) {
 		unsigned lv = level_of(s, this_cpu, prev);
 
 		if (lv != IR_NO_LEVEL)
@@ -1090,7 +1132,17 @@ static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enu
 	if (waker_cpu >= s->n)
 		waker_cpu = 0;
 	task_avg_update(s, ti, false);		/* it slept until now */
-	c = s->sp->frozen ? (rec_cpu < s->n ? rec_cpu : 0) : select_task_rq_fair(s, ti, waker_cpu, how == W_FORK);
+	if (s->sp->frozen) {
+		c = rec_cpu < s->n ? rec_cpu : 0;
+	} else {
+		struct flips *waker = NULL;
+
+		if (how == W_TASK && s->rq[waker_cpu].curr >= 0)
+			waker = &s->t[s->rq[waker_cpu].curr].flips;
+		else if (how != W_FORK)
+			waker = &s->rq[waker_cpu].irq_flips;
+		c = select_task_rq_fair(s, ti, waker_cpu, waker);
+	}
 	if (how != W_START) {
 		s->res->wakeups++;
 		/* from its sched_waking, or its block if the wakeup came first */
@@ -1184,16 +1236,11 @@ static void periodic(struct sim *s, int c)
 		uint64_t iv = (uint64_t)r->interval[l] * 1000000ull * (busy ? s->sp->busy_factor : 1);
 
 		if (s->now >= r->next_balance[l]) {
-			int32_t ti = periodic_balance(s, c, l);
+			unsigned moved = periodic_balance(s, c, l);
 
 			if (l == r->nr_levels - 1)
 				rewrite_overload(s);
-			if (ti >= 0) {
-				int from = s->t[ti].cpu;
-
-				q_del(s, ti);
-				migrate(s, ti, from, c, &s->res->mig_periodic);
-				q_add(s, c, ti);
+			if (moved) {
 				if (r->curr < 0 && r->avail <= s->now)
 					pick_next(s, c);
 				else if (r->curr >= 0)
@@ -1235,6 +1282,8 @@ static void setup_rq(struct sim *s, const struct ir_domains *dom, int c)
 	r->curr = -1;
 	r->frozen_want = -1;
 	r->llc = -1;
+	r->llc_size = 1;
+	r->irq_flips.last_wakee = -1;
 	r->avg_idle = 2 * (s->pol ? s->pol->sysctl_sched_migration_cost : s->sp->sysctl_sched_migration_cost);
 	r->max_idle_balance_cost = s->sp->max_idle_balance_cost;
 	r->nr_levels = s->ring ? ir_domains_nr_levels(dom, c) : 0;
@@ -1248,8 +1297,10 @@ static void setup_rq(struct sim *s, const struct ir_domains *dom, int c)
 		r->imbalance_pct[l] = sd->imbalance_pct ? sd->imbalance_pct : 117;
 		r->cache_nice_tries[l] = sd->cache_nice_tries;
 		r->smt[l] = sd->flags & SD_SHARE_CPUCAPACITY;
-		if (sd->flags & SD_SHARE_PKG_RESOURCES)
+		if (sd->flags & SD_SHARE_PKG_RESOURCES) {
 			r->llc = l;
+			r->llc_size = sd->span_weight;
+		}
 		r->next_balance[l] = (uint64_t)r->interval[l] * 1000000ull;
 	}
 	if (!s->ring) {
@@ -1259,6 +1310,7 @@ static void setup_rq(struct sim *s, const struct ir_domains *dom, int c)
 		r->interval[0] = (unsigned)s->n;
 		r->imbalance_pct[0] = 117;
 		r->llc = 0;
+		r->llc_size = (unsigned)s->n;
 		r->next_balance[0] = (uint64_t)s->n * 1000000ull;
 	}
 	go_idle(s, c, 0);
@@ -1299,6 +1351,7 @@ static int setup(struct sim *s, const struct ir_domains *dom)
 		struct stask *t = &s->t[i];
 
 		t->qpos = -1;
+		t->flips.last_wakee = -1;
 		t->cpu = (int16_t)(wt->start_cpu < s->n ? wt->start_cpu : 0);
 		t->weight = weight_of(wt->prio);
 		t->left = wt->nr_ops && wt->ops[0].kind == IR_OP_RUN ? wt->ops[0].ns : 0;
