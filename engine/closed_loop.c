@@ -111,6 +111,10 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 		sp.refill_ns = ir->cl_refill_ns;
 	/* EEVDF replaced CFS's picking in v6.6 (147f3efaa241); unknown: newest */
 	sp.eevdf = cin->kernel_major < 0 || ir_kver_at_least(cin->kernel_major, cin->kernel_minor, 6, 6);
+	/* select_idle_sibling(): the SIS_UTIL scan limit (v5.19, 70fb5ccf2ebb)
+	 * and the recent_used_cpu candidate (v4.16, 32e839dda3ba) */
+	sp.sis_util = cin->kernel_major < 0 || ir_kver_at_least(cin->kernel_major, cin->kernel_minor, 5, 19);
+	sp.recent_used_cpu = cin->kernel_major < 0 || ir_kver_at_least(cin->kernel_major, cin->kernel_minor, 4, 16);
 	for (int i = 0; i <= n; i++) {
 		jobs[i].w = w;
 		jobs[i].dom = cin->dom;

@@ -97,6 +97,7 @@ struct stask {
 	int64_t vlag;		/* EEVDF: se->vlag, kept while it sleeps */
 	uint64_t avg_ts;
 	struct flips flips;	/* record_wakee(): as a waker */
+	int16_t recent_used_cpu;	/* p->recent_used_cpu */
 };
 
 struct srq {
@@ -116,11 +117,14 @@ struct srq {
 	uint64_t idle_stamp, avg_idle, max_idle_balance_cost;
 	uint64_t gen;		/* E_CPU events of older generations are stale */
 	uint64_t resched_at;	/* resched_curr() takes effect then; 0 none */
-	uint64_t next_balance[IR_MAX_LEVELS];
+	uint64_t last_balance[IR_MAX_LEVELS];	/* sd->last_balance */
+	uint64_t bal_at, bal_gen;	/* the pending E_BALANCE: its time, generation */
 	uint64_t swpos;		/* frozen: next recorded switch */
 	int32_t frozen_want;	/* frozen: waiting for this task to be runnable */
 	int nr_levels, llc;	/* llc: highest SD_SHARE_PKG_RESOURCES level, -1 */
 	unsigned llc_size;	/* per_cpu(sd_llc_size): CPUs in that level's span, 1 none */
+	int llc_id;		/* per_cpu(sd_llc_id): the first CPU of that span */
+	int nr_idle_scan;	/* sd_llc_shared->nr_idle_scan, kept at the llc_id's rq */
 	struct flips irq_flips;	/* the CPU's idle task and kthreads as wakers */
 	uint8_t kind[IR_MAX_LEVELS];
 	unsigned interval[IR_MAX_LEVELS], cache_nice_tries[IR_MAX_LEVELS];
@@ -532,6 +536,8 @@ static void frozen_check(struct sim *s, int32_t ti);
 enum wake_how { W_TASK, W_IRQ, W_FORK, W_START };
 static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enum wake_how how);
 
+static void idle_balance_due(struct sim *s, int c, uint64_t from);
+
 static void go_idle(struct sim *s, int c, uint64_t from)
 {
 	struct srq *r = &s->rq[c];
@@ -541,6 +547,7 @@ static void go_idle(struct sim *s, int c, uint64_t from)
 	r->idle = true;
 	r->idle_since = from;
 	s->nr_idle++;
+	idle_balance_due(s, c, from);
 }
 
 static void leave_idle(struct sim *s, int c, uint64_t at)
@@ -971,17 +978,62 @@ static bool share_cache(const struct sim *s, int a, int b)
 	return a == b || (l >= 0 && in_level(s, a, l, b));
 }
 
-/* select_idle_sibling(), without recent_used_cpu and the SIS_UTIL scan limit */
-static int select_idle_sibling(struct sim *s, int prev, int target)
+/* update_idle_cpu_scan() (v5.19, 70fb5ccf2ebb; unchanged through v6.18),
+ * from update_sd_lb_stats() at the LLC level of a periodic balance (never
+ * CPU_NEWLY_IDLE): the share of the LLC to scan falls with the square of
+ * its utilisation, reaching 0 at 100 / imbalance_pct (85 %):
+ * x = sum_util / llc_weight, y = 1024 - min(1024, x^2 pct^2 / (10000 x 1024)),
+ * nr_idle_scan = y x llc_weight / 1024. */
+static void update_idle_cpu_scan(struct sim *s, int c, int l)
 {
-	int l = s->rq[target].llc;
+	struct srq *r = &s->rq[c];
+	uint64_t sum_util = 0, x, tmp, y;
+	uint64_t pct = r->imbalance_pct[l];
+
+	if (!s->sp->sis_util || l != r->llc || !r->llc_size)
+		return;
+	for (int o = 0; o < s->n; o++) {
+		if (o != c && !in_level(s, c, l, o))
+			continue;
+		cpu_util_update(s, o);
+		sum_util += s->rq[o].util_avg < 1024.0 ? (uint64_t)s->rq[o].util_avg : 1024;
+	}
+	x = sum_util / r->llc_size;
+	tmp = x * x * pct * pct / (10000 * 1024);
+	if (tmp > 1024)
+		tmp = 1024;
+	y = (1024 - tmp) * r->llc_size / 1024;
+	s->rq[r->llc_id].nr_idle_scan = (int)y;
+}
+
+/* select_idle_sibling() (v6.1 and v6.18 alike here; no asymmetric
+ * capacity, no per-CPU kthread waker case, no SMT-only scan of prev) */
+static int select_idle_sibling(struct sim *s, struct stask *p, int prev, int target)
+{
+	int l = s->rq[target].llc, nr = INT32_MAX;
+	int recent_used_cpu = p->recent_used_cpu;
 
 	if (cpu_idle(s, target))
 		return target;
 	if (prev != target && share_cache(s, prev, target) && cpu_idle(s, prev))
 		return prev;
+	if (s->sp->recent_used_cpu) {
+		/* a recently used CPU as a potential idle candidate */
+		p->recent_used_cpu = (int16_t)prev;
+		if (recent_used_cpu >= 0 && recent_used_cpu < s->n && recent_used_cpu != prev &&
+		    recent_used_cpu != target && share_cache(s, recent_used_cpu, target) &&
+		    cpu_idle(s, recent_used_cpu) && !s->w->task[p - s->t].pinned)
+			return recent_used_cpu;
+	}
 	if (l < 0)
 		return target;
+	if (s->sp->sis_util) {
+		/* select_idle_cpu(): "overloaded LLC is unlikely to have idle
+		 * cpu/core": no scan at all when nr_idle_scan is 0 */
+		nr = s->rq[s->rq[target].llc_id].nr_idle_scan + 1;
+		if (nr == 1)
+			return target;
+	}
 	if (s->rq[target].smt[0]) {
 		/* select_idle_core(): a core whose siblings are all idle */
 		for (int k = 1; k <= s->n; k++) {
@@ -998,7 +1050,11 @@ static int select_idle_sibling(struct sim *s, int prev, int target)
 	for (int k = 1; k <= s->n; k++) {
 		int o = (target + k) % s->n;
 
-		if (in_level(s, target, l, o) && cpu_idle(s, o))
+		if (!in_level(s, target, l, o))
+			continue;
+		if (!--nr)
+			return target;	/* scanned nr_idle_scan CPUs */
+		if (cpu_idle(s, o))
 			return o;
 	}
 	return target;
@@ -1071,7 +1127,7 @@ static bool wake_wide(const struct sim *s, const struct flips *waker, const stru
  * NULL for a fork (WF_FORK: no record_wakee()). */
 static int select_task_rq_fair(struct sim *s, int32_t ti, int this_cpu, struct flips *waker)
 {
-	const struct stask *t = &s->t[ti];
+	struct stask *t = &s->t[ti];
 	int prev = t->cpu, target = prev;
 	bool fork = !waker;
 
@@ -1096,7 +1152,7 @@ static int select_task_rq_fair(struct sim *s, int32_t ti, int this_cpu, struct f
 		if (lv != IR_NO_LEVEL)
 			target = wake_affine(s, (int)lv, t, this_cpu, prev);
 	}
-	return select_idle_sibling(s, prev, target);
+	return select_idle_sibling(s, &s->t[ti], prev, target);
 }
 
 /* ttwu_do_wakeup() (v6.1): update_avg(&rq->avg_idle, now - idle_stamp),
@@ -1169,8 +1225,10 @@ static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enu
 		if (vbefore(t->vruntime, floor))
 			t->vruntime = floor;	/* place_entity(): GENTLE_FAIR_SLEEPERS */
 	}
-	if (how == W_FORK)
+	if (how == W_FORK) {
 		s->res->mig_fork += c != waker_cpu;
+		t->recent_used_cpu = (int16_t)c;	/* wake_up_new_task() */
+	}
 	sample_avg_idle(s, c);
 	q_add(s, c, ti);
 	if (s->sp->frozen) {
@@ -1225,7 +1283,24 @@ static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enu
 
 /* ------------------------------------------------------------ periodic */
 
-/* rebalance_domains(): each level at its interval (x busy_factor while busy). */
+/* get_sd_balance_interval(): the level's interval, x busy_factor while busy */
+static uint64_t balance_interval(const struct sim *s, int c, int l, bool busy)
+{
+	return (uint64_t)s->rq[c].interval[l] * 1000000ull * (busy ? s->sp->busy_factor : 1);
+}
+
+static void push_balance(struct sim *s, int c, uint64_t at)
+{
+	struct srq *r = &s->rq[c];
+
+	r->bal_at = at;
+	hpush(s, at, E_BALANCE, (uint32_t)c, ++r->bal_gen);
+}
+
+/* rebalance_domains() (v6.1; sched_balance_domains() from v6.10): a level
+ * balances once jiffies pass sd->last_balance + get_sd_balance_interval(sd,
+ * busy), busy as the CPU is at the check (recomputed after a balance that
+ * moved tasks), so a CPU that went idle balances at the short interval. */
 static void periodic(struct sim *s, int c)
 {
 	struct srq *r = &s->rq[c];
@@ -1233,11 +1308,10 @@ static void periodic(struct sim *s, int c)
 	bool busy = r->curr >= 0;
 
 	for (int l = 0; l < r->nr_levels; l++) {
-		uint64_t iv = (uint64_t)r->interval[l] * 1000000ull * (busy ? s->sp->busy_factor : 1);
-
-		if (s->now >= r->next_balance[l]) {
+		if (s->now >= r->last_balance[l] + balance_interval(s, c, l, busy)) {
 			unsigned moved = periodic_balance(s, c, l);
 
+			update_idle_cpu_scan(s, c, l);
 			if (l == r->nr_levels - 1)
 				rewrite_overload(s);
 			if (moved) {
@@ -1245,14 +1319,36 @@ static void periodic(struct sim *s, int c)
 					pick_next(s, c);
 				else if (r->curr >= 0)
 					arm(s, c);
+				busy = r->curr >= 0 || r->nr_queued;
 			}
-			r->next_balance[l] = s->now + iv;
+			r->last_balance[l] = s->now;
 		}
-		if (r->next_balance[l] < next)
-			next = r->next_balance[l];
+		if (r->last_balance[l] + balance_interval(s, c, l, busy) < next)
+			next = r->last_balance[l] + balance_interval(s, c, l, busy);
 	}
 	if (next != UINT64_MAX && s->live)
-		hpush(s, next, E_BALANCE, (uint32_t)c, 0);
+		push_balance(s, c, next);
+}
+
+/* A CPU going idle: its levels are due at their idle interval, which
+ * newidle_balance()'s update_next_balance() (v6.1; sched_balance_newidle()
+ * from v6.10) brings into rq->next_balance, and the NOHZ idle balance
+ * (nohz_balancer_kick(), kick_ilb()) runs for a tickless idle CPU: taken
+ * here as the CPU's own balance at that time. */
+static void idle_balance_due(struct sim *s, int c, uint64_t from)
+{
+	struct srq *r = &s->rq[c];
+	uint64_t next = UINT64_MAX;
+
+	if (!s->pol || s->sp->frozen || !s->live)
+		return;
+	for (int l = 0; l < r->nr_levels; l++)
+		if (r->last_balance[l] + balance_interval(s, c, l, false) < next)
+			next = r->last_balance[l] + balance_interval(s, c, l, false);
+	if (next < from)
+		next = from;
+	if (next < r->bal_at)
+		push_balance(s, c, next);
 }
 
 /* ------------------------------------------------------------ the loop */
@@ -1283,6 +1379,7 @@ static void setup_rq(struct sim *s, const struct ir_domains *dom, int c)
 	r->frozen_want = -1;
 	r->llc = -1;
 	r->llc_size = 1;
+	r->llc_id = c;
 	r->irq_flips.last_wakee = -1;
 	r->avg_idle = 2 * (s->pol ? s->pol->sysctl_sched_migration_cost : s->sp->sysctl_sched_migration_cost);
 	r->max_idle_balance_cost = s->sp->max_idle_balance_cost;
@@ -1300,8 +1397,11 @@ static void setup_rq(struct sim *s, const struct ir_domains *dom, int c)
 		if (sd->flags & SD_SHARE_PKG_RESOURCES) {
 			r->llc = l;
 			r->llc_size = sd->span_weight;
+			r->llc_id = c;
+			for (int o = c - 1; o >= 0; o--)
+				if (in_level(s, c, l, o))
+					r->llc_id = o;
 		}
-		r->next_balance[l] = (uint64_t)r->interval[l] * 1000000ull;
 	}
 	if (!s->ring) {
 		/* no domains: one flat LLC */
@@ -1311,8 +1411,11 @@ static void setup_rq(struct sim *s, const struct ir_domains *dom, int c)
 		r->imbalance_pct[0] = 117;
 		r->llc = 0;
 		r->llc_size = (unsigned)s->n;
-		r->next_balance[0] = (uint64_t)s->n * 1000000ull;
+		r->llc_id = 0;
 	}
+	/* ASSUMED: before the trace the LLC was idle (scan it all); the first
+	 * periodic balance at the LLC level sets it from utilisation */
+	r->nr_idle_scan = (int)r->llc_size;
 	go_idle(s, c, 0);
 }
 
@@ -1354,6 +1457,7 @@ static int setup(struct sim *s, const struct ir_domains *dom)
 		t->flips.last_wakee = -1;
 		t->cpu = (int16_t)(wt->start_cpu < s->n ? wt->start_cpu : 0);
 		t->weight = weight_of(wt->prio);
+		t->recent_used_cpu = t->cpu;	/* wake_up_new_task(): task_cpu(p) */
 		t->left = wt->nr_ops && wt->ops[0].kind == IR_OP_RUN ? wt->ops[0].ns : 0;
 		s->live++;
 		if (wt->start == IR_START_RUNNABLE) {
@@ -1377,7 +1481,7 @@ static int setup(struct sim *s, const struct ir_domains *dom)
 		if (s->sp->frozen && c == 0 && w->nr_moves)
 			hpush(s, w->moves[0].ns, E_MOVE, 0, 0);
 		else if (s->pol)
-			hpush(s, s->rq[c].next_balance[0], E_BALANCE, (uint32_t)c, 0);
+			push_balance(s, c, balance_interval(s, c, 0, false));
 	}
 	return s->oom ? -1 : 0;
 }
@@ -1516,7 +1620,8 @@ int ir_simulate(const struct ir_workload *w, const struct ir_domains *dom,
 			}
 			break;
 		case E_BALANCE:
-			periodic(&s, (int)e.id);
+			if (e.gen == s.rq[e.id].bal_gen)
+				periodic(&s, (int)e.id);
 			break;
 		case E_MOVE: {
 			/* frozen: a recorded balance moves a waiting task */

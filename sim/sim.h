@@ -161,6 +161,8 @@ struct ir_sim_params {
 	bool sync_wakeups;		/* WF_SYNC on task wakeups (default false) */
 	bool eevdf;			/* v6.6+ (147f3efaa241): EEVDF picking and placement */
 	uint64_t sysctl_sched_base_slice;	/* EEVDF slice, 0.75 ms x the CFS factor */
+	bool sis_util;			/* v5.19+ (70fb5ccf2ebb): SIS_UTIL limits the idle scan */
+	bool recent_used_cpu;		/* v4.16+ (32e839dda3ba): p->recent_used_cpu candidate */
 };
 void ir_sim_params_default(struct ir_sim_params *p, int nr_cpus);
 
