@@ -44,36 +44,37 @@ TARGET = {"completion_ns": 0.10, "idle_ns": 0.10, "wait_p50": 0.25, "wait_p99": 
 # missed.  Generated from a run of this test, never fitted: the simulation
 # takes no constant from these traces.
 BOUNDS = {
-    'host-hackbench.dat self idle_ns': 0.20,
-    'host-hackbench.dat self migrations': 0.85,
+    # after wake_wide(), periodic load_balance() through model/, SIS_UTIL,
+    # recent_used_cpu and the idle CPU's balance at its idle interval
+    # (docs/closed-loop.md, "Migrations by cause"): tightened where the
+    # error fell; the rows marked "worse" rose, and the docs say why
+    'host-hackbench.dat self idle_ns': 0.15,
+    'host-hackbench.dat self migrations': 0.40,
     'host-pipe.dat self wait_p99': 0.50,
-    'host-pipe.dat self migrations': 2.00,
-    'vm-numa/a_hackbench_proc_sockets.dat self wait_p99': 0.85,
-    # 177 -> 190 simulated pulls with the v5.10 migrate_load rule (see below)
-    'vm-numa/a_hackbench_proc_sockets.dat self newidle_pulls': 2.80,
-    'from ni_1: ni pulls_per_call': 0.70,
-    # mc0 from ni_1 and ni idle: moved with model/'s v5.10 detach_tasks()
-    # migrate_load rule (load >> nr_balance_failed, 5a7f55590467)
-    'from ni_1: mc0 pulls_per_call': 1.00,
-    'from ni_1: ni idle_ns': 0.40,
-    'from ni_1: mc5ms pulls_per_call': 1.20,
-    'from ni_1: ni migrations': 0.60,
-    'from ni_1: noni migrations': 0.60,
-    'from ni_1: mc0 migrations': 0.75,
-    'from ni_1: mc5ms migrations': 0.85,
+    'host-pipe.dat self migrations': 1.90,
+    'vm-numa/a_hackbench_proc_sockets.dat self wait_p99': 0.80,
+    'vm-numa/a_hackbench_proc_sockets.dat self newidle_pulls': 1.60,
+    'from ni_1: noni pulls_per_call': 0.60,        # worse (was within 30 %)
+    'from ni_1: mc0 pulls_per_call': 0.70,
+    'from ni_1: mc5ms pulls_per_call': 0.70,
+    'from ni_1: ni migrations': 0.70,              # worse: ni_1 itself has 26 k, the mean 63 k
+    'from ni_1: noni migrations': 0.70,            # worse
+    'from ni_1: mc0 migrations': 0.85,             # worse
+    'from ni_1: mc5ms migrations': 0.90,           # worse
     'from ni_1: mc5ms wait_p50': 0.40,
-    'from ni_1: noni idle_ns': 0.60,
+    'from ni_1: noni idle_ns': 0.55,
     'from ni_1: mc0 idle_ns': 0.80,
-    'from ni_1: mc5ms idle_ns': 0.45,
-    'from noni_1: ni pulls_per_call': 0.60,
-    'from noni_1: noni pulls_per_call': 0.45,
-    'from noni_1: mc0 pulls_per_call': 0.60,
-    'from noni_1: mc5ms pulls_per_call': 0.40,
-    'from noni_1: ni migrations': 0.40,
-    'from noni_1: noni migrations': 0.45,
-    'from noni_1: mc0 migrations': 0.65,
-    'from noni_1: mc5ms migrations': 0.75,
-    'from noni_1: mc0 idle_ns': 0.50,
+    'from ni_1: mc5ms idle_ns': 0.50,              # worse
+    'from noni_1: ni pulls_per_call': 0.50,
+    'from noni_1: mc0 pulls_per_call': 0.35,
+    'from noni_1: ni migrations': 0.60,            # worse
+    'from noni_1: noni migrations': 0.60,          # worse
+    'from noni_1: mc0 migrations': 0.75,           # worse
+    'from noni_1: mc5ms migrations': 0.85,         # worse
+    # each vm-ab trace simulated under its own setting against its own
+    # migrations (no run-to-run spread in this one)
+    'self hb_mc0_3: migrations': 0.25,
+    'self hb_mc5ms_3: migrations': 0.30,
 }
 # Directions of change the model gets wrong (target 0): see docs/closed-loop.md.
 # One was wrong once model/'s load_balance() spread tasks by count inside an
@@ -142,13 +143,14 @@ def frozen(tmp):
         check(t + " not stalled", not fit["frozen"]["stalled"] and not fit["frozen"]["forced_wakeups"], "")
 
 
-def self_consistency(tmp):
+def self_consistency(tmp, causes):
     rows = []
     for t, opts, pol in SELF:
         doc, _ = run(tmp, t, opts + ["--policy", pol, "--kernel-policy", pol], "self")
         fit = doc["closed_loop_fit"]
         check(t + " fit policy", fit["policy"] == pol, str(fit["policy"]))
         m, s = figures(fit["measured"]), figures(fit["simulated"])
+        causes.append((t, doc["observed"]["migrations"]["by_cause"], doc["closed_loop"][pol]["migrations_by_cause"]))
         for k, target in TARGET.items():
             e = rel(s[k], m[k])
             if e is None:
@@ -159,7 +161,7 @@ def self_consistency(tmp):
     return rows
 
 
-def cross_setting(tmp):
+def cross_setting(tmp, causes):
     """Each vm-ab setting simulated from the ni and noni traces."""
     settings = {"ni": ("proportional", "500us"), "noni": ("mainline", "500us"),
                 "mc0": ("proportional", "0"), "mc5ms": ("proportional", "5ms")}
@@ -171,6 +173,14 @@ def cross_setting(tmp):
             o, f = doc["observed"], figures(doc["closed_loop_fit"]["measured"])
             f["pulls_per_call"] = o["newidle_pulls"] / max(1, o["newidle_points"])
             meas[(s, r)] = f
+            # the same run simulated its own setting: migrations against
+            # this very trace's (the cross-setting mean mixes two runs)
+            name = "hb_%s_%s" % (s, r)
+            causes.append(("vm-ab/" + name + ".dat", o["migrations"]["by_cause"],
+                           doc["closed_loop"][pol]["migrations_by_cause"]))
+            sm = doc["closed_loop"][pol]["migrations"]
+            within("self %s: migrations" % name, rel(sm, f["migrations"]), 0.25,
+                   "trace %d simulated %d" % (f["migrations"], sm))
     rows, wrong = [], []
     for src in ("ni_1", "noni_1"):
         sim = {}
@@ -235,12 +245,19 @@ def determinism_and_withheld(tmp):
 
 with tempfile.TemporaryDirectory() as tmp:
     frozen(tmp)
-    rows = self_consistency(tmp)
-    ab = cross_setting(tmp)
+    causes = []
+    rows = self_consistency(tmp, causes)
+    ab = cross_setting(tmp, causes)
     determinism_and_withheld(tmp)
     print("\nself-consistency (trace, figure, measured, simulated, error, target)")
     for r in rows:
         print("  %-40s %-14s %14s %14s %+8.1f %% %4.0f %%" % (r[0], r[1], r[2], r[3], 100 * r[4], 100 * r[5]))
+    print("\nmigrations by cause, recorded / simulated (the recording kernel's policy on its own trace;"
+          " other: the recorded causes the model has no counterpart for)")
+    for t, rec, sim in causes:
+        other = sum(v for k, v in rec.items() if k not in ("wakeup", "periodic", "newidle"))
+        print("  %-40s wakeup %6d / %6d  periodic %5d / %5d  newidle %4d / %4d  other %3d" % (
+            t, rec["wakeup"], sim["wakeup"], rec["periodic"], sim["periodic"], rec["newidle"], sim["newidle"], other))
     print("\ncross-setting (from, setting, figure, measured mean of _1/_3, simulated, error)")
     for r in ab:
         print("  %-7s %-6s %-15s %14.4g %14.4g %s" % (r[0], r[1], r[2], r[3], r[4],
