@@ -105,8 +105,10 @@ static const char *const not_modelled[] = {
 	"CPU frequency; idle-state exit latency beyond its median",
 	"SMT contention (siblings run at full speed)",
 	"EEVDF (v6.6+): lag-based placement and deadlines",
-	"NOHZ idle balance kicks (idle CPUs balance at their own interval)",
-	"WF_SYNC, wake_wide(), recent_used_cpu and the SIS_UTIL scan limit",
+	"NOHZ idle balance as the kicked CPU runs it for every idle CPU (each idle CPU balances "
+	"itself at its idle interval); sd->balance_interval doubling on balanced domains; active balance",
+	"WF_SYNC (off: a trace does not say which wakeups were sync), select_idle_smt() of prev, "
+	"the per-CPU kthread waker case of select_idle_sibling()",
 	"cgroups, affinity other than per-CPU kthreads, NUMA balancing, exec balancing",
 };
 

@@ -17,15 +17,22 @@
  *  check_preempt_tick()     curr is preempted after sched_slice() =
  *                           __sched_period(nr) x weight / load (assumed at the
  *                           exact end of the slice, not the next tick);
- *  select_task_rq_fair()    wakeups: wake_affine() (wake_affine_idle(), then
- *                           wake_affine_weight() on instantaneous load) when
- *                           the waker's domains span prev_cpu, then
+ *  select_task_rq_fair()    wakeups: record_wakee() and wake_wide() (v4.3),
+ *                           then wake_affine() (wake_affine_idle(), then
+ *                           wake_affine_weight() on PELT load) when the
+ *                           waker's domains span prev_cpu, then
  *                           select_idle_sibling() in the target's LLC (target,
- *                           prev, an idle core, an idle CPU, wrapping from
- *                           target + 1); forks: find_idlest_cpu() over the
- *                           top domain (fewest running, the parent's CPU first);
- *  rebalance_domains()      each CPU balances each level every
- *                           balance_interval ms (x busy_factor while busy);
+ *                           prev, recent_used_cpu (v4.16), an idle core, an
+ *                           idle CPU wrapping from target + 1, at most
+ *                           nr_idle_scan of them: SIS_UTIL, v5.19); forks:
+ *                           find_idlest_cpu() over the top domain (fewest
+ *                           running, the parent's CPU first);
+ *  rebalance_domains()      each level when its interval has passed since
+ *                           sd->last_balance, the interval by the CPU's state
+ *                           at the check (x busy_factor while busy; an idle
+ *                           CPU is due at its idle interval: NOHZ kick,
+ *                           update_next_balance()); update_idle_cpu_scan()
+ *                           at the LLC level;
  *  sched_balance_newidle()  (newidle_balance() before v6.10) when a CPU's
  *                           queue runs empty: the policy (model/ ir_decide())
  *                           picks the levels and model/'s load_balance()
@@ -36,10 +43,9 @@
  *                           on this CPU; idle_stamp / avg_idle /
  *                           max_idle_balance_cost as ttwu_do_wakeup() and the
  *                           newidle code keep them;
- *  rebalance_domains()'s load_balance()  here simpler: the busiest runqueue
- *                           of the level's span gives its longest-queued task
- *                           that can_migrate_task() allows, when it has two
- *                           more than this CPU (or this CPU is idle);
+ *  rebalance_domains()'s load_balance()  model/'s load_balance() too, this
+ *                           CPU's own runqueue included, moving as many tasks
+ *                           as its first call detaches (lb_gained);
  *  add_nr_running()         sets rd->overload at 2 runnable; a top-level
  *                           balance rewrites it from the runqueues.
  * A migrated task pays refill_ns of extra CPU time per level boundary
