@@ -333,70 +333,79 @@ static void test_fair_share(void **state)
 	ir_workload_free(w);
 }
 
-/* A workload built op by op: task i starts as start[i] on cpu[i]. */
-static struct ir_workload *hand(int nr_cpus, int n, const uint8_t *start, const uint16_t *cpu,
-				struct ir_op *const *ops, const uint32_t *nr_ops)
+/*
+ * A workload built op by op on two CPUs of one LLC: A (runnable on CPU 0)
+ * runs wake_ms, wakes C, runs rest_ms and exits; B (runnable on CPU 1)
+ * runs 200 ms and exits; C (asleep, last on CPU 0) runs c_ms once woken.
+ */
+static struct ir_workload *three(uint64_t wake_ms, uint64_t rest_ms, uint64_t c_ms)
 {
+	const struct ir_op a[] = {
+		{ .kind = IR_OP_RUN, .ns = wake_ms * MS }, { .kind = IR_OP_WAKE, .arg = 2 },
+		{ .kind = IR_OP_RUN, .ns = rest_ms * MS }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op b[] = { { .kind = IR_OP_RUN, .ns = 200 * MS }, { .kind = IR_OP_EXIT } };
+	const struct ir_op c[] = { { .kind = IR_OP_BLOCK_TASK }, { .kind = IR_OP_RUN, .ns = c_ms * MS }, { .kind = IR_OP_EXIT } };
+	const struct ir_op *ops[] = { a, b, c };
+	const uint32_t nr[] = { 4, 2, 3 };
+	const uint8_t start[] = { IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_BLOCKED };
+	const uint16_t cpu[] = { 0, 1, 0 };
 	struct ir_workload *w = calloc(1, sizeof(*w));
 
 	assert_non_null(w);
-	w->nr_cpus = nr_cpus;
-	w->nr_tasks = (uint32_t)n;
-	w->task = calloc((size_t)n, sizeof(*w->task));
-	w->nr_sw = calloc((size_t)nr_cpus, sizeof(*w->nr_sw));
-	w->sw = calloc((size_t)nr_cpus, sizeof(*w->sw));
+	w->nr_cpus = 2;
+	w->nr_tasks = 3;
+	w->task = calloc(3, sizeof(*w->task));
+	w->nr_sw = calloc(2, sizeof(*w->nr_sw));
+	w->sw = calloc(2, sizeof(*w->sw));
 	w->wait = calloc(1, sizeof(*w->wait));
 	assert_true(w->task && w->nr_sw && w->sw && w->wait);
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < 3; i++) {
 		w->task[i].pid = 100 + i;
 		w->task[i].prio = 120;
 		w->task[i].start = start[i];
 		w->task[i].start_cpu = cpu[i];
-		w->task[i].nr_ops = nr_ops[i];
-		w->task[i].ops = calloc(nr_ops[i], sizeof(struct ir_op));
+		w->task[i].nr_ops = nr[i];
+		w->task[i].ops = calloc(nr[i], sizeof(struct ir_op));
 		assert_non_null(w->task[i].ops);
-		memcpy(w->task[i].ops, ops[i], nr_ops[i] * sizeof(struct ir_op));
+		memcpy(w->task[i].ops, ops[i], nr[i] * sizeof(struct ir_op));
 	}
 	return w;
 }
 
-/*
- * SIS_UTIL (select_idle_cpu(), v5.19): A and B keep both CPUs of one LLC
- * busy for 200 ms (PELT util near 1024 each: x = sum_util / 2 > 85 % of
- * 1024, so update_idle_cpu_scan() sets nr_idle_scan 0); B exits and CPU 1
- * idles; 10 ms later A wakes C, last on CPU 0.  No wake_affine() (waker and
- * prev share CPU 0), target 0 is busy, prev is target, recent_used_cpu is
- * prev: only the idle scan could find CPU 1, and SIS_UTIL skips it, so C
- * stays on CPU 0 (no wakeup migration).  Without SIS_UTIL the scan finds
- * idle CPU 1: one wakeup migration.
- */
-static void test_sis_util(void **state)
+/* mainline on three(): SIS_UTIL and recent_used_cpu as the release has them */
+static void run_three(struct ir_workload *w, bool sis_util, struct ir_sim_result *r)
 {
-	struct ir_op a[] = {
-		{ .kind = IR_OP_RUN, .ns = 210 * MS }, { .kind = IR_OP_WAKE, .arg = 2 },
-		{ .kind = IR_OP_RUN, .ns = 20 * MS }, { .kind = IR_OP_EXIT },
-	};
-	struct ir_op b[] = { { .kind = IR_OP_RUN, .ns = 200 * MS }, { .kind = IR_OP_EXIT } };
-	struct ir_op c[] = { { .kind = IR_OP_BLOCK_TASK }, { .kind = IR_OP_RUN, .ns = MS }, { .kind = IR_OP_EXIT } };
-	struct ir_op *ops[] = { a, b, c };
-	uint32_t nr[] = { 4, 2, 3 };
-	uint8_t start[] = { IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_BLOCKED };
-	uint16_t cpu[] = { 0, 1, 0 };
-	struct ir_workload *w = hand(2, 3, start, cpu, ops, nr);
 	struct ir_policy_params pol;
 	struct ir_sim_params sp;
-	struct ir_sim_result r;
 
-	(void)state;
 	ir_policy_defaults(IR_POL_MAINLINE, &pol);
 	ir_sim_params_default(&sp, 2);
 	sp.recent_used_cpu = true;
-	sp.sis_util = true;
-	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
-	assert_false(r.stalled);
+	sp.sis_util = sis_util;
+	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, r), 0);
+	assert_false(r->stalled);
+}
+
+/*
+ * SIS_UTIL (select_idle_cpu(), v5.19): A and B keep both CPUs busy for
+ * 200 ms (PELT util near 1024 each: x = sum_util / 2 > 85 % of 1024, so
+ * update_idle_cpu_scan() sets nr_idle_scan 0); B exits and CPU 1 idles;
+ * at 210 ms A wakes C, last on CPU 0.  No wake_affine() (waker and prev
+ * share CPU 0), target 0 is busy, prev is target, recent_used_cpu is prev:
+ * only the idle scan could find CPU 1, and SIS_UTIL skips it, so C stays
+ * on CPU 0 (no wakeup migration).  Without SIS_UTIL the scan finds idle
+ * CPU 1: one wakeup migration.
+ */
+static void test_sis_util(void **state)
+{
+	struct ir_workload *w = three(210, 20, 1);
+	struct ir_sim_result r;
+
+	(void)state;
+	run_three(w, true, &r);
 	assert_int_equal(r.mig_wakeup, 0);
-	sp.sis_util = false;
-	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+	run_three(w, false, &r);
 	assert_int_equal(r.mig_wakeup, 1);
 	ir_workload_free(w);
 }
@@ -404,40 +413,23 @@ static void test_sis_util(void **state)
 /*
  * An idle CPU balances at its idle interval (rebalance_domains() takes the
  * interval by the CPU's state at the check; update_next_balance() in the
- * newidle path).  As in test_sis_util, with A waking C at 209 ms and C
- * running 5 ms: CPU 1 balanced last while busy at 194 ms (every 2 ms x
- * busy_factor 16 from 2 ms), so busy its next would be 226 ms.  It idles
- * at 200 ms; C wakes onto CPU 0 (SIS_UTIL) at 209 ms and preempts A
- * (place_entity() puts C 6 ms behind, more than the 2 ms wakeup_gran());
- * A waits.  Due every 2 ms while idle (200, 202, ... ms), CPU 1 pulls A at
- * 210 ms (one periodic migration; A stopped 1 ms before: not task_hot()),
- * and A's 21 ms left end at 231 ms plus one 5 us cache refill.  At the
- * busy interval CPU 1 would look at 226 ms, after A resumed on CPU 0 at
- * 214 ms: no migration, the end at 235 ms.
+ * newidle path).  A wakes C at 209 ms, C runs 5 ms: CPU 1 balanced last
+ * while busy at 194 ms (every 2 ms x busy_factor 16 from 2 ms), so busy its
+ * next would be 226 ms.  It idles at 200 ms; C wakes onto CPU 0 (SIS_UTIL)
+ * at 209 ms and preempts A (place_entity() puts C 6 ms behind, more than
+ * the 2 ms wakeup_gran()); A waits.  Due every 2 ms while idle (200, 202,
+ * ... ms), CPU 1 pulls A at 210 ms (one periodic migration; A stopped 1 ms
+ * before: not task_hot()), and A's 21 ms left end at 231 ms plus one 5 us
+ * cache refill.  At the busy interval CPU 1 would look at 226 ms, after A
+ * resumed on CPU 0 at 214 ms: no migration, the end at 235 ms.
  */
 static void test_idle_interval(void **state)
 {
-	struct ir_op a[] = {
-		{ .kind = IR_OP_RUN, .ns = 209 * MS }, { .kind = IR_OP_WAKE, .arg = 2 },
-		{ .kind = IR_OP_RUN, .ns = 21 * MS }, { .kind = IR_OP_EXIT },
-	};
-	struct ir_op b[] = { { .kind = IR_OP_RUN, .ns = 200 * MS }, { .kind = IR_OP_EXIT } };
-	struct ir_op c[] = { { .kind = IR_OP_BLOCK_TASK }, { .kind = IR_OP_RUN, .ns = 5 * MS }, { .kind = IR_OP_EXIT } };
-	struct ir_op *ops[] = { a, b, c };
-	uint32_t nr[] = { 4, 2, 3 };
-	uint8_t start[] = { IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_BLOCKED };
-	uint16_t cpu[] = { 0, 1, 0 };
-	struct ir_workload *w = hand(2, 3, start, cpu, ops, nr);
-	struct ir_policy_params pol;
-	struct ir_sim_params sp;
+	struct ir_workload *w = three(209, 21, 5);
 	struct ir_sim_result r;
 
 	(void)state;
-	ir_policy_defaults(IR_POL_MAINLINE, &pol);
-	ir_sim_params_default(&sp, 2);
-	sp.recent_used_cpu = true;
-	sp.sis_util = true;
-	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+	run_three(w, true, &r);
 	assert_int_equal(r.mig_wakeup, 0);
 	assert_int_equal(r.mig_newidle, 0);
 	assert_int_equal(r.mig_periodic, 1);
