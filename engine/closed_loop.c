@@ -18,6 +18,7 @@
 
 struct job {
 	const struct ir_workload *w;
+	struct ir_capture *cap;		/* its schedule, for the Perfetto export; NULL none */
 	const struct ir_domains *dom;
 	const struct ir_policy_params *pol;	/* NULL: frozen */
 	struct ir_sim_params sp;
@@ -137,6 +138,11 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 					pp[i].max_newidle_lb_cost[sd->kind] = w->probed_lb_cost[l];
 			}
 			jobs[i].pol = &pp[i];
+			if (ir_perfetto_sim_wanted(cin->pf, i) &&
+			    !(jobs[i].cap = jobs[i].sp.capture = ir_capture_new(w->nr_cpus, ir->pf_sim_max))) {
+				ret = ir_engine_fail(ir, IR_ERR_INPUT, "out of memory");
+				goto out;
+			}
 		} else {
 			jobs[i].sp.frozen = true;
 		}
@@ -181,7 +187,14 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 	in.workload_bytes = w->bytes;
 	if (ir_report_closed_loop(doc, &in))
 		ret = ir_engine_fail(ir, IR_ERR_INPUT, "out of memory");
+	for (int i = 0; i < n && !ret; i++)
+		if (jobs[i].cap) {
+			ir_capture_finish(jobs[i].cap, jobs[i].res.completion_ns);
+			ir_perfetto_sim(cin->pf, i, w, jobs[i].cap, in.withheld ? in.withheld : NULL);
+		}
 out:
+	for (int i = 0; jobs && i <= n; i++)
+		ir_capture_free(jobs[i].cap);
 	free(jobs);
 	free(runs);
 	free(pp);

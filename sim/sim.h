@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "model/model.h"
+#include "sim/capture.h"
 #include "replay/replay.h"
 
 /* ------------------------------------------------------------ workload */
@@ -161,6 +162,7 @@ struct ir_sim_params {
 	bool sync_wakeups;		/* WF_SYNC on task wakeups (default false) */
 	bool eevdf;			/* v6.6+ (147f3efaa241): EEVDF picking and placement */
 	uint64_t sysctl_sched_base_slice;	/* EEVDF slice, 0.75 ms x the CFS factor */
+	struct ir_capture *capture;	/* the schedule, for the Perfetto export (sim/capture.h); NULL: none */
 };
 void ir_sim_params_default(struct ir_sim_params *p, int nr_cpus);
 
