@@ -19,7 +19,7 @@ static const char usage[] =
 	"                      newidle calls, migrations as flow arrows by cause\n"
 	"  --no-sim            leave the simulated schedules out (no closed loop: faster)\n"
 	"  --perfetto-sim-max N  records (slices, newidle calls, migrations) per simulated schedule\n"
-	"                      (default 250000); otherData.simulated counts those left out\n"
+	"                      (default 100000); otherData.simulated counts those left out\n"
 	"  --json FILE|-       also write the JSON report of the same replay\n"
 	"  --policy NAME[:k=v,...]\n"
 	"  --topology FILE|SPEC  and every other option of 'idlereplay replay' (see its --help)\n";

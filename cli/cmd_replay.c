@@ -49,7 +49,7 @@ static const char usage[] =
 	"                           boundary crossed (default 5us)\n"
 	"  --perfetto-sim-max N     closed loop with --perfetto: each policy's simulated schedule is a\n"
 	"                           process of the export, at most N records (slices, newidle calls,\n"
-	"                           migrations) each; otherData.simulated counts the rest (default 250000)\n"
+	"                           migrations) each; otherData.simulated counts the rest (default 100000)\n"
 	"  --quiet                  no text report on stdout, no progress on stderr\n"
 	"Durations accept ns, us, ms, s suffixes.  Exit: 0 ok, 1 usage, 2 bad input,\n"
 	"3 report written but too many events lost (--max-lost).\n";

@@ -53,6 +53,7 @@ struct ir_perfetto {
 	uint64_t anom[IR_ANOM__COUNT];	/* the replay's anomaly counts, as last seen */
 	struct pf_sim {			/* per policy instance: its simulated schedule */
 		bool done;
+		uint64_t t0;		/* simulated time 0, on the trace's clock */
 		uint64_t max, kept[IR_CAP__KINDS], left_out[IR_CAP__KINDS];
 	} *sim;
 };
@@ -411,6 +412,7 @@ void ir_perfetto_sim(struct ir_perfetto *p, int i, const struct ir_workload *w, 
 		}
 	}
 	p->sim[i].done = true;
+	p->sim[i].t0 = t0;
 	p->sim[i].max = cap->max;
 	for (int k = 0; k < IR_CAP__KINDS; k++) {
 		p->sim[i].kept[k] = cap->kept[k];
@@ -432,7 +434,9 @@ static void sim_meta(struct ir_perfetto *p)
 		fputs(first ? "" : ",", p->f);
 		first = false;
 		put_str(p->f, p->tallies[i].label, sizeof(p->tallies[i].label));
-		fprintf(p->f, ":{\"pid\":%d,\"max_records\":%" PRIu64, IR_PF_SIM_PID + i, p->sim[i].max);
+		fprintf(p->f, ":{\"pid\":%d,\"t0_us\":", IR_PF_SIM_PID + i);
+		put_ts(p, p->sim[i].t0);
+		fprintf(p->f, ",\"max_records\":%" PRIu64, p->sim[i].max);
 		for (int k = 0; k < IR_CAP__KINDS; k++)
 			fprintf(p->f, ",\"%s\":%" PRIu64, kind[k], p->sim[i].kept[k]);
 		fputs(",\"left_out\":{", p->f);

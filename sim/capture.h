@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define IR_CAP_DEFAULT_MAX 250000	/* records kept per simulation by default */
+#define IR_CAP_DEFAULT_MAX 100000	/* records kept per simulation by default */
 
 /* What a CPU does from a switch on (ir_capture_switch()'s task, or >= 0). */
 #define IR_CAP_NONE (-1)	/* nothing shown: between a task leaving and what follows */
