@@ -52,9 +52,11 @@ int cmd_export(int argc, char **argv)
 	av[n++] = "--quiet";
 	if (sim)
 		av[n++] = "--closed-loop";
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--no-sim"))
+	for (int i = 1, opts = 1; i < argc; i++) {
+		opts &= strcmp(argv[i], "--") != 0;
+		if (!opts || strcmp(argv[i], "--no-sim"))
 			av[n++] = argv[i];
+	}
 	ret = cmd_replay(n, av);
 	free(av);
 	return ret;
