@@ -38,7 +38,7 @@ static const char usage[] =
 	"  --perfetto FILE|-        write the replay as a Trace Event JSON trace (ui.perfetto.dev)\n"
 	"  --timeline               keep per-CPU timelines in the JSON (busy share, newidle points, pulls)\n"
 	"  --detail OFFSET:LENGTH   the timeline's detailed window, from the trace start\n"
-	"                           (default: 20ms from the first newidle point)\n"
+	"                           (default: the busiest 20ms of newidle points)\n"
 	"  --buffer NAME            read this buffer: a trace-cmd instance's name, or top\n"
 	"                           (default: the only buffer holding events)\n"
 	"  --max-lost PCT           lost events above this share of all events make the exit\n"

@@ -42,7 +42,10 @@ expect 0 "$IR" report "$FIX/host-a.json" --format csv-wide
 
 expect 0 "$IR" report compare "$FIX/host-a.json" "$FIX/host-b.json"
 grep -q '^Policy domain-cost:preset=cover' "$WORK/out" || fail "compare: no per-policy section"
-grep -Eq '^  pulls +1281 +1311 +\+30' "$WORK/out" || fail "compare: domain-cost pulls delta"
+grep -Eq '^  pulls +1281 +1311 +\+30 +\+2\.3%' "$WORK/out" || fail "compare: domain-cost pulls delta and (B-A)/A"
+# every column has a heading: the relative change is named
+grep -Eq '^Observed +A +B +B - A +\(B-A\)/A +A per s +B per s +B - A per s$' "$WORK/out" ||
+	fail "compare: the relative change column has no heading"
 # compare as JSON and CSV: the same rows; rates are values per second of each trace's window
 expect 0 "$IR" report compare "$FIX/host-a.json" "$WORK/sample.json" --format json
 cp "$WORK/out" "$WORK/cmp.json"
