@@ -187,11 +187,28 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 	in.workload_bytes = w->bytes;
 	if (ir_report_closed_loop(doc, &in))
 		ret = ir_engine_fail(ir, IR_ERR_INPUT, "out of memory");
-	for (int i = 0; i < n && !ret; i++)
-		if (jobs[i].cap) {
-			ir_capture_finish(jobs[i].cap, jobs[i].res.completion_ns);
-			ir_perfetto_sim(cin->pf, i, w, jobs[i].cap, in.withheld ? in.withheld : NULL);
+	{
+		uint64_t left = 0;
+		int capped = 0;
+		char line[512];
+
+		for (int i = 0; i < n && !ret; i++)
+			if (jobs[i].cap) {
+				ir_capture_finish(jobs[i].cap, jobs[i].res.completion_ns);
+				ir_perfetto_sim(cin->pf, i, w, jobs[i].cap, in.withheld ? in.withheld : NULL);
+				for (int k = 0; k < IR_CAP__KINDS; k++)
+					left += jobs[i].cap->left_out[k];
+				capped += jobs[i].cap->left_out[IR_CAP_SLICE] + jobs[i].cap->left_out[IR_CAP_NEWIDLE] + jobs[i].cap->left_out[IR_CAP_MIGRATE] > 0;
+			}
+		if (left && ir->warn) {
+			/* a truncated schedule must not pass for a whole one */
+			snprintf(line, sizeof(line), "%s: warning: the Perfetto export keeps the first %llu records "
+				 "(slices, newidle calls, migrations) of each simulated schedule: %llu more of %d "
+				 "schedules left out (otherData.simulated counts them; --perfetto-sim-max N keeps more)",
+				 ir->path, (unsigned long long)ir->pf_sim_max, (unsigned long long)left, capped);
+			ir->warn(ir->warn_arg, line);
 		}
+	}
 out:
 	for (int i = 0; jobs && i <= n; i++)
 		ir_capture_free(jobs[i].cap);

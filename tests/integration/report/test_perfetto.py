@@ -41,6 +41,8 @@ def export(trace, extra, tmp):
         sys.exit(f"FAIL: export {trace}: exit {r.returncode}: {r.stderr.strip()}")
     if r.stdout:
         sys.exit(f"FAIL: export {trace} printed on stdout")
+    global stderr
+    stderr = r.stderr
     return json.load(open(pf)), json.load(open(rj))
 
 
@@ -260,11 +262,15 @@ with tempfile.TemporaryDirectory() as tmp:
     structure("host-hackbench", doc)
     agree("host-hackbench", doc, rep, trace_cmd_switches(host))
     simulated("host-hackbench", doc, rep)
+    check("left out" not in stderr, f"host-hackbench: a cap warning though nothing was left out: {stderr!r}")
     check(rep["observed"]["anomalies"]["missing_idle_exit"] > 0, "host-hackbench: no anomaly to mark")
     # the bound: at most N records per simulated schedule, the rest counted
     small, rep2 = export(host, ["--perfetto-sim-max", "500"], tmp)
     structure("host-hackbench capped", small)
     simulated("host-hackbench capped", small, rep2, capped=doc)
+    left = sum(sum(v["left_out"].values()) for v in small["otherData"]["simulated"].values())
+    check(f": warning: the Perfetto export keeps the first 500 records" in stderr and f"{left} more of 6" in stderr
+          and len(stderr.splitlines()) == 1, f"capped export: one warning naming {left} left out: {stderr!r}")
     # --no-sim: no closed loop, no simulated process
     nosim, rep3 = export(host, ["--no-sim"], tmp)
     check(not nosim["otherData"]["simulated"] and "closed_loop" not in rep3 and
