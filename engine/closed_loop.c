@@ -176,6 +176,7 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 		in.withheld = why;
 	}
 	in.refill_ns = sp.refill_ns;
+	in.eevdf = sp.eevdf;
 	in.seed = sp.seed;
 	in.idle_wake_ns = w->idle_wake_ns;
 	in.resched_ns = w->resched_ns;

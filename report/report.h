@@ -187,6 +187,7 @@ struct ir_cl_input {
 	double explained;		/* share of wakeups the workload reproduces */
 	const char *withheld;		/* NULL, or why the figures are withheld */
 	uint64_t refill_ns, seed;
+	bool eevdf;			/* the fair class simulated: EEVDF (v6.6+ traces), else CFS */
 	uint64_t idle_wake_ns, resched_ns;	/* measured from the trace */
 	uint64_t probed_lb_cost[3], probed_max_idle_balance_cost;	/* 0: no probes */
 	uint64_t tasks, ops, workload_bytes;

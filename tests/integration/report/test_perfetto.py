@@ -10,7 +10,8 @@ the report counts, one pull instant per pull on each policy's row; and each
 policy's simulated schedule (closed loop) is a process of its own whose
 migration flows (by cause), newidle instants, pulls, idle and balance time
 equal the report's closed_loop figures, bounded by --perfetto-sim-max with
-what was left out counted.
+what was left out counted; the closed loop's assumptions name the fair
+class it simulated (CFS before v6.6, EEVDF from it).
 
 usage: test_perfetto.py  (IDLEREPLAY names the binary, IR_SOURCE_ROOT the tree)"""
 import bisect
@@ -244,6 +245,20 @@ def simulated(name, doc, rep, capped=None):
               f"{name}: {label}: slices end at {end} us, completion {f['completion_ns']} ns after {t0}")
 
 
+def fair_class(name, rep):
+    """The closed loop's assumptions name the fair class it simulated, keyed on
+    the trace's release (EEVDF from v6.6, 147f3efaa241), and not_modelled does
+    not list what it did model."""
+    m = re.match(r"(\d+)\.(\d+)", rep["trace"]["kernel"])
+    eevdf = (int(m.group(1)), int(m.group(2))) >= (6, 6)
+    fit = rep["closed_loop_fit"]
+    fair = [a for a in fit["assumptions"] if a.startswith("the fair class")]
+    want = "v6.6 EEVDF" if eevdf else "v6.1 CFS"
+    check(len(fair) == 1 and want in fair[0], f"{name}: kernel {rep['trace']['kernel']}: fair class {fair}, want {want}")
+    check(not any(n.startswith("EEVDF (v6.6+)") for n in fit["not_modelled"]),
+          f"{name}: not_modelled lists EEVDF, which the simulation models")
+
+
 def trace_cmd_switches(trace):
     rep = subprocess.run(["trace-cmd", "report", trace], capture_output=True, text=True)
     if rep.returncode != 0:
@@ -262,6 +277,7 @@ with tempfile.TemporaryDirectory() as tmp:
     structure("host-hackbench", doc)
     agree("host-hackbench", doc, rep, trace_cmd_switches(host))
     simulated("host-hackbench", doc, rep)
+    fair_class("host-hackbench", rep)
     check("left out" not in stderr, f"host-hackbench: a cap warning though nothing was left out: {stderr!r}")
     check(rep["observed"]["anomalies"]["missing_idle_exit"] > 0, "host-hackbench: no anomaly to mark")
     # the bound: at most N records per simulated schedule, the rest counted
@@ -297,6 +313,7 @@ with tempfile.TemporaryDirectory() as tmp:
     structure("vm-numa/d", doc)
     agree("vm-numa/d", doc, rep)
     simulated("vm-numa/d", doc, rep)
+    fair_class("vm-numa/d", rep)
 
     # stdout, and errors
     r = subprocess.run([IR, "export", host, "--perfetto", "-"], capture_output=True)
