@@ -21,27 +21,40 @@
 #define MS 1000000ull
 #define T0 1000000000ull
 
-static void sw(struct ir_wl_builder *b, uint64_t ts, int cpu, int prev, uint32_t st, int next)
+/* Events as a table: a switch (prev, its state, next) or a wakeup of pid
+ * onto target by common (SW_WAKING then SW_WAKEUP). */
+enum { SW, WAKING, WAKEUP };
+struct ev {
+	uint64_t us;
+	int cpu, what, a, st, b;
+};
+
+static void feed_all(struct ir_wl_builder *bld, const struct ev *e, size_t n)
 {
-	const char *pc = prev ? "task" : "swapper", *nc = next ? "task" : "swapper";
-	struct ir_event ev = {
-		.ts = ts, .cpu = cpu, .common_pid = prev, .type = IR_EV_SWITCH,
-		.sw.prev_pid = prev, .sw.prev_prio = 120, .sw.next_pid = next, .sw.next_prio = 120,
-		.sw.prev_state = st, .sw.prev_comm = pc, .sw.next_comm = nc,
-		.sw.prev_comm_len = (uint16_t)strlen(pc), .sw.next_comm_len = (uint16_t)strlen(nc),
-	};
+	for (size_t i = 0; i < n; i++) {
+		const char *pc = e[i].a ? "task" : "swapper", *nc = e[i].b ? "task" : "swapper";
+		struct ir_event ev = { .ts = T0 + e[i].us * US, .cpu = e[i].cpu, .common_pid = e[i].a };
 
-	assert_int_equal(ir_wl_feed(b, &ev), 0);
-}
-
-static void wk(struct ir_wl_builder *b, enum ir_ev_type type, uint64_t ts, int cpu, int common, int pid, int target)
-{
-	struct ir_event ev = {
-		.ts = ts, .cpu = cpu, .common_pid = common, .type = type,
-		.wake.pid = pid, .wake.prio = 120, .wake.target_cpu = target, .wake.comm = "task", .wake.comm_len = 4,
-	};
-
-	assert_int_equal(ir_wl_feed(b, &ev), 0);
+		if (e[i].what == SW) {
+			ev.type = IR_EV_SWITCH;
+			ev.sw.prev_pid = e[i].a;
+			ev.sw.prev_state = (uint32_t)e[i].st;
+			ev.sw.next_pid = e[i].b;
+			ev.sw.prev_prio = ev.sw.next_prio = 120;
+			ev.sw.prev_comm = pc;
+			ev.sw.next_comm = nc;
+			ev.sw.prev_comm_len = (uint16_t)strlen(pc);
+			ev.sw.next_comm_len = (uint16_t)strlen(nc);
+		} else {
+			ev.type = e[i].what == WAKING ? IR_EV_WAKING : IR_EV_WAKEUP;
+			ev.wake.pid = e[i].b;
+			ev.wake.prio = 120;
+			ev.wake.target_cpu = e[i].st;
+			ev.wake.comm = "task";
+			ev.wake.comm_len = 4;
+		}
+		assert_int_equal(ir_wl_feed(bld, &ev), 0);
+	}
 }
 
 /* A (10) on CPU 0 wakes B (11) onto idle CPU 1 and blocks at 150 us; B
@@ -49,21 +62,21 @@ static void wk(struct ir_wl_builder *b, enum ir_ev_type type, uint64_t ts, int c
  * B, which runs from 410 us; the trace ends at 800 us. */
 static struct ir_workload *schedule(void)
 {
+	static const struct ev e[] = {
+		{ 0, 0, SW, 0, 0, 10 },
+		{ 100, 0, WAKING, 10, 1, 11 }, { 101, 0, WAKEUP, 10, 1, 11 },
+		{ 120, 1, SW, 0, 0, 11 },
+		{ 150, 0, SW, 10, IR_TASK_INTERRUPTIBLE, 0 },
+		{ 250, 1, WAKING, 11, 0, 10 }, { 251, 1, WAKEUP, 11, 0, 10 },
+		{ 260, 0, SW, 0, 0, 10 },
+		{ 300, 1, SW, 11, IR_TASK_INTERRUPTIBLE, 0 },
+		{ 400, 1, WAKING, 0, 1, 11 }, { 400, 1, WAKEUP, 0, 1, 11 },
+		{ 410, 1, SW, 0, 0, 11 },
+	};
 	struct ir_wl_builder *b = ir_wl_new(2);
 
 	assert_non_null(b);
-	sw(b, T0, 0, 0, 0, 10);
-	wk(b, IR_EV_WAKING, T0 + 100 * US, 0, 10, 11, 1);
-	wk(b, IR_EV_WAKEUP, T0 + 101 * US, 0, 10, 11, 1);
-	sw(b, T0 + 120 * US, 1, 0, 0, 11);
-	sw(b, T0 + 150 * US, 0, 10, IR_TASK_INTERRUPTIBLE, 0);
-	wk(b, IR_EV_WAKING, T0 + 250 * US, 1, 11, 10, 0);
-	wk(b, IR_EV_WAKEUP, T0 + 251 * US, 1, 11, 10, 0);
-	sw(b, T0 + 260 * US, 0, 0, 0, 10);
-	sw(b, T0 + 300 * US, 1, 11, IR_TASK_INTERRUPTIBLE, 0);
-	wk(b, IR_EV_WAKING, T0 + 400 * US, 1, 0, 11, 1);
-	wk(b, IR_EV_WAKEUP, T0 + 400 * US, 1, 0, 11, 1);
-	sw(b, T0 + 410 * US, 1, 0, 0, 11);
+	feed_all(b, e, sizeof(e) / sizeof(e[0]));
 	return ir_wl_finish(b, T0 + 800 * US);
 }
 
@@ -75,8 +88,12 @@ static struct ir_workload *cpu_bound(int nr_cpus, int n, uint64_t run_ns)
 
 	assert_non_null(b);
 	for (int i = 0; i < n; i++) {
-		sw(b, T0 + (uint64_t)i * run_ns, 0, 0, 0, 100 + i);
-		sw(b, T0 + (uint64_t)(i + 1) * run_ns, 0, 100 + i, IR_EXIT_DEAD, 0);
+		struct ev e[2] = {
+			{ (uint64_t)i * run_ns / US, 0, SW, 0, 0, 100 + i },
+			{ (uint64_t)(i + 1) * run_ns / US, 0, SW, 100 + i, IR_EXIT_DEAD, 0 },
+		};
+
+		feed_all(b, e, 2);
 	}
 	w = ir_wl_finish(b, T0 + (uint64_t)n * run_ns);
 	assert_non_null(w);
