@@ -8,11 +8,18 @@
 #include "replay/replay.h"
 
 static const char usage[] =
-	"usage: idlereplay export TRACE --perfetto OUT.json [replay options]\n"
+	"usage: idlereplay export TRACE --perfetto OUT.json [--no-sim] [replay options]\n"
 	"  --perfetto FILE|-   the replay as a Trace Event JSON trace that ui.perfetto.dev and\n"
 	"                      chrome://tracing open: per CPU task and idle slices, newidle points\n"
 	"                      with every policy's decision and outcome, observed pulls as flow\n"
-	"                      arrows, nr_running/avg_idle counters, each policy's cumulative idle lost\n"
+	"                      arrows, anomalies the replay repaired or lost, nr_running/avg_idle\n"
+	"                      counters, each policy's cumulative idle lost and where it would pull;\n"
+	"                      then each policy's simulated schedule (closed loop, as `simulate`) as\n"
+	"                      a process of its own: per CPU task, idle and newidle-balance slices,\n"
+	"                      newidle calls, migrations as flow arrows by cause\n"
+	"  --no-sim            leave the simulated schedules out (no closed loop: faster)\n"
+	"  --perfetto-sim-max N  records (slices, newidle calls, migrations) per simulated schedule\n"
+	"                      (default 100000); otherData.simulated counts those left out\n"
 	"  --json FILE|-       also write the JSON report of the same replay\n"
 	"  --policy NAME[:k=v,...]\n"
 	"  --topology FILE|SPEC  and every other option of 'idlereplay replay' (see its --help)\n";
@@ -20,8 +27,8 @@ static const char usage[] =
 int cmd_export(int argc, char **argv)
 {
 	char **av;
-	bool perfetto = false;
-	int ret;
+	bool perfetto = false, sim = true;
+	int ret, n = 0;
 
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -30,19 +37,27 @@ int cmd_export(int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "--perfetto") || !strncmp(argv[i], "--perfetto=", 11))
 			perfetto = true;
+		if (!strcmp(argv[i], "--no-sim"))
+			sim = false;
 	}
 	if (!perfetto) {
 		fputs(usage, stderr);
 		return cli_fail(IR_ERR_USAGE, "export: --perfetto FILE is required");
 	}
-	/* the same replay, without its text report */
-	av = calloc((size_t)argc + 2, sizeof(*av));
+	/* the same replay, without its text report; the closed loop unless --no-sim */
+	av = calloc((size_t)argc + 3, sizeof(*av));
 	if (!av)
 		return cli_fail(IR_ERR_INPUT, "out of memory");
-	av[0] = "export";
-	av[1] = "--quiet";
-	memcpy(av + 2, argv + 1, (size_t)(argc - 1) * sizeof(*av));
-	ret = cmd_replay(argc + 1, av);
+	av[n++] = "export";
+	av[n++] = "--quiet";
+	if (sim)
+		av[n++] = "--closed-loop";
+	for (int i = 1, opts = 1; i < argc; i++) {
+		opts &= strcmp(argv[i], "--") != 0;
+		if (!opts || strcmp(argv[i], "--no-sim"))
+			av[n++] = argv[i];
+	}
+	ret = cmd_replay(n, av);
 	free(av);
 	return ret;
 }

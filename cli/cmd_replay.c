@@ -38,7 +38,7 @@ static const char usage[] =
 	"  --perfetto FILE|-        write the replay as a Trace Event JSON trace (ui.perfetto.dev)\n"
 	"  --timeline               keep per-CPU timelines in the JSON (busy share, newidle points, pulls)\n"
 	"  --detail OFFSET:LENGTH   the timeline's detailed window, from the trace start\n"
-	"                           (default: 20ms from the first newidle point)\n"
+	"                           (default: the busiest 20ms of newidle points)\n"
 	"  --buffer NAME            read this buffer: a trace-cmd instance's name, or top\n"
 	"                           (default: the only buffer holding events)\n"
 	"  --max-lost PCT           lost events above this share of all events make the exit\n"
@@ -47,6 +47,9 @@ static const char usage[] =
 	"  --closed-loop            also re-simulate the workload under every policy (as `simulate`)\n"
 	"  --refill NS              closed loop: cache refill a migrated task pays per domain level\n"
 	"                           boundary crossed (default 5us)\n"
+	"  --perfetto-sim-max N     closed loop with --perfetto: each policy's simulated schedule is a\n"
+	"                           process of the export, at most N records (slices, newidle calls,\n"
+	"                           migrations) each; otherData.simulated counts the rest (default 100000)\n"
 	"  --quiet                  no text report on stdout, no progress on stderr\n"
 	"Durations accept ns, us, ms, s suffixes.  Exit: 0 ok, 1 usage, 2 bad input,\n"
 	"3 report written but too many events lost (--max-lost).\n";
@@ -77,6 +80,7 @@ static const struct option opts[] = {
 	{ "allow-lost", no_argument, NULL, 'A' },
 	{ "closed-loop", no_argument, NULL, 'C' },
 	{ "refill", required_argument, NULL, 'R' },
+	{ "perfetto-sim-max", required_argument, NULL, 'M' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },

@@ -18,6 +18,7 @@
 
 struct job {
 	const struct ir_workload *w;
+	struct ir_capture *cap;		/* its schedule, for the Perfetto export; NULL none */
 	const struct ir_domains *dom;
 	const struct ir_policy_params *pol;	/* NULL: frozen */
 	struct ir_sim_params sp;
@@ -141,6 +142,11 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 					pp[i].max_newidle_lb_cost[sd->kind] = w->probed_lb_cost[l];
 			}
 			jobs[i].pol = &pp[i];
+			if (ir_perfetto_sim_wanted(cin->pf, i) &&
+			    !(jobs[i].cap = jobs[i].sp.capture = ir_capture_new(w->nr_cpus, ir->pf_sim_max))) {
+				ret = ir_engine_fail(ir, IR_ERR_INPUT, "out of memory");
+				goto out;
+			}
 		} else {
 			jobs[i].sp.frozen = true;
 		}
@@ -174,6 +180,7 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 		in.withheld = why;
 	}
 	in.refill_ns = sp.refill_ns;
+	in.eevdf = sp.eevdf;
 	in.seed = sp.seed;
 	in.idle_wake_ns = w->idle_wake_ns;
 	in.resched_ns = w->resched_ns;
@@ -185,7 +192,31 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 	in.workload_bytes = w->bytes;
 	if (ir_report_closed_loop(doc, &in))
 		ret = ir_engine_fail(ir, IR_ERR_INPUT, "out of memory");
+	{
+		uint64_t left = 0;
+		int capped = 0;
+		char line[512];
+
+		for (int i = 0; i < n && !ret; i++)
+			if (jobs[i].cap) {
+				ir_capture_finish(jobs[i].cap, jobs[i].res.completion_ns);
+				ir_perfetto_sim(cin->pf, i, w, jobs[i].cap, in.withheld ? in.withheld : NULL);
+				for (int k = 0; k < IR_CAP__KINDS; k++)
+					left += jobs[i].cap->left_out[k];
+				capped += jobs[i].cap->left_out[IR_CAP_SLICE] + jobs[i].cap->left_out[IR_CAP_NEWIDLE] + jobs[i].cap->left_out[IR_CAP_MIGRATE] > 0;
+			}
+		if (left && ir->warn) {
+			/* a truncated schedule must not pass for a whole one */
+			snprintf(line, sizeof(line), "%s: warning: the Perfetto export keeps the first %llu records "
+				 "(slices, newidle calls, migrations) of each simulated schedule: %llu more of %d "
+				 "schedules left out (otherData.simulated counts them; --perfetto-sim-max N keeps more)",
+				 ir->path, (unsigned long long)ir->pf_sim_max, (unsigned long long)left, capped);
+			ir->warn(ir->warn_arg, line);
+		}
+	}
 out:
+	for (int i = 0; jobs && i <= n; i++)
+		ir_capture_free(jobs[i].cap);
 	free(jobs);
 	free(runs);
 	free(pp);

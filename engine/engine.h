@@ -35,6 +35,7 @@ struct idlereplay {
 	bool mc_set, tick_set, want_timeline, allow_lost;
 	bool closed_loop, cl_refill_set;	/* simulate: the closed loop too */
 	uint64_t cl_refill_ns;
+	uint64_t pf_sim_max;	/* --perfetto-sim-max: records per simulated schedule exported */
 	double max_lost;	/* percent of all events; over it IR_LOST_EVENTS */
 	uint64_t detail_off, detail_len;
 	char *json_path, *html_path, *decisions_path, *perfetto_path, *topo_arg, *reference, *kernel_policy;
@@ -73,6 +74,7 @@ struct ir_closed_loop_input {
 	int n, fidelity;
 	int kernel_major, kernel_minor;	/* the recording kernel's release, -1 unknown */
 	uint64_t sched_migration_cost, max_idle_balance_cost;
+	struct ir_perfetto *pf;		/* the Perfetto export, or NULL: simulated schedules go there */
 };
 /* Simulate every policy and the frozen schedule; add the closed-loop keys to doc. */
 int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_input *in, json_object *doc);

@@ -36,6 +36,7 @@ idlereplay *idlereplay_new(void)
 	}
 	ir_state_params_default(&ir->sp);
 	ir->max_lost = 1.0;
+	ir->pf_sim_max = IR_CAP_DEFAULT_MAX;
 	return ir;
 }
 
@@ -182,6 +183,21 @@ static int set_max_lost(struct idlereplay *ir, const char *value)
 	return IR_OK;
 }
 
+/* --perfetto-sim-max: records (slices, newidle calls, migrations) kept per
+ * simulated schedule; bounds the export's memory and size */
+static int set_pf_sim_max(struct idlereplay *ir, const char *value)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(value, &end, 10);
+	if (errno || end == value || *end || *value == '-' || v > 100000000ull)
+		return ir_engine_fail(ir, IR_ERR_USAGE, "bad --perfetto-sim-max '%s' (an integer, 0 to 100000000)", value);
+	ir->pf_sim_max = v;
+	return IR_OK;
+}
+
 static int set_policy(struct idlereplay *ir, const char *value)
 {
 	char err[1024];
@@ -249,6 +265,8 @@ int idlereplay_set(idlereplay *ir, const char *name, const char *value)
 		return set_max_lost(ir, value);
 	if (!strcmp(name, "busy-factor"))
 		return set_busy_factor(ir, value);
+	if (!strcmp(name, "perfetto-sim-max"))
+		return set_pf_sim_max(ir, value);
 	if (!strcmp(name, "buffer"))
 		return set_string(ir, &ir->buffer, value);
 	if (!strcmp(name, "detail"))

@@ -529,8 +529,6 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 		ir_tally_seeds(&tallies.t[i], &run.runs[i]);
 	if (run.truth)
 		ir_truth_seeds(run.truth, &tallies.t[tallies.fidelity]);
-	if (run.pf && (ret = close_perfetto(ir, &run, ti->last_ts)))
-		goto out;
 	ir_trace_event_counts(ir->tr, add_count, &counts);
 	{
 		struct ir_report_input in = {
@@ -554,6 +552,7 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 			.kernel_major = ti->kernel_major, .kernel_minor = ti->kernel_minor,
 			.sched_migration_cost = sp.sched_migration_cost,
 			.max_idle_balance_cost = sp.max_idle_balance_cost,
+			.pf = run.pf,
 		};
 
 		if (run.wl_err)
@@ -567,6 +566,9 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 		if (ret)
 			goto out;
 	}
+	/* after the closed loop: its simulated schedules go in too */
+	if (run.pf && (ret = close_perfetto(ir, &run, ti->last_ts)))
+		goto out;
 	warn_losses(ir, ti);
 	warn_unused(ir, ir_state_observed(run.st));
 	if (!(ret = ir_engine_write_outputs(ir)))

@@ -86,8 +86,7 @@ static const char *const assumptions[] = {
 	"workqueue) is kept as the recorded delay",
 	"a wakeup issued while a task ran is taken as that task's (an interrupt taken during its burst is "
 	"misattributed to it)",
-	"the fair class as of v6.1 CFS: vruntime by sched_prio_to_weight, slices from sysctl_sched_latency, "
-	"wakeup preemption by wakeup_gran; RT tasks weigh as nice -20",
+	NULL,	/* the fair class: fair_cfs or fair_eevdf, by the trace's release */
 	"wake_affine_weight() compares PELT averages (32 ms half-life) of the runnable weight; newidle "
 	"balance is model/'s load_balance() on the simulated runqueues, with its assumptions: "
 	IR_LB_ASSUMPTIONS "; periodic balance moves one task per call when the busiest runqueue has two more",
@@ -104,7 +103,6 @@ static const char *const not_modelled[] = {
 	"interrupt and softirq load beyond the recorded kthread bursts",
 	"CPU frequency; idle-state exit latency beyond its median",
 	"SMT contention (siblings run at full speed)",
-	"EEVDF (v6.6+): lag-based placement and deadlines",
 	"NOHZ idle balance as the kicked CPU runs it for every idle CPU (each idle CPU balances "
 	"itself at its idle interval); sd->balance_interval doubling on balanced domains; active balance",
 	"WF_SYNC (off: a trace does not say which wakeups were sync), select_idle_smt() of prev, "
@@ -112,8 +110,25 @@ static const char *const not_modelled[] = {
 	"cgroups, affinity other than per-CPU kthreads, NUMA balancing, exec balancing",
 };
 
+/* The fair class the simulation ran, keyed on the trace's release as
+ * engine/closed_loop.c keys it (EEVDF from v6.6, 147f3efaa241). */
+static const char fair_cfs[] =
+	"the fair class as of v6.1 CFS (the trace's kernel is older than v6.6): vruntime by "
+	"sched_prio_to_weight, slices from sysctl_sched_latency, wakeup preemption by wakeup_gran; "
+	"RT tasks weigh as nice -20";
+static const char fair_eevdf[] =
+	"the fair class as of v6.6 EEVDF (the trace's kernel is v6.6 or later, or unknown): pick_eevdf() "
+	"takes the eligible task of the earliest deadline, place_entity() places a woken task at "
+	"avg_vruntime() minus the lag it slept with, slices of sysctl_sched_base_slice, RUN_TO_PARITY; "
+	"RT tasks weigh as nice -20";
+static const char eevdf_later[] =
+	"EEVDF's later refinements (PREEMPT_SHORT, the delayed dequeue of sleeping tasks, DELAY_DEQUEUE)";
+
 int ir_report_closed_loop(json_object *doc, const struct ir_cl_input *in)
 {
+	const char *as[sizeof(assumptions) / sizeof(*assumptions)];
+	const char *nm[sizeof(not_modelled) / sizeof(*not_modelled) + 1];
+	int nas = 0, nnm = 0;
 	json_object *cl = json_object_new_object(), *fit = json_object_new_object();
 	json_object *wk = json_object_new_object(), *params = json_object_new_object();
 	json_object *wl = json_object_new_object();
@@ -168,8 +183,14 @@ int ir_report_closed_loop(json_object *doc, const struct ir_cl_input *in)
 	json_object_object_add(wl, "ops", u64(in->ops));
 	json_object_object_add(wl, "bytes", u64(in->workload_bytes));
 	json_object_object_add(fit, "workload", wl);
-	json_object_object_add(fit, "assumptions", strings(assumptions, (int)(sizeof(assumptions) / sizeof(*assumptions))));
-	json_object_object_add(fit, "not_modelled", strings(not_modelled, (int)(sizeof(not_modelled) / sizeof(*not_modelled))));
+	for (size_t i = 0; i < sizeof(assumptions) / sizeof(*assumptions); i++)
+		as[nas++] = assumptions[i] ? assumptions[i] : in->eevdf ? fair_eevdf : fair_cfs;
+	for (size_t i = 0; i < sizeof(not_modelled) / sizeof(*not_modelled); i++)
+		nm[nnm++] = not_modelled[i];
+	if (in->eevdf)
+		nm[nnm++] = eevdf_later;
+	json_object_object_add(fit, "assumptions", strings(as, nas));
+	json_object_object_add(fit, "not_modelled", strings(nm, nnm));
 	json_object_object_add(doc, "closed_loop_fit", fit);
 	return 0;
 }

@@ -176,7 +176,7 @@ static void cmp_head(struct cmp *c, const char *section, const char *title)
 {
 	c->section = section;
 	if (c->fmt == IR_COMPARE_TEXT)
-		fprintf(c->out, "\n%-30s %14s %14s %14s %9s %13s %13s %14s\n", ir_tsafe(title), "A", "B", "B - A", "",
+		fprintf(c->out, "\n%-30s %14s %14s %14s %9s %13s %13s %14s\n", ir_tsafe(title), "A", "B", "B - A", "(B-A)/A",
 			"A per s", "B per s", "B - A per s");
 }
 

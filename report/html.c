@@ -260,14 +260,18 @@ static void bar_chart(FILE *out, const struct bars *b0)
 
 /* ---- line chart (sweeps) ---- */
 
-static void line_chart(FILE *out, const char *title, const char *xlabel, double xdiv, const char *ylabel, int yns,
-		       const double *x, const double *y, int n, const char *color)
+/* y on a symmetric log axis when its values differ a hundredfold
+ * (ir_axis_init(), report/util.h), said on the axis and under the chart. */
+static void line_chart(FILE *out, const char *id, const char *title, const char *xlabel, double xdiv,
+		       const char *ylabel, int yns, const double *x, const double *y, int n, const char *color)
 {
 	const int W = 580, H = 300, L = 70, R = 24, T = 34, B = 50;
 	int pw = W - L - R, ph = H - T - B;
-	double xmax = 0, xmin = 0, ymax = 0, xs, ys, xtop, ytop;
+	double xmax = 0, xmin = 0, ymax = 0, xs, ys, xtop, ytop, yt[24];
 	struct unit u = { 1, "" };
+	struct ir_axis ax;
 	char lab[32];
+	int nyt;
 
 	for (int i = 0; i < n; i++) {
 		if (i == 0 || x[i] < xmin)
@@ -289,18 +293,26 @@ static void line_chart(FILE *out, const char *title, const char *xlabel, double 
 	ytop = ys * ceil((ymax / u.div) / ys);
 	if (!(ytop > 0))
 		ytop = ys;
+	ir_axis_init(&ax, y, n);
+	if (ax.symlog)
+		ax.hi = ytop * u.div;
+	nyt = ir_axis_ticks(&ax, yt, 24);
+	if (!ax.symlog)
+		for (double t = 0; t <= ytop + ys / 2 && nyt < 24; t += ys)
+			yt[nyt++] = t * u.div;
 #define PX(v) (L + pw * ((v) / xdiv - xmin / xdiv) / (xtop - xmin / xdiv))
-#define PY(v) (T + ph - ph * ((v) / u.div) / ytop)
-	fprintf(out, "<figure class=\"chart\"><svg viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
-		"aria-label=\"", W, H, W, H);
+#define PY(v) (ax.symlog ? T + ph - ph * ir_axis_pos(&ax, (v)) : T + ph - ph * ((v) / u.div) / ytop)
+	fprintf(out, "<figure class=\"chart\" id=\"%s\" data-scale=\"%s\" data-c=\"%.17g\"><svg viewBox=\"0 0 %d %d\" "
+		"width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"", id, ax.symlog ? "symlog" : "linear", ax.c,
+		W, H, W, H);
 	ir_html_text(out, title);
 	fputs("\"><text x=\"4\" y=\"18\" class=\"ttl\">", out);
 	ir_html_text(out, title);
 	fputs("</text>", out);
-	for (double t = 0; t <= ytop + ys / 2; t += ys) {
-		int py = (int)lround(T + ph - ph * t / ytop);
+	for (int i = 0; i < nyt; i++) {
+		int py = (int)lround(PY(yt[i]));
 
-		tick_label(lab, sizeof(lab), t);
+		tick_label(lab, sizeof(lab), yt[i] / u.div);
 		fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"grid\"/>"
 			"<text x=\"%d\" y=\"%d\" class=\"tick\" text-anchor=\"end\">%s</text>",
 			L, py, L + pw, py, L - 6, py + 4, lab);
@@ -322,13 +334,15 @@ static void line_chart(FILE *out, const char *title, const char *xlabel, double 
 	ir_html_text(out, ylabel);
 	if (yns)
 		fprintf(out, " (%s)", u.name);
+	if (ax.symlog)
+		fputs(", symlog", out);
 	fprintf(out, "</text><polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\" points=\"", color);
 	for (int i = 0; i < n; i++)
 		fprintf(out, "%s%.1f,%.1f", i ? " " : "", PX(x[i]), PY(y[i]));
 	fputs("\"/>", out);
 	for (int i = 0; i < n; i++) {
-		fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>%.6g: ", PX(x[i]),
-			PY(y[i]), color, x[i] / xdiv);
+		fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\" data-x=\"%.17g\" data-y=\"%.17g\">"
+			"<title>%.6g: ", PX(x[i]), PY(y[i]), color, x[i], y[i], x[i] / xdiv);
 		if (yns)
 			fprintf(out, "%.4g %s", y[i] / u.div, u.name);
 		else
@@ -337,7 +351,14 @@ static void line_chart(FILE *out, const char *title, const char *xlabel, double 
 	}
 #undef PX
 #undef PY
-	fputs("</svg></figure>\n", out);
+	fputs("</svg>", out);
+	if (ax.symlog) {
+		tick_label(lab, sizeof(lab), ax.c / u.div);
+		fprintf(out, "<figcaption class=\"note\">y: symmetric log scale (the values differ a hundredfold): "
+			"height log10(1 + y / C), C = %s%s%s, linear below C; ticks at 0 and C x 10^k</figcaption>",
+			lab, yns ? " " : "", yns ? u.name : "");
+	}
+	fputs("</figure>\n", out);
 }
 
 /* ---- per-CPU timeline ---- */
@@ -899,7 +920,7 @@ static void section_sweeps(FILE *out, json_object *doc)
 		const char *param = jstr(s, "param", "?");
 		int cost = strstr(param, "cost") || strstr(param, "_ns");
 		double x[512], yp[512], yl[512];
-		char title[256], xl[200];
+		char title[256], xl[200], id[48];
 
 		if (n > 512)
 			n = 512;
@@ -911,9 +932,11 @@ static void section_sweeps(FILE *out, json_object *doc)
 		snprintf(xl, sizeof(xl), cost ? "%s (us)" : "%s", param);
 		fputs("<div class=\"grid2\">\n", out);
 		snprintf(title, sizeof(title), "%s: pulls as %s varies", jstr(s, "policy", "?"), param);
-		line_chart(out, title, xl, cost ? 1e3 : 1, "pulls (count)", 0, x, yp, n, palette[0]);
+		snprintf(id, sizeof(id), "sweep-%zu-pulls", i);
+		line_chart(out, id, title, xl, cost ? 1e3 : 1, "pulls (count)", 0, x, yp, n, palette[0]);
 		snprintf(title, sizeof(title), "%s: idle lost as %s varies", jstr(s, "policy", "?"), param);
-		line_chart(out, title, xl, cost ? 1e3 : 1, "idle lost", 1, x, yl, n, palette[2]);
+		snprintf(id, sizeof(id), "sweep-%zu-idle-lost", i);
+		line_chart(out, id, title, xl, cost ? 1e3 : 1, "idle lost", 1, x, yl, n, palette[2]);
 		fputs("</div>\n", out);
 	}
 }

@@ -661,42 +661,58 @@ static void write_csv(const struct ir_merge *m, FILE *out, double *tmp)
 
 /* ------------------------------------------------------------------- HTML */
 
-/* One range chart: per policy a p10-p90 bar, the median as a dot, values as text. */
+/* One range chart: per policy a p10-p90 bar, the median as a dot, values as
+ * text.  A symmetric log axis when the values differ a hundredfold
+ * (ir_axis_init()): negative values mirror positive ones, the axis says so
+ * and carries ticks at 0 and +-C x 10^k. */
 static void html_chart(const struct ir_merge *m, FILE *out, int c, const char *title, const char *id, double *tmp)
 {
 	struct dist d[MAX_POLICIES];
-	double lo = 0, hi = 0, div = 1;
+	double div = 1, vals[3 * MAX_POLICIES], ticks[24];
 	const char *unit = "";
-	int W = 760, L = 200, R = 150, row = 26, H = 40 + row * m->npols;
+	int W = 760, L = 200, R = 150, row = 26, nv = 0, nt, H;
+	struct ir_axis ax;
 
 	for (int k = 0; k < m->npols; k++) {
 		d[k] = distribution(m, k, c, tmp);
 		if (!d[k].n)
 			continue;
-		lo = fmin(lo, d[k].p10);
-		hi = fmax(hi, d[k].p90);
+		vals[nv++] = d[k].p10;
+		vals[nv++] = d[k].median;
+		vals[nv++] = d[k].p90;
 	}
+	ir_axis_init(&ax, vals, nv);
+	H = 40 + row * m->npols + (ax.symlog ? 34 : 0);
 	if (pol_kind[c] == K_NS) {
-		double a = fmax(fabs(lo), fabs(hi));
+		double a = fmax(fabs(ax.lo), fabs(ax.hi));
 
 		div = a >= 1e9 ? 1e9 : a >= 1e6 ? 1e6 : a >= 1e3 ? 1e3 : 1;
 		unit = a >= 1e9 ? " s" : a >= 1e6 ? " ms" : a >= 1e3 ? " us" : " ns";
 	}
-	if (hi - lo <= 0)
-		hi = lo + 1;
-	fprintf(out, "<h3>%s per host: median, p10-p90</h3>\n<svg id=\"%s\" viewBox=\"0 0 %d %d\" width=\"100%%\" "
-		"style=\"max-width:%dpx\" role=\"img\">\n", title, id, W, H, W);
-	{
-		double x0 = L + (0 - lo) / (hi - lo) * (W - L - R);
+#define RX(v) (L + ir_axis_pos(&ax, (v)) * (W - L - R))
+	fprintf(out, "<h3>%s per host: median, p10-p90%s</h3>\n<svg id=\"%s\" viewBox=\"0 0 %d %d\" width=\"100%%\" "
+		"style=\"max-width:%dpx\" role=\"img\" data-scale=\"%s\" data-c=\"%.17g\" data-lo=\"%.17g\" "
+		"data-hi=\"%.17g\" data-x0=\"%d\" data-x1=\"%d\">\n", title, ax.symlog ? " (symmetric log scale)" : "",
+		id, W, H, W, ax.symlog ? "symlog" : "linear", ax.c, ax.lo, ax.hi, L, W - R);
+	nt = ir_axis_ticks(&ax, ticks, 24);
+	if (!nt)
+		ticks[nt++] = 0;	/* linear: the zero line */
+	for (int i = 0; i < nt; i++) {
+		double x = RX(ticks[i]);
 
-		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"20\" y2=\"%d\" stroke=\"#888\"/>"
-			"<text x=\"%.1f\" y=\"14\" font-size=\"11\" text-anchor=\"middle\">0</text>\n", x0, x0, H - 10, x0);
+		fprintf(out, "<line class=\"tick\" x1=\"%.1f\" x2=\"%.1f\" y1=\"20\" y2=\"%d\" stroke=\"%s\"/>"
+			"<text x=\"%.1f\" y=\"14\" font-size=\"11\" text-anchor=\"middle\">%.3g</text>\n",
+			x, x, 40 + row * m->npols - 10, ticks[i] ? "#ddd" : "#888", x, ticks[i] / div);
+	}
+	if (ax.symlog) {
+		fprintf(out, "<text class=\"axl\" x=\"%d\" y=\"%d\" font-size=\"11\">symmetric log scale%s%s: "
+			"position sign(v) log10(1 + |v| / C), C = %.3g%s (linear below C, negative values mirrored)</text>\n",
+			4, H - 20, *unit ? ", values in" : "", unit, ax.c / div, unit);
+		fprintf(out, "<text class=\"axl\" x=\"%d\" y=\"%d\" font-size=\"11\">ticks: 0 and +-C x 10^k</text>\n",
+			4, H - 6);
 	}
 	for (int k = 0; k < m->npols; k++) {
 		double y = 30 + row * k;
-		double x10 = L + (d[k].p10 - lo) / (hi - lo) * (W - L - R);
-		double x90 = L + (d[k].p90 - lo) / (hi - lo) * (W - L - R);
-		double xm = L + (d[k].median - lo) / (hi - lo) * (W - L - R);
 
 		fprintf(out, "<g class=\"range\" data-policy=\"");
 		ir_html_text(out, m->pols[k]);
@@ -712,9 +728,10 @@ static void html_chart(const struct ir_merge *m, FILE *out, int c, const char *t
 		fprintf(out, "</text><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"10\" fill=\"#9ecae1\"/>"
 			"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#08519c\"/>"
 			"<text x=\"%d\" y=\"%.1f\" font-size=\"12\">%.3g%s [%.3g, %.3g]</text></g>\n",
-			x10, y - 5, fmax(x90 - x10, 1.5), xm, y, W - R + 6, y + 4, d[k].median / div, unit,
-			d[k].p10 / div, d[k].p90 / div);
+			RX(d[k].p10), y - 5, fmax(RX(d[k].p90) - RX(d[k].p10), 1.5), RX(d[k].median), y, W - R + 6, y + 4,
+			d[k].median / div, unit, d[k].p10 / div, d[k].p90 / div);
 	}
+#undef RX
 	fprintf(out, "</svg>\n");
 }
 

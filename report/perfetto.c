@@ -9,9 +9,15 @@
  *    policy's decision and outcome; observed newidle pulls as flow arrows
  *    ("s" on the source CPU, "f" on the puller, bound to the enclosing
  *    slices);
+ *    the anomalies the replay counted (missing_idle_exit, lost_events, ...)
+ *    as instants on the CPU where it found them (cat "anomaly");
  *  - counters ("C") per CPU: nr_running and avg_idle as rebuilt, written
  *    when they change;
- *  - process 2: one counter per policy, its cumulative idle lost (ns).
+ *  - process 2: one counter per policy, its cumulative idle lost (ns), and
+ *    one thread per policy with an instant wherever it would pull (its
+ *    first seed's draw for a randomised policy);
+ *  - processes 100 + i (closed loop only): policy instance i's simulated
+ *    schedule (ir_perfetto_sim()).
  * Streamed: constant memory per CPU, nothing kept per event.
  */
 #include <inttypes.h>
@@ -19,6 +25,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "sim/sim.h"
 
 #define PID_CPUS 1
 #define PID_POLICIES 2
@@ -43,6 +50,12 @@ struct ir_perfetto {
 	uint64_t flows;
 	bool any;			/* an element written: the next needs a comma */
 	struct ir_perfetto_counts counts;
+	uint64_t anom[IR_ANOM__COUNT];	/* the replay's anomaly counts, as last seen */
+	struct pf_sim {			/* per policy instance: its simulated schedule */
+		bool done;
+		uint64_t t0;		/* simulated time 0, on the trace's clock */
+		uint64_t max, kept[IR_CAP__KINDS], left_out[IR_CAP__KINDS];
+	} *sim;
 };
 
 /* A JSON string of at most len bytes (stops at NUL). */
@@ -111,7 +124,8 @@ struct ir_perfetto *ir_perfetto_new(FILE *out, const struct ir_trace_info *ti,
 	p->tallies = tallies;
 	p->cpu = calloc((size_t)p->nr_cpus + 1, sizeof(*p->cpu));
 	p->idle_lost = calloc((size_t)n + 1, sizeof(*p->idle_lost));
-	if (!p->cpu || !p->idle_lost) {
+	p->sim = calloc((size_t)n + 1, sizeof(*p->sim));
+	if (!p->cpu || !p->idle_lost || !p->sim) {
 		ir_perfetto_free(p);
 		return NULL;
 	}
@@ -126,6 +140,12 @@ struct ir_perfetto *ir_perfetto_new(FILE *out, const struct ir_trace_info *ti,
 		snprintf(name, sizeof(name), "CPU %d", c);
 		meta(p, "thread_name", PID_CPUS, c, name, c);
 	}
+	/* thread 0 holds the counters; policy i's pulls are thread i + 1 */
+	for (int i = 0; i < n; i++)
+		if (tallies[i].sweep < 0) {
+			snprintf(name, sizeof(name), "%.200s: would pull", tallies[i].label);
+			meta(p, "thread_name", PID_POLICIES, i + 1, name, i + 1);
+		}
 	return p;
 }
 
@@ -168,6 +188,33 @@ static void cpu_counters(struct ir_perfetto *p, const struct ir_state *st, int c
 	counter(p, c, ts, "avg_idle", (int64_t)ir_state_avg_idle(st, c), &p->cpu[c].avg_idle);
 }
 
+/* The anomalies this event made the replay count, each an instant where it
+ * was found: a repaired idle entry on the CPU the switched-in task was
+ * thought to run on (the recorded slice still shows it there), every other
+ * kind on the event's CPU. */
+static void anomalies(struct ir_perfetto *p, const struct ir_event *ev, const struct ir_state *st)
+{
+	const struct ir_observed *obs = ir_state_observed(st);
+
+	for (int k = 0; k < IR_ANOM__COUNT; k++) {
+		int c = ev->cpu;
+
+		if (obs->anomalies[k] == p->anom[k])
+			continue;
+		if (k == IR_ANOM_MISSING_IDLE_ENTRY && ev->type == IR_EV_SWITCH && ev->sw.next_pid > 0)
+			for (int o = 0; o < p->nr_cpus; o++)
+				if (o != ev->cpu && p->cpu[o].open && p->cpu[o].pid == ev->sw.next_pid)
+					c = o;
+		for (; p->anom[k] < obs->anomalies[k]; p->anom[k]++) {
+			if (c < 0 || c >= p->nr_cpus)
+				continue;	/* cpu_out_of_range: no track to put it on */
+			begin(p, "i", PID_CPUS, c, ev->ts);
+			fprintf(p->f, ",\"s\":\"t\",\"name\":\"%s\",\"cat\":\"anomaly\"}", ir_anomaly_name[k]);
+			p->counts.anomalies++;
+		}
+	}
+}
+
 void ir_perfetto_event(struct ir_perfetto *p, const struct ir_event *ev, const struct ir_state *st)
 {
 	int c = ev->cpu;
@@ -176,6 +223,7 @@ void ir_perfetto_event(struct ir_perfetto *p, const struct ir_event *ev, const s
 		p->base = ev->ts;
 		p->based = true;
 	}
+	anomalies(p, ev, st);
 	if (c < 0 || c >= p->nr_cpus)
 		return;
 	if (ev->type == IR_EV_SWITCH) {
@@ -262,6 +310,17 @@ void ir_perfetto_point(struct ir_perfetto *p, const struct ir_point *pt, const s
 		p->counts.flows++;
 	}
 
+	/* where each policy would pull: its own row */
+	for (int i = 0; i < p->n; i++) {
+		if (!o[i].pulled || p->tallies[i].sweep >= 0)
+			continue;
+		begin(p, "i", PID_POLICIES, i + 1, pt->ts);
+		fprintf(f, ",\"s\":\"t\",\"name\":\"pull\",\"cat\":\"policy_pull\",\"args\":{\"cpu\":%d,"
+			"\"from_cpu\":%" PRId32 ",\"level\":\"%s\",\"pid\":%" PRId32 ",\"moved\":%d}}",
+			pt->cpu, o[i].from_cpu, ir_level_name[o[i].level_kind], o[i].pid, o[i].moved);
+		p->counts.pulls++;
+	}
+
 	for (int i = 0; i < p->n; i++)
 		if (o[i].idle_lost_ns) {
 			p->idle_lost[i] += o[i].idle_lost_ns;
@@ -279,6 +338,115 @@ void ir_perfetto_point(struct ir_perfetto *p, const struct ir_point *pt, const s
 	p->counts.counters++;
 }
 
+bool ir_perfetto_sim_wanted(const struct ir_perfetto *p, int i)
+{
+	return p && i >= 0 && i < p->n && p->tallies[i].sweep < 0;
+}
+
+static void put_dur(FILE *f, uint64_t d)
+{
+	fprintf(f, ",\"dur\":%" PRIu64 ".%03u", d / 1000, (unsigned)(d % 1000));
+}
+
+/* A simulated task's name and pid (w's task index), or what the CPU did. */
+static void sim_slice(struct ir_perfetto *p, int pid, const struct ir_workload *w, const struct ir_cap_rec *r,
+		      uint64_t t0)
+{
+	begin(p, "X", pid, r->cpu, t0 + r->ts);
+	put_dur(p->f, r->dur);
+	if (r->task == IR_CAP_IDLE) {
+		fputs(",\"name\":\"idle\",\"cat\":\"idle\",\"args\":{\"pid\":0}}", p->f);
+	} else if (r->task == IR_CAP_BALANCE) {
+		fputs(",\"name\":\"newidle balance\",\"cat\":\"balance\"}", p->f);
+	} else if (r->task >= 0 && (uint32_t)r->task < w->nr_tasks) {
+		const struct ir_sim_task *t = &w->task[r->task];
+
+		fputs(",\"name\":", p->f);
+		put_str(p->f, t->comm, sizeof(t->comm));
+		fprintf(p->f, ",\"cat\":\"task\",\"args\":{\"pid\":%" PRId32 "}}", t->pid);
+	} else {
+		fputs(",\"name\":\"?\",\"cat\":\"task\"}", p->f);
+	}
+}
+
+void ir_perfetto_sim(struct ir_perfetto *p, int i, const struct ir_workload *w, const struct ir_capture *cap,
+		     const char *note)
+{
+	int pid = IR_PF_SIM_PID + i;
+	char name[512];
+	uint64_t t0 = w->first_ts;	/* simulated time 0 is the trace's first event */
+
+	if (!ir_perfetto_sim_wanted(p, i) || !cap)
+		return;
+	snprintf(name, sizeof(name), "simulated: %.200s (closed loop%s%.200s)", p->tallies[i].label,
+		 note ? "; " : "", note ? note : "");
+	meta(p, "process_name", pid, 0, name, 10 + i);
+	for (int c = 0; c < cap->nr_cpus; c++) {
+		snprintf(name, sizeof(name), "CPU %d", c);
+		meta(p, "thread_name", pid, c, name, c);
+	}
+	for (uint64_t k = 0; k < cap->n; k++) {
+		const struct ir_cap_rec *r = &cap->rec[k];
+		const struct ir_sim_task *t = r->task >= 0 && (uint32_t)r->task < w->nr_tasks ? &w->task[r->task] : NULL;
+
+		if (r->kind == IR_CAP_SLICE) {
+			sim_slice(p, pid, w, r, t0);
+		} else if (r->kind == IR_CAP_NEWIDLE) {
+			begin(p, "i", pid, r->cpu, t0 + r->ts);
+			fprintf(p->f, ",\"s\":\"t\",\"name\":\"newidle\",\"cat\":\"sim_newidle\",\"args\":{"
+				"\"pulled\":%s,\"attempts\":%u,\"cost_ns\":%" PRIu64,
+				r->task >= 0 ? "true" : "false", r->arg, r->dur);
+			if (t)
+				fprintf(p->f, ",\"pid\":%" PRId32 ",\"from_cpu\":%u", t->pid, r->from);
+			fputs("}}", p->f);
+		} else {
+			uint64_t id = ++p->flows;
+			const char *cause = r->arg < IR_CAP__CAUSES ? ir_cap_cause_name[r->arg] : "?";
+
+			begin(p, "s", pid, r->from, t0 + r->ts);
+			fprintf(p->f, ",\"id\":%" PRIu64 ",\"name\":\"%s migration\",\"cat\":\"sim_migration\","
+				"\"args\":{\"cause\":\"%s\",\"pid\":%" PRId32 "}}", id, cause, cause, t ? t->pid : -1);
+			begin(p, "f", pid, r->cpu, t0 + r->ts);
+			fprintf(p->f, ",\"bp\":\"e\",\"id\":%" PRIu64 ",\"name\":\"%s migration\",\"cat\":\"sim_migration\"}",
+				id, cause);
+		}
+	}
+	p->sim[i].done = true;
+	p->sim[i].t0 = t0;
+	p->sim[i].max = cap->max;
+	for (int k = 0; k < IR_CAP__KINDS; k++) {
+		p->sim[i].kept[k] = cap->kept[k];
+		p->sim[i].left_out[k] = cap->left_out[k];
+	}
+}
+
+/* otherData.simulated: per exported simulation, what it holds and what the
+ * cap (or memory) left out. */
+static void sim_meta(struct ir_perfetto *p)
+{
+	static const char *const kind[IR_CAP__KINDS] = { "slices", "newidle_calls", "migrations" };
+	bool first = true;
+
+	fputs(",\"simulated\":{", p->f);
+	for (int i = 0; i < p->n; i++) {
+		if (!p->sim[i].done)
+			continue;
+		fputs(first ? "" : ",", p->f);
+		first = false;
+		put_str(p->f, p->tallies[i].label, sizeof(p->tallies[i].label));
+		fprintf(p->f, ":{\"pid\":%d,\"t0_us\":", IR_PF_SIM_PID + i);
+		put_ts(p, p->sim[i].t0);
+		fprintf(p->f, ",\"max_records\":%" PRIu64, p->sim[i].max);
+		for (int k = 0; k < IR_CAP__KINDS; k++)
+			fprintf(p->f, ",\"%s\":%" PRIu64, kind[k], p->sim[i].kept[k]);
+		fputs(",\"left_out\":{", p->f);
+		for (int k = 0; k < IR_CAP__KINDS; k++)
+			fprintf(p->f, "%s\"%s\":%" PRIu64, k ? "," : "", kind[k], p->sim[i].left_out[k]);
+		fputs("}}", p->f);
+	}
+	fputc('}', p->f);
+}
+
 int ir_perfetto_finish(struct ir_perfetto *p, uint64_t end_ts, struct ir_perfetto_counts *counts)
 {
 	for (int c = 0; c < p->nr_cpus; c++)
@@ -287,8 +455,11 @@ int ir_perfetto_finish(struct ir_perfetto *p, uint64_t end_ts, struct ir_perfett
 	put_str(p->f, p->ti->path, sizeof(p->ti->path));
 	fputs(",\"kernel\":", p->f);
 	put_str(p->f, p->ti->kernel, sizeof(p->ti->kernel));
-	fprintf(p->f, ",\"first_ts_ns\":%" PRIu64 ",\"note\":\"ts 0 is first_ts_ns; policy figures are "
-		"open-loop estimates\"}}\n", p->base);
+	fprintf(p->f, ",\"first_ts_ns\":%" PRIu64 ",\"note\":\"ts 0 is first_ts_ns; policy figures of "
+		"processes 1-2 are open-loop estimates; processes %d+ are simulated schedules (closed loop)\"",
+		p->base, IR_PF_SIM_PID);
+	sim_meta(p);
+	fputs("}}\n", p->f);
 	if (counts)
 		*counts = p->counts;
 	return ferror(p->f) ? -1 : 0;
@@ -300,5 +471,6 @@ void ir_perfetto_free(struct ir_perfetto *p)
 		return;
 	free(p->cpu);
 	free(p->idle_lost);
+	free(p->sim);
 	free(p);
 }

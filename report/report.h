@@ -187,6 +187,7 @@ struct ir_cl_input {
 	double explained;		/* share of wakeups the workload reproduces */
 	const char *withheld;		/* NULL, or why the figures are withheld */
 	uint64_t refill_ns, seed;
+	bool eevdf;			/* the fair class simulated: EEVDF (v6.6+ traces), else CFS */
 	uint64_t idle_wake_ns, resched_ns;	/* measured from the trace */
 	uint64_t probed_lb_cost[3], probed_max_idle_balance_cost;	/* 0: no probes */
 	uint64_t tasks, ops, workload_bytes;
@@ -303,13 +304,27 @@ void ir_merge_warn(struct ir_merge *m, FILE *warn);
  */
 struct ir_perfetto;
 struct ir_perfetto_counts {
-	uint64_t task_slices, idle_slices, points, flows, counters;
+	uint64_t task_slices, idle_slices, points, flows, counters, pulls, anomalies;
 };
 struct ir_perfetto *ir_perfetto_new(FILE *out, const struct ir_trace_info *ti,
 				    const struct ir_tally *tallies, int n);
 void ir_perfetto_event(struct ir_perfetto *p, const struct ir_event *ev, const struct ir_state *st);
 void ir_perfetto_point(struct ir_perfetto *p, const struct ir_point *pt, const struct ir_decision_ctx *ctx,
 		       const struct ir_decision *d, const struct ir_outcome *o);
+/*
+ * A simulated schedule (sim/capture.h) of policy instance i beside the
+ * recorded one: its own process (pid IR_PF_SIM_PID + i), one thread per CPU
+ * with task, idle and newidle-balance slices, newidle calls as instants and
+ * migrations as flows (by cause); what the capture left out is counted in
+ * the document's otherData.  w names the tasks; note (NULL: none) is added
+ * to the process name.  Sweep points are not exported: sim_wanted says which.
+ */
+#define IR_PF_SIM_PID 100
+struct ir_capture;
+struct ir_workload;
+bool ir_perfetto_sim_wanted(const struct ir_perfetto *p, int i);
+void ir_perfetto_sim(struct ir_perfetto *p, int i, const struct ir_workload *w, const struct ir_capture *cap,
+		     const char *note);
 /* Close open slices at end_ts and the document; 0, or -1 if writing failed. */
 int ir_perfetto_finish(struct ir_perfetto *p, uint64_t end_ts, struct ir_perfetto_counts *counts);
 void ir_perfetto_free(struct ir_perfetto *p);

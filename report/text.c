@@ -405,6 +405,11 @@ static void print_closed_loop(json_object *doc, FILE *out)
 		cl_err(out, "pulls", jdbl(e, "newidle_pulls"));
 		fputc('\n', out);
 	}
+	/* the columns' meaning, once (a new reader cannot guess "idle+wait") */
+	fprintf(out, "  columns: completion, of the workload; idle, CPU time idle; idle+wait, CPU time idle while "
+		"another CPU had a waiting task; wait p50, wait p99, runqueue wait per wakeup; migrate, migrations of "
+		"all causes; pulls, newidle pulls; balance, CPU time in newidle balance (docs/closed-loop.md). "
+		"Each schedule in Perfetto: idlereplay export TRACE --perfetto FILE\n");
 	fprintf(out, "  not modelled:");
 	for (size_t i = 0; i < jlen(jget(fit, "not_modelled")); i++)
 		fprintf(out, "%s %s", i ? ";" : "", ir_tsafe(json_object_get_string(jidx(jget(fit, "not_modelled"), i))));

@@ -369,3 +369,56 @@ void ir_html_text(FILE *out, const char *s)
 		}
 	}
 }
+
+/* ------------------------------------------------------------- axes */
+
+static double symlog(const struct ir_axis *a, double v)
+{
+	return a->symlog ? copysign(log10(1 + fabs(v) / a->c), v) : v;
+}
+
+void ir_axis_init(struct ir_axis *a, const double *v, int n)
+{
+	double mn = 0, mx = 0;
+
+	a->lo = a->hi = 0;
+	for (int i = 0; i < n; i++) {
+		double m = fabs(v[i]);
+
+		if (isnan(v[i]))
+			continue;
+		a->lo = fmin(a->lo, v[i]);
+		a->hi = fmax(a->hi, v[i]);
+		if (m > 0 && (!mn || m < mn))
+			mn = m;
+		mx = fmax(mx, m);
+	}
+	a->symlog = mn > 0 && mx >= 100 * mn;
+	a->c = a->symlog ? mn : 1;
+	if (!(a->hi > a->lo))
+		a->hi = a->lo + 1;
+}
+
+double ir_axis_pos(const struct ir_axis *a, double v)
+{
+	double lo = symlog(a, a->lo), hi = symlog(a, a->hi);
+
+	return hi > lo ? (symlog(a, v) - lo) / (hi - lo) : 0;
+}
+
+int ir_axis_ticks(const struct ir_axis *a, double *t, int max)
+{
+	int n = 0;
+
+	if (!a->symlog)
+		return 0;	/* the caller's linear ticks */
+	if (n < max)
+		t[n++] = 0;
+	for (double d = a->c; n < max && (d <= a->hi || -d >= a->lo); d *= 10) {
+		if (d <= a->hi && n < max)
+			t[n++] = d;
+		if (-d >= a->lo && n < max)
+			t[n++] = -d;
+	}
+	return n;
+}

@@ -73,6 +73,24 @@ const char *ir_fmt_dns(char *buf, size_t len, double ns);
 const char *ir_fmt_dsns(char *buf, size_t len, double ns);
 
 
+/*
+ * An axis over values that may differ a hundredfold and straddle 0.  When
+ * the non-zero magnitudes differ a hundredfold (max >= 100 x min) it is a
+ * symmetric log scale: position of v is sign(v) log10(1 + |v| / c), c the
+ * smallest non-zero magnitude (linear near 0, logarithmic beyond, negative
+ * values mirrored); else linear.  lo..hi is the span to show (0 included).
+ */
+struct ir_axis {
+	bool symlog;
+	double c;		/* symlog: the linear threshold */
+	double lo, hi;		/* the span, in values */
+};
+void ir_axis_init(struct ir_axis *a, const double *v, int n);
+/* v's position on the axis, 0 (lo) .. 1 (hi). */
+double ir_axis_pos(const struct ir_axis *a, double v);
+/* Tick values, at most max: symlog 0 and +-c x 10^k within the span. */
+int ir_axis_ticks(const struct ir_axis *a, double *t, int max);
+
 /* What identifies a recorded trace whatever its report's file name: its
  * first and last timestamps, events, CPUs and hostname (FNV-1a; never 0). */
 uint64_t ir_trace_fingerprint(json_object *trace);

@@ -532,6 +532,9 @@ static void migrate(struct sim *s, int32_t ti, int from, int to, uint64_t *count
 	s->res->migrations++;
 	if (counter)
 		(*counter)++;
+	if (s->sp->capture)
+		ir_capture_migrate(s->sp->capture, ti, from, to, s->now, counter == &s->res->mig_wakeup ? IR_CAP_WAKEUP :
+				   counter == &s->res->mig_newidle ? IR_CAP_NEWIDLE_PULL : IR_CAP_PERIODIC);
 }
 
 /* ------------------------------------------------------ running tasks */
@@ -554,6 +557,8 @@ static void go_idle(struct sim *s, int c, uint64_t from)
 	r->idle_since = from;
 	s->nr_idle++;
 	idle_balance_due(s, c, from);
+	if (s->sp->capture)
+		ir_capture_switch(s->sp->capture, c, from, IR_CAP_IDLE);
 }
 
 static void leave_idle(struct sim *s, int c, uint64_t at)
@@ -603,6 +608,8 @@ static void set_curr(struct sim *s, int c, int32_t ti)
 	r->curr = ti;
 	r->load += t->weight;
 	r->curr_start = at;
+	if (s->sp->capture)
+		ir_capture_switch(s->sp->capture, c, at, ti);
 	t->state = S_RUNNING;
 	t->cpu = (int16_t)c;
 	if (t->woken) {
@@ -632,6 +639,8 @@ static void put_curr(struct sim *s, int c)
 	r->load -= t->weight;
 	t->last_ran = s->now;
 	r->curr = -1;
+	if (s->sp->capture)
+		ir_capture_switch(s->sp->capture, c, s->now, IR_CAP_NONE);
 	r->resched_at = 0;
 	r->gen++;
 }
@@ -862,6 +871,10 @@ static int32_t newidle(struct sim *s, int c)
 	if (pulled >= 0) {
 		s->res->newidle_pulls++;
 		r->idle_stamp = 0;
+	}
+	if (s->sp->capture) {
+		ir_capture_newidle(s->sp->capture, c, s->now, o.cost_ns, pulled, o.from_cpu, o.attempts);
+		ir_capture_switch(s->sp->capture, c, s->now, o.cost_ns ? IR_CAP_BALANCE : IR_CAP_NONE);
 	}
 	return pulled;
 }

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "model/model.h"
+#include "sim/capture.h"
 #include "replay/replay.h"
 
 /* ------------------------------------------------------------ workload */
@@ -163,6 +164,7 @@ struct ir_sim_params {
 	uint64_t sysctl_sched_base_slice;	/* EEVDF slice, 0.75 ms x the CFS factor */
 	bool sis_util;			/* v5.19+ (70fb5ccf2ebb): SIS_UTIL limits the idle scan */
 	bool recent_used_cpu;		/* v4.16+ (32e839dda3ba): p->recent_used_cpu candidate */
+	struct ir_capture *capture;	/* the schedule, for the Perfetto export (sim/capture.h); NULL: none */
 };
 void ir_sim_params_default(struct ir_sim_params *p, int nr_cpus);
 

@@ -162,6 +162,44 @@ def replay_decisions(trace, *options):
         return rep, decisions(dec)
 
 
+_CL_KEYS = ["label", "completion_ns", "idle_ns", "idle_while_waiting_ns", "wait_p50_ns", "wait_p99_ns",
+            "migrations", "migrations_wakeup", "migrations_newidle", "migrations_periodic",
+            "newidle_calls", "newidle_pulls", "balance_cpu_ns"]
+
+
+def closed_loop(report):
+    """The closed-loop figures of a report ('idlereplay simulate', or replay
+    --closed-loop; a dict or a path) as one row per simulated schedule: first
+    "trace (measured)" and "frozen" (closed_loop_fit), then each policy
+    instance (closed_loop).  Figures the trace does not give are None.  An
+    empty table when the report has no closed loop; the policies' rows are
+    absent when the figures were withheld (closed_loop_fit.withheld says why)."""
+    doc = load_report(report) if not isinstance(report, dict) else report
+    fit = doc.get("closed_loop_fit") or {}
+
+    def row(label, f):
+        if not f:
+            return None
+        by = f.get("migrations_by_cause") or {}
+        w = f.get("wait_ns") or {}
+        return {"label": label, "completion_ns": f.get("completion_ns"), "idle_ns": f.get("idle_ns"),
+                "idle_while_waiting_ns": f.get("idle_while_waiting_ns"), "wait_p50_ns": w.get("p50"),
+                "wait_p99_ns": w.get("p99"), "migrations": f.get("migrations"),
+                "migrations_wakeup": by.get("wakeup"), "migrations_newidle": by.get("newidle"),
+                "migrations_periodic": by.get("periodic"), "newidle_calls": f.get("newidle_calls"),
+                "newidle_pulls": f.get("newidle_pulls"), "balance_cpu_ns": f.get("balance_cpu_ns")}
+
+    out = [row("trace (measured)", fit.get("measured")), row("frozen", fit.get("frozen"))]
+    out += [row(label, f) for label, f in (doc.get("closed_loop") or {}).items()]
+    return Table([r for r in out if r], _CL_KEYS)
+
+
+def simulate(trace, *options):
+    """'idlereplay simulate' of a trace: its JSON report (closed_loop() gives
+    the table)."""
+    return replay(trace, "--closed-loop", *options)
+
+
 def merge(*paths, fmt="text"):
     """'idlereplay report merge' of saved reports: its output as a string."""
     return _run(["report", "merge", *map(os.fspath, paths), "--format", fmt])

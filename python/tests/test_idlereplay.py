@@ -82,6 +82,26 @@ class Module(unittest.TestCase):
             self.assertIn(r["overload_why"], on | off)
             self.assertEqual(r["overload"], r["overload_why"] in on)
 
+    def test_closed_loop(self):
+        rep = idlereplay.simulate(SAMPLE, "--policy", "baseline", "--policy", "no-check")
+        t = idlereplay.closed_loop(rep)
+        self.assertEqual(t.column("label"), ["trace (measured)", "frozen", "baseline", "no-check"])
+        cl = rep["closed_loop"]
+        for r in list(t)[2:]:
+            f = cl[r["label"]]
+            self.assertEqual(r["migrations"], f["migrations"])
+            self.assertEqual(r["wait_p99_ns"], f["wait_ns"]["p99"])
+            self.assertEqual(r["newidle_pulls"], f["newidle_pulls"])
+            # every migration has one cause
+            self.assertEqual(r["migrations"], r["migrations_wakeup"] + r["migrations_newidle"] +
+                             r["migrations_periodic"])
+            self.assertEqual(r["migrations_newidle"], r["newidle_pulls"])
+        m = t.where(label="trace (measured)")[0]
+        self.assertEqual(m["migrations"], rep["observed"]["migrations"]["total"])
+        self.assertIsNone(m["newidle_calls"])
+        # a replay without the closed loop: an empty table, not an error
+        self.assertEqual(len(idlereplay.closed_loop(self.report)), 0)
+
     def test_errors(self):
         with tempfile.TemporaryDirectory() as tmp:
             bad = os.path.join(tmp, "bad.dat")

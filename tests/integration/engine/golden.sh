@@ -78,6 +78,11 @@
 # hosts that share a name apart (the vm-ab reports have no hostname and are
 # all r.json: their rows were eight "r", now "hb_mc0_1.default/r" ...):
 # only fleet/merge.text and fleet/merge.csv changed.
+# Then branch eco4 (issue 14): the sweep line charts carry ids, data-scale,
+# data-c and their points' values, and a symmetric log axis where values
+# differ a hundredfold; only the 16 HTML outputs of the vm-ab sweep cases
+# (r.html, report.html) changed; then compare's relative-change column got
+# its heading "(B-A)/A": only fleet/compare.text and compare-sweep.text.
 # Then branch fidm (issue 15), on purpose: detach_tasks() for migrate_load
 # by release (v5.10: a newidle balance moves a task only when the imbalance
 # holds its whole load).  Only the sweep case's outputs (and the fleet files

@@ -40,9 +40,24 @@ grep -q 'sysctl_sched_migration_cost 500.0 us' "$WORK/out" || fail "text: parame
 expect 0 "$IR" report "$FIX/host-a.json" --format csv-wide
 [ "$(wc -l < "$WORK/out")" = 7 ] || fail "csv-wide: want header + 6 policies"
 
+# the closed loop's table: every column it heads is explained once
+expect 0 "$IR" simulate "$SRC/samples/host-hackbench.dat" --policy baseline
+python3 - "$WORK/out" <<'PY' || fail "simulate: a closed-loop column is not explained"
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+i = [k for k, l in enumerate(lines) if l.startswith("Closed loop:")][0]
+heads = re.split(r"\s{2,}", lines[i + 1].strip())
+legend = [l for l in lines[i:] if l.startswith("  columns: ")]
+assert len(heads) == 8 and len(legend) == 1, (heads, legend)
+for h in heads:
+    assert f" {h}," in legend[0], (h, legend[0])
+PY
 expect 0 "$IR" report compare "$FIX/host-a.json" "$FIX/host-b.json"
 grep -q '^Policy domain-cost:preset=cover' "$WORK/out" || fail "compare: no per-policy section"
-grep -Eq '^  pulls +1281 +1311 +\+30' "$WORK/out" || fail "compare: domain-cost pulls delta"
+grep -Eq '^  pulls +1281 +1311 +\+30 +\+2\.3%' "$WORK/out" || fail "compare: domain-cost pulls delta and (B-A)/A"
+# every column has a heading: the relative change is named
+grep -Eq '^Observed +A +B +B - A +\(B-A\)/A +A per s +B per s +B - A per s$' "$WORK/out" ||
+	fail "compare: the relative change column has no heading"
 # compare as JSON and CSV: the same rows; rates are values per second of each trace's window
 expect 0 "$IR" report compare "$FIX/host-a.json" "$WORK/sample.json" --format json
 cp "$WORK/out" "$WORK/cmp.json"

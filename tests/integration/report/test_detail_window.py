@@ -60,6 +60,12 @@ with tempfile.TemporaryDirectory() as tmp:
     if (d["start_ns"] - first, d["end_ns"] - d["start_ns"]) != (1_000_000_000, 5_000_000):
         fails.append(f"--detail 1s:5ms gave [{d['start_ns']}, {d['end_ns']}) from {first}")
 
+# the help states the default this test checks, not the old one (the first 20 ms)
+helptext = subprocess.run([IR, "replay", "--help"], capture_output=True, text=True).stdout
+line = helptext[helptext.index("--detail"):].split("\n  --")[0]
+if "busiest 20ms" not in " ".join(line.split()) or "first newidle" in line:
+    fails.append(f"replay --help misstates the --detail default: {line!r}")
+
 for f in fails:
     print("FAIL:", f, file=sys.stderr)
 sys.exit(1 if fails else 0)

@@ -16,11 +16,17 @@ report, the decisions file and, for lost events, the trace as built:
   - the anomaly marks: per kind the total (observed.anomalies), the marks
     drawn (the listed positions inside the chart), and for the lost-events
     trace the positions themselves;
-  - parameters printed once, with units.
+  - parameters printed once, with units;
+  - the sweep line charts (a replay with a sweep) and the fleet page's range
+    charts: their values against the JSON, a symmetric log scale exactly
+    when the non-zero magnitudes differ a hundredfold (said on the chart),
+    and on it each point where sign(v) log10(1 + |v| / C) puts it (C the
+    smallest non-zero magnitude).
 A control page made wider than 800 px must be caught.
 """
 import html.parser
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -100,9 +106,23 @@ class Page(html.parser.HTMLParser):
         self.table = None
         self.row = None
         self.cell = None
+        self.svg = None          # id of the fleet range chart we are in
+        self.svgs = {}           # id -> {"attrs", "ranges": [(g attrs, circle attrs)], "text"}
+        self.range = None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
+        if tag == "svg" and a.get("data-scale") and a.get("id"):
+            self.svg = a["id"]
+            self.svgs[self.svg] = {"attrs": a, "ranges": [], "text": []}
+        sv = self.svgs.get(self.svg) if self.svg else None
+        if sv is not None:
+            if tag == "g" and a.get("class") == "range":
+                self.range = a
+            if tag == "circle" and self.range is not None:
+                sv["ranges"].append((self.range, a))
+            if tag == "text":
+                self.text_in = sv
         if tag == "html":
             self.sw, self.cw = int(a["data-sw"]), int(a["data-cw"])
         if tag == "li" and "data-policy" in a:
@@ -124,6 +144,10 @@ class Page(html.parser.HTMLParser):
                 f["paths"][self.anom_g] = 0
             if tag == "path" and self.anom_g:
                 f["paths"][self.anom_g] += 1
+            if tag == "circle" and "data-y" in a:
+                f.setdefault("circles", []).append(a)
+            if tag == "figcaption":
+                self.text_in = f
             if tag == "text":
                 self.text_in = f
         if tag == "table" and "params" in (a.get("class") or ""):
@@ -138,6 +162,12 @@ class Page(html.parser.HTMLParser):
     def handle_endtag(self, tag):
         if tag == "figure":
             self.fig = None
+        if tag == "svg":
+            self.svg = None
+        if tag == "g":
+            self.range = None
+        if tag == "figcaption":
+            self.text_in = None
         if tag == "g":
             self.anom_g = None
         if tag == "text":
@@ -220,6 +250,65 @@ def check_charts(p, doc, name):
         assert f["attrs"]["data-scale"] == ("log" if log else "linear"), (name, cid, f["attrs"], mx)
         assert ("log scale" in "".join(f["text"])) == log, (name, cid, "axis does not say its scale")
     return len(expected_charts(doc))
+
+
+def symlog_wanted(vals):
+    nz = [abs(v) for v in vals if v]
+    return bool(nz) and max(nz) >= 100 * min(nz), min(nz, default=1)
+
+
+def sl(v, c):
+    return math.copysign(math.log10(1 + abs(v) / c), v)
+
+
+def check_sweeps(p, doc, name):
+    """Each sweep's two line charts: values, scale, and on a symlog axis each
+    point's height from the axis (y = 250, T + ph) in proportion to
+    log10(1 + v / C).  Returns how many were symlog."""
+    n = 0
+    for i, s in enumerate(doc.get("sweeps", [])):
+        for what, key in (("pulls", "pulls"), ("idle-lost", "idle_lost_ns")):
+            f = p.figs.get(f"sweep-{i}-{what}")
+            assert f is not None, (name, i, what, "sweep chart missing")
+            vals = [float(pt[key]) for pt in s["points"]]
+            got = [float(c["data-y"]) for c in f.get("circles", [])]
+            assert got == vals, (name, i, what, got[:5], vals[:5])
+            sym, c = symlog_wanted(vals)
+            assert f["attrs"]["data-scale"] == ("symlog" if sym else "linear"), (name, i, what, f["attrs"])
+            assert ("symlog" in "".join(f["text"])) == sym, (name, i, what, "axis does not say its scale")
+            if not sym:
+                continue
+            n += 1
+            assert float(f["attrs"]["data-c"]) == c, (name, i, what, f["attrs"]["data-c"], c)
+            assert "symmetric log scale" in "".join(f["text"]), (name, i, what)
+            hts = [(v, 250 - float(ci["cy"])) for v, ci in zip(vals, f["circles"])]
+            top = max(hts, key=lambda h: h[0])
+            for v, h in hts:
+                want = top[1] * sl(v, c) / sl(top[0], c)
+                assert abs(h - want) <= 0.2, (name, i, what, v, h, want)
+    return n
+
+
+def check_fleet(p):
+    """Range charts: scale by the rule, said in the chart, and each median
+    dot where the axis puts it.  Returns how many were symlog."""
+    n = 0
+    assert p.svgs, "fleet: no range charts"
+    for sid, sv in p.svgs.items():
+        a = sv["attrs"]
+        vals = [float(g[k]) for g, _ in sv["ranges"] for k in ("data-p10", "data-median", "data-p90")]
+        sym, c = symlog_wanted(vals)
+        assert a["data-scale"] == ("symlog" if sym else "linear"), (sid, a, vals)
+        assert ("symmetric log scale" in "".join(sv["text"])) == sym, (sid, "axis does not say its scale")
+        lo, hi = min([0.0, *vals]), max([0.0, *vals])
+        x0, x1 = float(a["data-x0"]), float(a["data-x1"])
+        f = (lambda v: sl(v, c)) if sym else (lambda v: v)
+        for g, circ in sv["ranges"]:
+            v = float(g["data-median"])
+            want = x0 + (f(v) - f(lo)) / (f(hi) - f(lo)) * (x1 - x0) if hi > lo else x0
+            assert abs(float(circ["cx"]) - want) <= 0.6, (sid, g["data-policy"], circ["cx"], want)
+        n += sym
+    return n
 
 
 def decisions(path):
@@ -370,6 +459,18 @@ def main():
             assert got == [(ts, 0) for ts in where[::stride]], (got[:4], where[:4], stride)
         summary.append(f"{name}: width {p.sw}, {nc} charts, {nl} pulls in the timeline rows, anomalies {an}")
 
+    # sweeps: one whose idle lost spans a hundredfold (symlog), pulls do not
+    base = os.path.join(WORK, "sweep")
+    run("replay", os.path.join(SRC, "tests/data/host-hackbench.dat"), "--quiet", "--json", base + ".json",
+        "--html", base + ".html", "--sweep", "baseline.sysctl_sched_migration_cost=0:1100us:10us")
+    with open(base + ".json") as f:
+        doc = json.load(f)
+    p = render(base + ".html", "sweep")
+    check_width(p, "sweep")
+    ns = check_sweeps(p, doc, "sweep")
+    assert 0 < ns < 2 * len(doc["sweeps"]), ("sweep: want both scales among the charts", ns)
+    summary.append(f"sweep: width {p.sw}, {ns} symlog sweep charts")
+
     for name in ("host-a", "minimal"):
         src = os.path.join(FIX, name + ".json")
         out = os.path.join(WORK, name + ".html")
@@ -388,7 +489,9 @@ def main():
         os.path.join(FIX, "host-b.json"), *jsons)
     p = render(out, "fleet")
     check_width(p, "fleet")
-    summary.append(f"fleet: width {p.sw}")
+    nf = check_fleet(p)
+    assert nf > 0, "fleet: no range chart on a symlog axis (the replays' idle traded spans a hundredfold)"
+    summary.append(f"fleet: width {p.sw}, {len(p.svgs)} range charts, {nf} symlog")
     print("\n".join(summary))
 
 

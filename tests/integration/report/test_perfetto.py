@@ -5,7 +5,13 @@ to enclosing slices; slices on one thread never overlap) and its counts
 agree with the JSON report of the same replay and with `trace-cmd report`:
 one slice per recorded sched_switch on each CPU, one instant per newidle
 point, one flow per observed newidle pull, final cumulative idle lost per
-policy equal to the report's idle_lost_ns.
+policy equal to the report's idle_lost_ns, one anomaly instant per anomaly
+the report counts, one pull instant per pull on each policy's row; and each
+policy's simulated schedule (closed loop) is a process of its own whose
+migration flows (by cause), newidle instants, pulls, idle and balance time
+equal the report's closed_loop figures, bounded by --perfetto-sim-max with
+what was left out counted; the closed loop's assumptions name the fair
+class it simulated (CFS before v6.6, EEVDF from it).
 
 usage: test_perfetto.py  (IDLEREPLAY names the binary, IR_SOURCE_ROOT the tree)"""
 import bisect
@@ -36,6 +42,8 @@ def export(trace, extra, tmp):
         sys.exit(f"FAIL: export {trace}: exit {r.returncode}: {r.stderr.strip()}")
     if r.stdout:
         sys.exit(f"FAIL: export {trace} printed on stdout")
+    global stderr
+    stderr = r.stderr
     return json.load(open(pf)), json.load(open(rj))
 
 
@@ -107,14 +115,14 @@ def draw(p, key):
 def agree(name, doc, rep, switches_per_cpu=None):
     ev = doc["traceEvents"]
     obs = rep["observed"]
-    inst = [e for e in ev if e["ph"] == "i"]
+    inst = [e for e in ev if e["ph"] == "i" and e["pid"] == 1 and e.get("cat") == "newidle"]
     check(len(inst) == obs["newidle_points"], f"{name}: {len(inst)} newidle instants, report {obs['newidle_points']}")
     per_cpu = collections.Counter(e["tid"] for e in inst)
     for c in obs["cpus"]:
         check(per_cpu[c["cpu"]] == c["newidle_points"],
               f"{name}: CPU {c['cpu']}: {per_cpu[c['cpu']]} instants, report {c['newidle_points']}")
     kinds = collections.Counter(e["args"]["kind"] for e in inst)
-    flows = [e for e in ev if e["ph"] == "s"]
+    flows = [e for e in ev if e["ph"] == "s" and e["pid"] == 1]
     check(len(flows) == obs["newidle_pulls"] == kinds["pulled"],
           f"{name}: {len(flows)} pull flows, {kinds['pulled']} pulled points, report {obs['newidle_pulls']}")
     # every policy's decision and outcome at every point
@@ -146,6 +154,18 @@ def agree(name, doc, rep, switches_per_cpu=None):
         lost = draw(p, "idle_lost_ns")
         check(last.get(p["label"], 0) == lost,
               f"{name}: {p['label']}: final idle lost {last.get(p['label'], 0)}, report {lost}")
+    # where each policy would pull: its own row in process 2 (tid: 1 + its index)
+    rows = collections.Counter(e["tid"] for e in ev if e["ph"] == "i" and e.get("cat") == "policy_pull")
+    check(all(e["pid"] == 2 for e in ev if e.get("cat") == "policy_pull"), f"{name}: pull rows outside process 2")
+    tnames = {e["tid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["pid"] == 2 and e["name"] == "thread_name"}
+    for i, p in enumerate(rep["policies"]):
+        check(tnames.get(i + 1, "").startswith(p["label"] + ":"), f"{name}: row {i + 1} is not {p['label']}'s")
+        check(rows[i + 1] == draw(p, "pulls"), f"{name}: {p['label']}: {rows[i + 1]} pull instants, report {draw(p, 'pulls')}")
+    # anomalies: one instant per anomaly the report counts (none off the CPUs here)
+    anom = collections.Counter(e["name"] for e in ev if e["ph"] == "i" and e.get("cat") == "anomaly")
+    check(all(e["pid"] == 1 for e in ev if e.get("cat") == "anomaly"), f"{name}: anomaly marks outside process 1")
+    for kind, n in obs["anomalies"].items():
+        check(anom[kind] == n, f"{name}: {anom[kind]} {kind} instants, report {n}")
     # counters per CPU
     names = {e["name"] for e in ev if e["ph"] == "C" and e["pid"] == 1}
     for c in obs["cpus"]:
@@ -154,14 +174,89 @@ def agree(name, doc, rep, switches_per_cpu=None):
     nr = [v for e in ev if e["ph"] == "C" and e["name"].endswith("nr_running") for v in e["args"].values()]
     check(nr and min(nr) >= 0, f"{name}: nr_running counter negative or absent")
     # slices: one per recorded sched_switch on each CPU
-    xs = collections.Counter(e["tid"] for e in ev if e["ph"] == "X")
+    xs = collections.Counter(e["tid"] for e in ev if e["ph"] == "X" and e["pid"] == 1)
     check(sum(xs.values()) == rep["trace"]["events"]["sched_switch"],
           f"{name}: {sum(xs.values())} slices, {rep['trace']['events']['sched_switch']} sched_switch events")
     if switches_per_cpu is not None:
         check(dict(xs) == dict(switches_per_cpu),
               f"{name}: slices per CPU {dict(sorted(xs.items()))}, trace-cmd report {dict(sorted(switches_per_cpu.items()))}")
-        idle = collections.Counter(e["tid"] for e in ev if e["ph"] == "X" and e["name"] == "idle")
+        idle = collections.Counter(e["tid"] for e in ev if e["ph"] == "X" and e["pid"] == 1 and e["name"] == "idle")
         check(sum(idle.values()) > 0, f"{name}: no idle slices")
+
+
+def simulated(name, doc, rep, capped=None):
+    """Each policy's simulated schedule against the report's closed_loop
+    figures; capped: the same export uncapped, to compare what was left out."""
+    ev = doc["traceEvents"]
+    sims = doc["otherData"].get("simulated", {})
+    cl = rep.get("closed_loop") or {}
+    labels = [p["label"] for p in rep["policies"]]
+    check(labels and set(sims) == set(labels), f"{name}: simulated {sorted(sims)}, policies {labels}")
+    pnames = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
+    pids = [s["pid"] for s in sims.values()]
+    check(len(set(pids)) == len(pids) and not {1, 2} & set(pids), f"{name}: simulated pids {pids} not distinct")
+    by = collections.defaultdict(list)
+    for e in ev:
+        by[e["pid"]].append(e)
+    for label, s in sims.items():
+        pid, f = s["pid"], cl.get(label)
+        if not check(f is not None, f"{name}: {label} has no closed_loop figures"):
+            continue
+        check(label in pnames.get(pid, "") and "simulated" in pnames.get(pid, ""), f"{name}: process {pid} not named for {label}")
+        es = by[pid]
+        tids = {e["tid"] for e in es if e["ph"] != "M"}
+        check(tids <= set(range(len(rep["observed"]["cpus"]))), f"{name}: {label}: threads {sorted(tids)} are not CPUs")
+        flows = [e for e in es if e["ph"] == "s"]
+        calls = [e for e in es if e["ph"] == "i"]
+        slices = [e for e in es if e["ph"] == "X"]
+        check(all(e.get("cat") == "sim_migration" for e in flows), f"{name}: {label}: stray flows")
+        check(all(e.get("cat") == "sim_newidle" for e in calls), f"{name}: {label}: stray instants")
+        kept = {"slices": len(slices), "newidle_calls": len(calls), "migrations": len(flows)}
+        for k, v in kept.items():
+            check(s[k] == v, f"{name}: {label}: otherData says {s[k]} {k}, the trace holds {v}")
+        check(len(slices) + len(calls) + len(flows) <= s["max_records"], f"{name}: {label}: over max_records")
+        if capped is not None:
+            full = capped["otherData"]["simulated"][label]
+            for k in kept:
+                check(kept[k] + s["left_out"][k] == full[k], f"{name}: {label}: {k} kept {kept[k]} + left out "
+                      f"{s['left_out'][k]} != uncapped {full[k]}")
+            check(sum(s["left_out"].values()) > 0, f"{name}: {label}: the cap left nothing out")
+            continue
+        check(not any(s["left_out"].values()), f"{name}: {label}: left out {s['left_out']} under the default cap")
+        causes = collections.Counter(e["args"]["cause"] for e in flows)
+        check(len(flows) == f["migrations"], f"{name}: {label}: {len(flows)} migration flows, report {f['migrations']}")
+        for cause, n in f["migrations_by_cause"].items():
+            check(causes[cause] == n, f"{name}: {label}: {causes[cause]} {cause} flows, report {n}")
+        check(len(calls) == f["newidle_calls"], f"{name}: {label}: {len(calls)} newidle instants, report {f['newidle_calls']}")
+        pulled = [e for e in calls if e["args"]["pulled"]]
+        check(len(pulled) == f["newidle_pulls"], f"{name}: {label}: {len(pulled)} pulls, report {f['newidle_pulls']}")
+        idle = sum(round(e["dur"] * 1000) for e in slices if e.get("cat") == "idle")
+        check(idle == f["idle_ns"], f"{name}: {label}: idle slices {idle} ns, report {f['idle_ns']}")
+        bal = sum(round(e["dur"] * 1000) for e in slices if e.get("cat") == "balance")
+        check(bal == f["balance_cpu_ns"], f"{name}: {label}: balance slices {bal} ns, report {f['balance_cpu_ns']}")
+        # simulated time 0 (the workload's first event) is at t0_us; every
+        # CPU's schedule starts there and the last task slice ends at
+        # completion (a newidle balance may follow it)
+        t0 = s["t0_us"]
+        start = min((e["ts"] for e in slices), default=None)
+        end = max((e["ts"] + e["dur"] for e in slices if e.get("cat") == "task"), default=0)
+        check(start is not None and abs(start - t0) < 1e-3, f"{name}: {label}: slices start at {start} us, t0 {t0}")
+        check(abs((end - t0) * 1000 - f["completion_ns"]) < 1,
+              f"{name}: {label}: slices end at {end} us, completion {f['completion_ns']} ns after {t0}")
+
+
+def fair_class(name, rep):
+    """The closed loop's assumptions name the fair class it simulated, keyed on
+    the trace's release (EEVDF from v6.6, 147f3efaa241), and not_modelled does
+    not list what it did model."""
+    m = re.match(r"(\d+)\.(\d+)", rep["trace"]["kernel"])
+    eevdf = (int(m.group(1)), int(m.group(2))) >= (6, 6)
+    fit = rep["closed_loop_fit"]
+    fair = [a for a in fit["assumptions"] if a.startswith("the fair class")]
+    want = "v6.6 EEVDF" if eevdf else "v6.1 CFS"
+    check(len(fair) == 1 and want in fair[0], f"{name}: kernel {rep['trace']['kernel']}: fair class {fair}, want {want}")
+    check(not any(n.startswith("EEVDF (v6.6+)") for n in fit["not_modelled"]),
+          f"{name}: not_modelled lists EEVDF, which the simulation models")
 
 
 def trace_cmd_switches(trace):
@@ -181,17 +276,44 @@ with tempfile.TemporaryDirectory() as tmp:
     doc, rep = export(host, [], tmp)
     structure("host-hackbench", doc)
     agree("host-hackbench", doc, rep, trace_cmd_switches(host))
+    simulated("host-hackbench", doc, rep)
+    fair_class("host-hackbench", rep)
+    check("left out" not in stderr, f"host-hackbench: a cap warning though nothing was left out: {stderr!r}")
+    check(rep["observed"]["anomalies"]["missing_idle_exit"] > 0, "host-hackbench: no anomaly to mark")
+    # the bound: at most N records per simulated schedule, the rest counted
+    small, rep2 = export(host, ["--perfetto-sim-max", "500"], tmp)
+    structure("host-hackbench capped", small)
+    simulated("host-hackbench capped", small, rep2, capped=doc)
+    left = sum(sum(v["left_out"].values()) for v in small["otherData"]["simulated"].values())
+    check(f": warning: the Perfetto export keeps the first 500 records" in stderr and f"{left} more of 6" in stderr
+          and len(stderr.splitlines()) == 1, f"capped export: one warning naming {left} left out: {stderr!r}")
+    # --no-sim: no closed loop, no simulated process
+    nosim, rep3 = export(host, ["--no-sim"], tmp)
+    check(not nosim["otherData"]["simulated"] and "closed_loop" not in rep3 and
+          not [e for e in nosim["traceEvents"] if e["pid"] >= 100], "--no-sim still simulated")
+    agree("host-hackbench --no-sim", nosim, rep3)
 
     numa = os.path.join(SRC, "tests/data/vm-numa/a_hackbench_proc_sockets.dat")
-    doc, rep = export(numa, ["--topology", "sockets=2,cores=2,threads=2,nodes=2"], tmp)
+    # (its simulated schedules exceed the default cap: the simulated part is
+    # checked on host-hackbench and on vm-numa/d below)
+    doc, rep = export(numa, ["--topology", "sockets=2,cores=2,threads=2,nodes=2", "--no-sim"], tmp)
     _, flows = structure("vm-numa", doc)
+    flows = {k: v for k, v in flows.items() if v.get("s", {}).get("cat") == "pull"}
     check(len(flows) > 0, "vm-numa: the trace has observed newidle pulls but no flows")
     agree("vm-numa", doc, rep)
     # a flow goes from the CPU the task was pulled from to the puller
-    inst = {(e["tid"], e["ts"]): e for e in doc["traceEvents"] if e["ph"] == "i" and e["args"]["kind"] == "pulled"}
+    inst = {(e["tid"], e["ts"]): e for e in doc["traceEvents"]
+            if e["ph"] == "i" and e.get("cat") == "newidle" and e["args"]["kind"] == "pulled"}
     for fid, pair in flows.items():
         check(pair["s"]["tid"] != pair["f"]["tid"], f"vm-numa: flow {fid} does not cross CPUs")
         check((pair["f"]["tid"], pair["f"]["ts"]) in inst, f"vm-numa: flow {fid} does not end at a pulled point")
+
+    numa_d = os.path.join(SRC, "tests/data/vm-numa/d_idle_periodic_wakers.dat")
+    doc, rep = export(numa_d, ["--topology", "sockets=2,cores=2,threads=2,nodes=2"], tmp)
+    structure("vm-numa/d", doc)
+    agree("vm-numa/d", doc, rep)
+    simulated("vm-numa/d", doc, rep)
+    fair_class("vm-numa/d", rep)
 
     # stdout, and errors
     r = subprocess.run([IR, "export", host, "--perfetto", "-"], capture_output=True)
