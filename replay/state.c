@@ -31,7 +31,10 @@
  *    the top rewrite it (probed: see newidle_walk_rewrite()); periodic and
  *    NOHZ idle balance do too but leave no event (see overload_rate()).
  *    The top level's scan comes at an unknown time within the walk: an rq
- *    that left 2 during the walk was seen by a scan before that.
+ *    that left 2 during the walk was seen by a scan before that; a
+ *    wake-list wakeup queued during the walk stops it (v5.13).  What the
+ *    replay knows is a probability (ir_state_overload_p()): the NI_RANDOM
+ *    die is a chance, the periodic rate an assumption applied as a time.
  *
  * Hot path: no allocation except the first time a pid is seen, no string
  * work except the first time a task's comm is seen.
@@ -1472,7 +1475,8 @@ static void newidle_walk_rewrite(struct ir_state *s, int c)
 
 	/* a call that read the flag clear did not walk: its rewrite counts all
 	 * the same, since it changes nothing then (see ir_state_overload_p()) */
-	if (!s->p.probe_seed || !s->rd_overload || s->nr_overloaded || cp->probe_ret != 0 || v->ttwu_pending > 0 || v->avg_idle < 0 || top < 0 || top >= 3)
+	if (!s->p.probe_seed || !s->rd_overload || s->nr_overloaded || cp->probe_ret != 0 ||
+	    v->ttwu_pending > 0 || v->avg_idle < 0 || top < 0 || top >= 3)
 		return;
 	for (int l = 0; l <= top; l++)
 		if (v->sd_max_newidle_lb_cost[l] < 0 || v->avg_idle < v->sd_max_newidle_lb_cost[l])
