@@ -97,6 +97,11 @@
 # whose flag changed).
 # Then fidr (jiffy_ns renamed from overload_tick_ns, overload_why, the
 # top-level scan within the walk): regenerated on the merge.
+# Then branch fidr2 (issue 15), on purpose: decisions lines carry
+# overload_p (the probability the replay gives rd->overload).  Only the 21
+# d.jsonl files changed; checked by script against the branch base's binary
+# (7df8e34) on hb_mc5ms_3 and vm-numa/d: with overload_p removed, every line
+# is the same.
 # Then branch lead: assumptions.overload_tick_ns written again beside
 # jiffy_ns as a deprecated alias of the same value (a key is removed only at
 # a schema major change): every JSON report, and every HTML page that
