@@ -4,7 +4,6 @@
  * number: the reconstructed state, every policy's decision and outcome,
  * and the probed truth where there is one.
  */
-#include <math.h>
 #include <stdio.h>
 
 #include "report/report.h"
@@ -32,7 +31,7 @@ int ir_decisions_line(FILE *f, const struct ir_point *pt, const struct ir_decisi
 	json_object_object_add(l, "overload", json_object_new_boolean(pt->overload));
 	json_object_object_add(l, "overload_why", json_object_new_string(ir_overload_why_name[pt->overload_why]));
 	/* the probability the reconstruction gives the flag (docs/fidelity-replay.md) */
-	json_object_object_add(l, "overload_p", json_object_new_double(round(pt->overload_p * 1e6) / 1e6));
+	json_object_object_add(l, "overload_p", json_object_new_double(pt->overload_p));
 	json_object_object_add(l, "idle_ns", i64((int64_t)pt->idle_ns));
 	/* what stops or skips a walk besides the policy's own tests: a task
 	 * queued this long after newidle entry, a pending wake-list wakeup */

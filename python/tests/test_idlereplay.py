@@ -82,6 +82,16 @@ class Module(unittest.TestCase):
             self.assertIn(r["overload_why"], on | off)
             self.assertEqual(r["overload"], r["overload_why"] in on)
 
+    def test_overload_p(self):
+        # docs/report.md: overload_p is a probability, overload is it >= 1/2,
+        # and an rq at 2 makes it sure
+        self.assertIn("overload_p", self.dec.columns)
+        for r in self.dec:
+            self.assertTrue(0.0 <= r["overload_p"] <= 1.0)
+            self.assertEqual(r["overload"], r["overload_p"] >= 0.5)
+            if r["overload_why"] == "rq_at_2":
+                self.assertEqual(r["overload_p"], 1.0)
+
     def test_errors(self):
         with tempfile.TemporaryDirectory() as tmp:
             bad = os.path.join(tmp, "bad.dat")
