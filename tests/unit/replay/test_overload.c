@@ -90,6 +90,17 @@ static void test_busy_factor(void **state)
 	ir_state_free(s);
 }
 
+/* overload_then_one() on a new state, then 200 runs on CPU 1: its newidle
+ * call is the walk the cases below probe.  Returns the state, *t the time. */
+static struct ir_state *walk_start(const struct ir_state_params *p, struct pts *pts, uint64_t *t)
+{
+	struct ir_state *s = mk(4, p, NULL, pts);
+
+	*t = overload_then_one(s);
+	sw(s, *t + 10 * US, 1, 0, S_RUN, 200);
+	return s;
+}
+
 /*
  * A probed newidle call by 200 on CPU 1 that reaches the top level (avg_idle
  * >= the level's max_newidle_lb_cost, nothing pulled) rewrites the flag from
@@ -105,9 +116,7 @@ static int walk_case(int64_t avg_idle, int64_t cost, int ret, bool other_rq_at_2
 	int after;
 
 	p.ni_random = ni_random;
-	s = mk(4, &p, NULL, &pts);
-	t = overload_then_one(s);
-	sw(s, t + 10 * US, 1, 0, S_RUN, 200);
+	s = walk_start(&p, &pts, &t);
 	if (other_rq_at_2) {
 		sw(s, t + 20 * US, 2, 0, S_RUN, 300);
 		wake(s, t + 30 * US, 2, 300, 301, 2);
@@ -233,9 +242,7 @@ static bool ttwu_stop_case(uint64_t stop_at, int kmajor, int kminor, bool wake_l
 
 	prm_.kernel_major = kmajor;
 	prm_.kernel_minor = kminor;
-	s = mk(4, &prm_, NULL, NULL);
-	t = overload_then_one(s);
-	sw(s, t + 10 * US, 1, 0, S_RUN, 200);
+	s = walk_start(&prm_, NULL, &t);
 	e = t + 100 * US;
 	probe_walk(s, e, 1, 200, 1 * MS, 50 * US, -1, 1);
 	waking(s, e + stop_at, 3, 0, 400, 1);
@@ -291,9 +298,7 @@ static void test_overload_p(void **state)
 		int k;
 
 		p.ni_random = true;
-		s = mk(4, &p, NULL, &pts);
-		t = overload_then_one(s);
-		sw(s, t + 10 * US, 1, 0, S_RUN, 200);
+		s = walk_start(&p, &pts, &t);
 		e = t + 100 * US;
 		probe_walk(s, e, 1, 200, 1 * MS, 50 * US, want[i].ratio, 1);
 		probe_out(s, e + 10 * US, 1, 200, 0);
