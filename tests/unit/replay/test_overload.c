@@ -293,12 +293,10 @@ static void test_overload_p(void **state)
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		struct ir_state_params p = prm(true);
 		struct pts pts;
-		struct ir_state *s;
 		uint64_t t, e;
+		struct ir_state *s = (p.ni_random = true, walk_start(&p, &pts, &t));
 		int k;
 
-		p.ni_random = true;
-		s = walk_start(&p, &pts, &t);
 		e = t + 100 * US;
 		probe_walk(s, e, 1, 200, 1 * MS, 50 * US, want[i].ratio, 1);
 		probe_out(s, e + 10 * US, 1, 200, 0);
