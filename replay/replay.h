@@ -325,6 +325,7 @@ struct ir_point {
 	uint64_t avg_idle;		/* reconstructed, at entry */
 	uint64_t max_idle_balance_cost;	/* in force for the cap */
 	bool overload;			/* rd->overload as reconstructed */
+	double overload_p;		/* the probability it was set (overload: >= 1/2) */
 	enum ir_overload_why overload_why;
 	bool ttwu_pending;		/* this_rq->ttwu_pending at entry: v5.13+ (e5e678e4fea2)
 					 * newidle returns 0 before anything else (SPEC 9); from
@@ -371,6 +372,7 @@ const struct ir_observed *ir_state_observed(const struct ir_state *s);
 uint64_t ir_state_avg_idle(const struct ir_state *s, int cpu);
 unsigned ir_state_nr_running(const struct ir_state *s, int cpu);
 bool ir_state_overload(const struct ir_state *s, uint64_t now);
+double ir_state_overload_p(const struct ir_state *s, uint64_t now);
 int32_t ir_state_curr(const struct ir_state *s, int cpu);
 /* Tasks in the table (live ones and up to 4096 recently dead). */
 uint32_t ir_state_nr_tasks(const struct ir_state *s);

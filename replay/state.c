@@ -31,7 +31,10 @@
  *    the top rewrite it (probed: see newidle_walk_rewrite()); periodic and
  *    NOHZ idle balance do too but leave no event (see overload_rate()).
  *    The top level's scan comes at an unknown time within the walk: an rq
- *    that left 2 during the walk was seen by a scan before that.
+ *    that left 2 during the walk was seen by a scan before that; a
+ *    wake-list wakeup queued during the walk stops it (v5.13).  What the
+ *    replay knows is a probability (ir_state_overload_p()): the NI_RANDOM
+ *    die is a chance, the periodic rate an assumption applied as a time.
  *
  * Hot path: no allocation except the first time a pid is seen, no string
  * work except the first time a task's comm is seen.
@@ -108,6 +111,7 @@ struct cpu {
 	bool probe_seeded;
 	bool prev_out;		/* prev dequeued for its own probed newidle call */
 	bool probe_overload;	/* the reconstructed flag at that call's entry */
+	double probe_overload_p;	/* and the probability it was set */
 	enum ir_overload_why probe_ovl_why;	/* and why */
 	/* sched_migrate_task with dest == this CPU, awaiting the next event here */
 	int nr_pend;
@@ -124,6 +128,12 @@ struct cpu {
 	uint64_t probe_ts, probe_exit_ts;
 	struct ir_probe_entry probe;
 	int64_t probe_ret;
+	/* that call's walk reached the top level with probability walk_p
+	 * (newidle_walk_rewrite()), unless a wake-list wakeup queued during it
+	 * stopped it: known only when c processes its wake list (walk_stop()) */
+	bool walk_pending;
+	double walk_p;			/* the die's odds of balancing the top level */
+	uint64_t walk_from, walk_entry, walk_exit;	/* scans from walk_from count */
 };
 
 struct ir_state {
@@ -142,12 +152,12 @@ struct ir_state {
 	uint64_t sum_cpus_queued;	/* sum of ids of CPUs with queued tasks */
 	uint32_t nr_overloaded;		/* CPUs with nr_running >= 2 */
 	uint64_t overload_end;		/* when nr_overloaded last dropped to 0 */
-	bool rd_overload;		/* the root domain's flag as reconstructed */
+	bool rd_overload;		/* the flag may be set: false once surely clear */
 	bool overload_seeded;
-	enum ir_overload_why cleared_by;	/* why rd_overload is false, when it is */
+	enum ir_overload_why cleared_by;	/* why it is clear, when it is */
 	/* top-level rewrites expected since nr_overloaded last dropped to 0:
-	 * the flag is kept while that is <= ln 2 (kept more likely than not) */
-	double rewrites;
+	 * periodic/NOHZ ones, newidle walks' (see overload_parts()) */
+	double rewrites, walk_r;
 	/* the top domain's groups (should_we_balance(): one balancer each) */
 	int *grp;			/* per CPU */
 	uint32_t *grp_idle;		/* idle CPUs per group */
@@ -168,7 +178,7 @@ struct ir_state {
 	uint32_t dead_head, dead_n;
 	/* per-event work visits only the CPUs concerned, not all nr_cpus:
 	 * CPUs with queued tasks, CPUs with an open newidle point */
-	struct cpuset { int *id, *pos, n; } queued, open;
+	struct cpuset { int *id, *pos, n; } queued, open, walks;
 	int *scratch;
 };
 
@@ -372,6 +382,50 @@ static inline unsigned rq_nr_running(const struct ir_state *s, int c)
 	return nr_running(s, c) - (s->cpu[c].prev_out && s->cpu[c].curr ? 1u : 0u);
 }
 
+/*
+ * A probed walk's expected top-level rewrites to 0 (HUGE_VAL: surely), the
+ * walk stopped at stop.  The top level's scan comes at a time within the
+ * walk the probe does not give (the lower levels' share of its duration is
+ * not in it): taken uniform between entry and exit.  A scan before the last
+ * rq left 2 (walk_from) saw it and wrote 1.  sched_balance_newidle()
+ * (newidle_balance() v5.13-v6.9, e5e678e4fea2) breaks out of its domain
+ * loop after the level in progress once this_rq->ttwu_pending is set: a
+ * wake-list wakeup queued at stop leaves the top unbalanced unless its scan
+ * had begun, so only scans in [walk_from, stop) count.
+ */
+static double walk_rewrites(const struct cpu *cp, uint64_t stop)
+{
+	double p = cp->walk_p;
+
+	if (stop > cp->walk_exit)
+		stop = cp->walk_exit;
+	if (cp->walk_from > cp->walk_entry || stop < cp->walk_exit) {
+		if (stop <= cp->walk_from || cp->walk_exit <= cp->walk_entry)
+			return 0;
+		p *= (double)(stop - cp->walk_from) / (double)(cp->walk_exit - cp->walk_entry);
+	}
+	return p >= 1.0 ? HUGE_VAL : -log(1.0 - p);
+}
+
+/* Expected rewrites of the walks whose stop is not known yet. */
+static double walks_pending(const struct ir_state *s)
+{
+	double r = 0;
+
+	for (int i = 0; i < s->walks.n; i++)
+		r += walk_rewrites(&s->cpu[s->walks.id[i]], s->cpu[s->walks.id[i]].walk_exit);
+	return r;
+}
+
+/* An rq reached 2 after those walks: whatever they wrote, the flag is set. */
+static void walks_drop(struct ir_state *s)
+{
+	while (s->walks.n) {
+		s->cpu[s->walks.id[0]].walk_pending = false;
+		set_del(&s->walks, s->walks.id[0]);
+	}
+}
+
 /* Call before and after changing a CPU's queue or curr. */
 static inline void rq_before(struct ir_state *s, int c, unsigned *nr)
 {
@@ -387,10 +441,11 @@ static void rq_after(struct ir_state *s, int c, unsigned before, uint32_t queued
 		/* add_nr_running(): prev_nr < 2 && nr_running >= 2 sets the flag */
 		s->nr_overloaded++;
 		s->rd_overload = true;
+		walks_drop(s);	/* their scans came before: the flag is set again */
 	} else if (before >= 2 && after < 2) {
 		if (--s->nr_overloaded == 0) {
 			s->overload_end = s->now;
-			s->rewrites = 0;	/* earlier rewrites saw this rq at 2 */
+			s->rewrites = s->walk_r = 0;	/* earlier rewrites saw this rq at 2 */
 		}
 	}
 	if (!queued_before && q) {
@@ -534,15 +589,6 @@ static inline double overload_rate(const struct ir_state *s)
 
 #define LN2 0.69314718055994530942
 
-/* No rq at 2 since overload_end: is a rewrite more likely than not? */
-static void overload_expire(struct ir_state *s, enum ir_overload_why by)
-{
-	if (s->rd_overload && !s->nr_overloaded && s->rewrites > LN2) {
-		s->rd_overload = false;
-		s->cleared_by = by;
-	}
-}
-
 /* Integrate time-weighted figures up to ts (SPEC 7, idle while waiting). */
 static void advance(struct ir_state *s, uint64_t ts)
 {
@@ -566,30 +612,53 @@ static void advance(struct ir_state *s, uint64_t ts)
 }
 
 /*
- * rd->overload now: set since the last rewrite that found no rq at 2, unless
- * some top-level rewrite more likely than not came since the last rq left
- * 2 (expected rewrites: periodic/NOHZ at overload_rate(), newidle walks).
+ * rd->overload now, from the top-level rewrites expected since the last rq
+ * left 2 (a rewrite then finds no rq at 2 and writes 0):
+ *  - periodic and NOHZ idle balances, at overload_rate(): an assumption
+ *    standing for tick times the trace does not show; the flag reads clear
+ *    from when one is more likely than not (expected count > ln 2);
+ *  - probed newidle walks: with NI_RANDOM a die decides whether the top
+ *    level is balanced, a chance no event shows.  The flag survives them
+ *    with probability exp(-sum of -ln(1 - p)), the product of (1 - p).
+ * ir_state_overload_p() is the probability the flag is set; the flag reads
+ * set when that is at least 1/2.
  */
-bool ir_state_overload(const struct ir_state *s, uint64_t now)
+static void overload_parts(const struct ir_state *s, uint64_t now, double *periodic, double *walks)
 {
-	double r;
+	*periodic = s->rewrites + (now > s->now ? (double)(now - s->now) * overload_rate(s) : 0);
+	*walks = s->walk_r + walks_pending(s);
+}
+
+double ir_state_overload_p(const struct ir_state *s, uint64_t now)
+{
+	double per, walks;
 
 	if (!s->rd_overload)
-		return false;
+		return 0;
 	if (s->nr_overloaded)
-		return true;
-	r = s->rewrites + (now > s->now ? (double)(now - s->now) * overload_rate(s) : 0);
-	return r <= LN2;
+		return 1;
+	overload_parts(s, now, &per, &walks);
+	return per > LN2 ? 0 : exp(-walks);
+}
+
+bool ir_state_overload(const struct ir_state *s, uint64_t now)
+{
+	return ir_state_overload_p(s, now) >= 0.5;
 }
 
 /* Why ir_state_overload() says what it says at now. */
 static enum ir_overload_why overload_why(const struct ir_state *s, uint64_t now)
 {
+	double per, walks;
+
 	if (!s->rd_overload)
 		return s->cleared_by;
 	if (s->nr_overloaded)
 		return IR_OVL_RQ_AT_2;
-	return ir_state_overload(s, now) ? IR_OVL_KEPT : IR_OVL_CLEARED_PERIODIC;
+	if (ir_state_overload(s, now))
+		return IR_OVL_KEPT;
+	overload_parts(s, now, &per, &walks);
+	return per > LN2 ? IR_OVL_CLEARED_PERIODIC : IR_OVL_CLEARED_WALK;
 }
 
 /* 4.15 update_avg(): avg += (sample - avg) >> 3; v5.x+: diff / 8. */
@@ -1046,6 +1115,7 @@ static void open_point(struct ir_state *s, int c, uint64_t ts, enum ir_point_kin
 	pt->avg_idle = cp->avg_idle;
 	pt->max_idle_balance_cost = cp->max_idle_balance_cost;
 	pt->overload = ir_state_overload(s, ts);
+	pt->overload_p = ir_state_overload_p(s, ts);
 	pt->overload_why = overload_why(s, ts);
 	pt->pulled_pid = pt->pulled_from = -1;
 	pt->probe_ret = -1;
@@ -1075,6 +1145,7 @@ static void open_point(struct ir_state *s, int c, uint64_t ts, enum ir_point_kin
 		probed = s->p.probe_seed;
 		if (probed) {	/* the call read rd->overload at its entry, before its own rewrite */
 			pt->overload = cp->probe_overload;
+			pt->overload_p = cp->probe_overload_p;
 			pt->overload_why = cp->probe_ovl_why;
 		}
 	}
@@ -1389,36 +1460,82 @@ static void on_wakeup(struct ir_state *s, const struct ir_event *ev)
  * the per-level split of curr_cost: it is taken as 0 (a lower bound), and a
  * call that pulled is not known to have reached the top.  Under NI_RANDOM
  * (33cf66d88306) the top level is balanced with probability
- * (2 + sd->newidle_ratio) / 1024: an expected rewrite of -ln(1 - p).
+ * (2 + sd->newidle_ratio) / 1024: an expected rewrite of -ln(1 - p).  From
+ * v5.13 a wake-list wakeup queued during the walk stops it (walk_rewrites()):
+ * the walk stays pending until c shows whether one came (walk_stop()).
  */
+static void walk_stop(struct ir_state *s, int c, uint64_t stop);
+
 static void newidle_walk_rewrite(struct ir_state *s, int c)
 {
-	const struct cpu *cp = &s->cpu[c];
+	struct cpu *cp = &s->cpu[c];
 	const struct ir_probe_entry *v = &cp->probe;
 	int top = nr_levels_of(s, c) - 1;
 	double p = 1.0;
 
-	if (!s->p.probe_seed || !s->rd_overload || s->nr_overloaded || !cp->probe_overload ||
-	    cp->probe_ret != 0 || v->ttwu_pending > 0 || v->avg_idle < 0 || top < 0 || top >= 3)
+	/* a call that read the flag clear did not walk: its rewrite counts all
+	 * the same, since it changes nothing then (see ir_state_overload_p()) */
+	if (!s->p.probe_seed || !s->rd_overload || s->nr_overloaded || cp->probe_ret != 0 ||
+	    v->ttwu_pending > 0 || v->avg_idle < 0 || top < 0 || top >= 3)
 		return;
 	for (int l = 0; l <= top; l++)
 		if (v->sd_max_newidle_lb_cost[l] < 0 || v->avg_idle < v->sd_max_newidle_lb_cost[l])
 			return;
 	if (s->p.ni_random && v->sd_newidle_ratio[top] >= 0)
 		p = (2.0 + (double)v->sd_newidle_ratio[top]) / 1024.0;
-	/* the top level's scan comes at some time within the walk, unknown
-	 * (the lower levels' share of its duration is not in the probe): an
-	 * rq left 2 during the walk, so a scan before that saw it and wrote 1.
-	 * Only the part of the walk after the last rq left 2 rewrites to 0. */
-	if (s->overload_end > cp->probe_ts && cp->probe_exit_ts > cp->probe_ts)
-		p *= (double)(cp->probe_exit_ts - s->overload_end) / (double)(cp->probe_exit_ts - cp->probe_ts);
-	if (p >= 1.0) {
+	cp->walk_p = p;
+	cp->walk_entry = cp->probe_ts;
+	cp->walk_exit = cp->probe_exit_ts > cp->probe_ts ? cp->probe_exit_ts : cp->probe_ts;
+	cp->walk_from = s->overload_end > cp->walk_entry ? s->overload_end : cp->walk_entry;
+	cp->walk_pending = true;
+	set_add(&s->walks, c);
+	if (!ttwu_pending_rule(s))
+		walk_stop(s, c, cp->walk_exit);	/* nothing stops it before v5.13 */
+}
+
+/* c's pending walk ends: stopped at stop by a wake-list wakeup, or at its exit. */
+static void walk_stop(struct ir_state *s, int c, uint64_t stop)
+{
+	struct cpu *cp = &s->cpu[c];
+	double r;
+
+	if (!cp->walk_pending)
+		return;
+	r = walk_rewrites(cp, stop);
+	cp->walk_pending = false;
+	set_del(&s->walks, c);
+	if (r == HUGE_VAL) {
 		s->rd_overload = false;	/* no rq at 2: the scan wrote 0 */
 		s->cleared_by = IR_OVL_CLEARED_WALK;
 	} else {
-		s->rewrites += -log(1.0 - p);
+		s->walk_r += r;
 	}
-	overload_expire(s, IR_OVL_CLEARED_WALK);
+}
+
+/*
+ * After a probed walk that pulled nothing, c picks its idle task and then
+ * runs its wake list (sched_ttwu_pending()): a sched_wakeup emitted on c for
+ * a task whose sched_waking came from another CPU during the walk was queued
+ * there (ttwu_queue_wakelist(): c's rq was empty), setting ttwu_pending at
+ * that sched_waking.  Any other event on c first means none came.
+ */
+static void walk_evidence(struct ir_state *s, const struct ir_event *ev)
+{
+	int c = ev->cpu;
+	struct cpu *cp = &s->cpu[c];
+	const struct task *t;
+
+	if (!cp->walk_pending || ev->type == IR_EV_PROBE_EXIT)
+		return;
+	if (ev->type == IR_EV_SWITCH && ev->sw.next_pid == 0 && ev->sw.prev_pid != 0)
+		return;	/* the switch to idle after the call */
+	if (ev->type == IR_EV_WAKEUP && ev->wake.target_cpu == c &&
+	    (t = task_find(s, ev->wake.pid)) && t->wl_waking_ts >= cp->walk_entry &&
+	    t->wl_waking_ts < cp->walk_exit && t->wl_waking_cpu >= 0 && t->wl_waking_cpu != c) {
+		walk_stop(s, c, t->wl_waking_ts);
+		return;
+	}
+	walk_stop(s, c, cp->walk_exit);
 }
 
 static void probe_exit(struct ir_state *s, int c)
@@ -1470,7 +1587,7 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 		missing_idle_exit(s, ev);
 	else if (ev->common_pid == 0 && cp->curr != 0)
 		missing_idle_entry(s, c, ev->ts);	/* the idle task runs here */
-	overload_expire(s, IR_OVL_CLEARED_PERIODIC);	/* see overload_rate() */
+	walk_evidence(s, ev);
 
 	/* pulls by c that no blocking switch follows were periodic; the newidle
 	 * probes fire inside __schedule() around the pull, so they do not count */
@@ -1565,10 +1682,11 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 				s->cleared_by = IR_OVL_NEVER_SET;
 				if (!s->nr_overloaded) {
 					s->overload_end = ev->ts;
-					s->rewrites = 0;
+					s->rewrites = s->walk_r = 0;
 				}
 			}
 			pcp->probe_overload = ir_state_overload(s, ev->ts);
+			pcp->probe_overload_p = ir_state_overload_p(s, ev->ts);
 			pcp->probe_ovl_why = overload_why(s, ev->ts);
 			/* use what the kernel had: the cap always, avg_idle once as a seed */
 			if (ev->probe_entry.v.max_idle_balance_cost > 0)
@@ -1704,7 +1822,7 @@ struct ir_state *ir_state_new(int nr_cpus, const struct ir_state_params *p,
 	s->obs.nr_cpus = nr_cpus;
 	s->scratch = calloc((size_t)nr_cpus, sizeof(*s->scratch));
 	if (!s->cpu || !s->obs.cpu || !s->scratch || set_init(&s->queued, nr_cpus) ||
-	    set_init(&s->open, nr_cpus) || hash_grow(s)) {
+	    set_init(&s->open, nr_cpus) || set_init(&s->walks, nr_cpus) || hash_grow(s)) {
 		ir_state_free(s);
 		return NULL;
 	}
@@ -1772,5 +1890,7 @@ void ir_state_free(struct ir_state *s)
 	free(s->queued.pos);
 	free(s->open.id);
 	free(s->open.pos);
+	free(s->walks.id);
+	free(s->walks.pos);
 	free(s);
 }

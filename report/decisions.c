@@ -30,6 +30,8 @@ int ir_decisions_line(FILE *f, const struct ir_point *pt, const struct ir_decisi
 	json_object_object_add(l, "max_idle_balance_cost", i64((int64_t)pt->max_idle_balance_cost));
 	json_object_object_add(l, "overload", json_object_new_boolean(pt->overload));
 	json_object_object_add(l, "overload_why", json_object_new_string(ir_overload_why_name[pt->overload_why]));
+	/* the probability the reconstruction gives the flag (docs/fidelity-replay.md) */
+	json_object_object_add(l, "overload_p", json_object_new_double(pt->overload_p));
 	json_object_object_add(l, "idle_ns", i64((int64_t)pt->idle_ns));
 	/* what stops or skips a walk besides the policy's own tests: a task
 	 * queued this long after newidle entry, a pending wake-list wakeup */

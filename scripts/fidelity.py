@@ -200,6 +200,10 @@ def main():
 # detach_tasks() for migrate_load by release (v5.10: a newidle balance moves
 # a task only when the imbalance holds its whole load): vm-ab/mc0_3 -> ni
 # joined, none left: 58 of 99.
+# rd->overload read set when its probability is >= 1/2, the periodic rate
+# applied as a time and only the NI_RANDOM die as a chance (branch fidr2,
+# replay/state.c overload_parts()): vm-ab/mc5ms_3's MC lb_count (30 / 37.7,
+# +25.7 %, was 36.9) fell just outside +-25 % and left: 57 of 99.
 CHECKED = {
     "vm-ab/mc0_1 -> mc0 cross",
     "vm-ab/mc0_1 -> mc5ms cross",
@@ -219,7 +223,6 @@ CHECKED = {
     "vm-ab/mc5ms_1 NUMA lb_count",
     "vm-ab/mc5ms_1 SMT lb_gained",
     "vm-ab/mc5ms_3 -> ni cross",
-    "vm-ab/mc5ms_3 MC lb_count",
     "vm-ab/mc5ms_3 NUMA lb_count",
     "vm-ab/mc5ms_3 SMT lb_count",
     "vm-ab/ni_1 -> ni cross",

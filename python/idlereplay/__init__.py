@@ -128,7 +128,8 @@ def load_rows(path):
         return Table(json.loads(line) for line in f if line.strip())
 
 
-_POINT_KEYS = ["ts", "cpu", "kind", "avg_idle", "max_idle_balance_cost", "overload", "overload_why", "idle_ns"]
+_POINT_KEYS = ["ts", "cpu", "kind", "avg_idle", "max_idle_balance_cost", "overload", "overload_p", "overload_why",
+               "idle_ns"]
 _POLICY_KEYS = ["policy", "bail", "tried", "stop_level", "pulled", "level", "pid", "from_cpu",
                 "attempts", "cost_ns", "idle_recovered_ns", "idle_lost_ns"]
 

@@ -102,6 +102,16 @@ class Module(unittest.TestCase):
         # a replay without the closed loop: an empty table, not an error
         self.assertEqual(len(idlereplay.closed_loop(self.report)), 0)
 
+    def test_overload_p(self):
+        # docs/report.md: overload_p is a probability, overload is it >= 1/2,
+        # and an rq at 2 makes it sure
+        self.assertIn("overload_p", self.dec.columns)
+        for r in self.dec:
+            self.assertTrue(0.0 <= r["overload_p"] <= 1.0)
+            self.assertEqual(r["overload"], r["overload_p"] >= 0.5)
+            if r["overload_why"] == "rq_at_2":
+                self.assertEqual(r["overload_p"], 1.0)
+
     def test_errors(self):
         with tempfile.TemporaryDirectory() as tmp:
             bad = os.path.join(tmp, "bad.dat")

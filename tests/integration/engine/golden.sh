@@ -102,6 +102,11 @@
 # whose flag changed).
 # Then fidr (jiffy_ns renamed from overload_tick_ns, overload_why, the
 # top-level scan within the walk): regenerated on the merge.
+# Then branch fidr2 (issue 15), on purpose: decisions lines carry
+# overload_p (the probability the replay gives rd->overload).  Only the 21
+# d.jsonl files changed; checked by script against the branch base's binary
+# (7df8e34) on hb_mc5ms_3 and vm-numa/d: with overload_p removed, every line
+# is the same.
 # Then branch lead: assumptions.overload_tick_ns written again beside
 # jiffy_ns as a deprecated alias of the same value (a key is removed only at
 # a schema major change): every JSON report, and every HTML page that
@@ -109,6 +114,9 @@
 # fidelity section say "N of them at the same points" instead of "both N",
 # and with no observed pull the headline says it cannot be judged: text and
 # HTML outputs with a fidelity section change, JSON does not.
+# Then the integration merge of sim3, eco4 and fidr2: regenerated with
+# --update on the merge (eco4's sweep charts, fidr2's overload_p, lead's
+# keys and headline together).
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi

@@ -90,6 +90,17 @@ static void test_busy_factor(void **state)
 	ir_state_free(s);
 }
 
+/* overload_then_one() on a new state, then 200 runs on CPU 1: its newidle
+ * call is the walk the cases below probe.  Returns the state, *t the time. */
+static struct ir_state *walk_start(const struct ir_state_params *p, struct pts *pts, uint64_t *t)
+{
+	struct ir_state *s = mk(4, p, NULL, pts);
+
+	*t = overload_then_one(s);
+	sw(s, *t + 10 * US, 1, 0, S_RUN, 200);
+	return s;
+}
+
 /*
  * A probed newidle call by 200 on CPU 1 that reaches the top level (avg_idle
  * >= the level's max_newidle_lb_cost, nothing pulled) rewrites the flag from
@@ -105,9 +116,7 @@ static int walk_case(int64_t avg_idle, int64_t cost, int ret, bool other_rq_at_2
 	int after;
 
 	p.ni_random = ni_random;
-	s = mk(4, &p, NULL, &pts);
-	t = overload_then_one(s);
-	sw(s, t + 10 * US, 1, 0, S_RUN, 200);
+	s = walk_start(&p, &pts, &t);
 	if (other_rq_at_2) {
 		sw(s, t + 20 * US, 2, 0, S_RUN, 300);
 		wake(s, t + 30 * US, 2, 300, 301, 2);
@@ -212,6 +221,100 @@ static void test_prev_dequeued(void **state)
 	}
 }
 
+/*
+ * A wake-list wakeup queued during a walk stops it after the level in
+ * progress (sched_balance_newidle(), newidle_balance() from v5.13,
+ * e5e678e4fea2: "if (pulled_task || this_rq->nr_running > 0 ||
+ * this_rq->ttwu_pending) break;").  CPU 3 (idle) wakes 400 at stop_at into
+ * CPU 1's deterministic walk of 100 us; after the call CPU 1's idle task
+ * runs its wake list (sched_wakeup of 400 emitted on CPU 1).  The top
+ * level's scan, uniform over the walk, came before stop_at with probability
+ * stop_at / 100 us: the flag survives with 1 - that (ln 2 threshold: kept
+ * at 25 us, cleared at 75 us).  Before v5.13 nothing stops the walk.
+ * Returns the flag after the wakeup; *p the probability it gives.
+ */
+static bool ttwu_stop_case(uint64_t stop_at, int kmajor, int kminor, bool wake_list, double *p)
+{
+	struct ir_state_params prm_ = prm(true);
+	struct ir_state *s;
+	uint64_t t, e;
+	bool after;
+
+	prm_.kernel_major = kmajor;
+	prm_.kernel_minor = kminor;
+	s = walk_start(&prm_, NULL, &t);
+	e = t + 100 * US;
+	probe_walk(s, e, 1, 200, 1 * MS, 50 * US, -1, 1);
+	waking(s, e + stop_at, 3, 0, 400, 1);
+	probe_out(s, e + 100 * US, 1, 200, 0);
+	sw(s, e + 110 * US, 1, 200, S_SLEEP, 0);
+	if (wake_list)
+		wake(s, e + 120 * US, 1, 0, 400, 1);	/* sched_ttwu_pending() on CPU 1 */
+	else
+		wake(s, e + 120 * US, 3, 0, 400, 1);	/* an ordinary remote wakeup */
+	after = ir_state_overload(s, e + 130 * US);
+	*p = ir_state_overload_p(s, e + 130 * US);
+	ir_state_free(s);
+	return after;
+}
+
+static void test_ttwu_pending_stop(void **state)
+{
+	double p;
+
+	(void)state;
+	assert_true(ttwu_stop_case(25 * US, 6, 1, true, &p));
+	assert_float_equal(p, 0.75, 1e-9);
+	assert_false(ttwu_stop_case(75 * US, 6, 1, true, &p));
+	assert_float_equal(p, 0.25, 1e-9);
+	/* v5.12: the walk goes on to the top whatever is queued */
+	assert_false(ttwu_stop_case(25 * US, 5, 12, true, &p));
+	assert_float_equal(p, 0.0, 1e-12);
+	/* the wakeup was not c's wake list: nothing stopped the walk */
+	assert_false(ttwu_stop_case(25 * US, 6, 1, false, &p));
+	assert_float_equal(p, 0.0, 1e-12);
+}
+
+/*
+ * The probability the reconstruction gives the flag, what the fidelity page
+ * judges the NI_RANDOM die by: a walk balances the top level with
+ * probability (2 + ratio) / 1024, so the flag survives it with 1 - that:
+ * 510/1024 (ratio 512: reads clear), 922/1024 (ratio 100: reads set).  The
+ * periodic/NOHZ rate is an assumption, not a die: once a rewrite is more
+ * likely than not the flag reads clear with probability 1.
+ */
+static void test_overload_p(void **state)
+{
+	static const struct { int64_t ratio; double p; bool set; } want[] = {
+		{ 512, 510.0 / 1024.0, false }, { 100, 922.0 / 1024.0, true },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct ir_state_params p = prm(true);
+		struct pts pts;
+		uint64_t t, e;
+		struct ir_state *s = (p.ni_random = true, walk_start(&p, &pts, &t));
+		int k;
+
+		e = t + 100 * US;
+		probe_walk(s, e, 1, 200, 1 * MS, 50 * US, want[i].ratio, 1);
+		probe_out(s, e + 10 * US, 1, 200, 0);
+		sw(s, e + 20 * US, 1, 200, S_SLEEP, 0);
+		sw(s, e + 30 * US, 0, 101, S_SLEEP, 0);	/* CPU 0's point reads the flag */
+		/* the periodic rate then takes it past ln 2 (test_periodic_rate) */
+		assert_float_equal(ir_state_overload_p(s, e + 1000 * MS), 0.0, 1e-12);
+		ir_state_finish(s, e + 50 * US);
+		assert_int_equal(pts.n, 2);
+		k = pts.p[0].cpu == 0 ? 0 : 1;
+		assert_int_equal(pts.p[k].cpu, 0);
+		assert_float_equal(pts.p[k].overload_p, want[i].p, 1e-9);
+		assert_int_equal(pts.p[k].overload, want[i].set);
+		assert_int_equal(pts.p[k].overload_why, want[i].set ? IR_OVL_KEPT : IR_OVL_CLEARED_WALK);
+		ir_state_free(s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +323,8 @@ int main(void)
 		cmocka_unit_test(test_walk_rewrite),
 		cmocka_unit_test(test_prev_dequeued),
 		cmocka_unit_test(test_scan_within_walk),
+		cmocka_unit_test(test_ttwu_pending_stop),
+		cmocka_unit_test(test_overload_p),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
