@@ -237,6 +237,10 @@ struct ir_state_params {
 					 * avg_idle, the first rd->overload, idle_stamp and
 					 * ttwu_pending from newidle probes when present, and
 					 * make the idle task's re-entries (no switch) points */
+	uint64_t lookahead_max_ns;	/* probed mode: a newidle walk's level reads the
+					 * runqueues as of entry + the levels' costs so far,
+					 * bounded by the call's duration and by this
+					 * (replay/lookahead.h); 0: all levels at entry */
 };
 void ir_state_params_default(struct ir_state_params *p);
 
@@ -258,6 +262,8 @@ struct ir_observed {
 	uint64_t probe_pulls;		/* newidle calls that returned > 0 (kretprobe), matched or not */
 	uint64_t probe_only_points;	/* points only a probe shows (idle task re-entry, SPEC 9) */
 	uint64_t ttwu_pending_points;	/* points entered with rq->ttwu_pending set */
+	uint64_t lookahead_truncated;	/* points whose levels' runqueue changes were more
+					 * than kept: later levels read an earlier state */
 };
 
 /* Kinds of newidle point. */
@@ -341,6 +347,10 @@ struct ir_point {
 	uint64_t rq_ts;			/* when rq was taken (newidle entry) */
 	uint64_t arrival_ns;		/* first task enqueued on cpu, from rq_ts; 0 none */
 	int nr_rq;
+	/* the runqueues as level l's load_balance() read them (probed mode,
+	 * replay/lookahead.h) and when; NULL: rq, at rq_ts */
+	const struct ir_rq_snap *rq_level[IR_MAX_LEVELS];
+	uint64_t rq_level_ts[IR_MAX_LEVELS];
 };
 
 /*
