@@ -132,6 +132,8 @@ static int set_duration(struct idlereplay *ir, const char *name, const char *val
 		ir->tick_set = true;
 	} else if (!strcmp(name, "balance-interval")) {
 		ir->sp.balance_interval_ns = v;
+	} else if (!strcmp(name, "lookahead-max")) {
+		ir->sp.lookahead_max_ns = v;
 	} else if (!strcmp(name, "refill")) {
 		ir->cl_refill_ns = v;
 		ir->cl_refill_set = true;
@@ -212,7 +214,7 @@ int idlereplay_set(idlereplay *ir, const char *name, const char *value)
 {
 	static const char *const durations[] = {
 		"migration-cost", "max-idle-balance-cost", "tick", "newidle-lead", "balance-interval",
-		"refill",
+		"refill", "lookahead-max",
 	};
 	static const char *const flags[] = { "probe-seed", "timeline", "allow-lost", "closed-loop" };
 	bool flag = false;

@@ -112,6 +112,8 @@ static json_object *assumptions_obj(const struct ir_state_params *p)
 	json_object_object_add(a, "overload_busy_factor", u64(p->busy_factor));
 	json_object_object_add(a, "avg_idle_shift", json_object_new_boolean(p->avg_idle_shift));
 	json_object_object_add(a, "probe_seed", json_object_new_boolean(p->probe_seed));
+	if (p->probe_seed)
+		json_object_object_add(a, "lookahead_max_ns", u64(p->lookahead_max_ns));
 	json_object_object_add(a, "load_balance_inputs", json_object_new_string(IR_LB_ASSUMPTIONS));
 	return a;
 }
