@@ -182,29 +182,36 @@ static void test_durations(void **state)
 static void test_policy_for_kernel(void **state)
 {
 	(void)state;
-	assert_int_equal(ir_policy_for_kernel(4, 15, NULL), IR_POL_BASELINE);
-	assert_int_equal(ir_policy_for_kernel(5, 15, NULL), IR_POL_BASELINE);
-	assert_int_equal(ir_policy_for_kernel(5, 16, NULL), IR_POL_MAINLINE);
-	assert_int_equal(ir_policy_for_kernel(6, 16, NULL), IR_POL_MAINLINE);
-	assert_int_equal(ir_policy_for_kernel(6, 17, NULL), IR_POL_BUMP);
-	assert_int_equal(ir_policy_for_kernel(6, 18, NULL), IR_POL_BUMP);
-	assert_int_equal(ir_policy_for_kernel(6, 19, NULL), IR_POL_PROPORTIONAL);
-	assert_int_equal(ir_policy_for_kernel(7, 0, NULL), IR_POL_PROPORTIONAL);
-	assert_int_equal(ir_policy_for_kernel(-1, -1, NULL), IR_POL_MAINLINE);
+	assert_int_equal(ir_policy_for_kernel(4, 15, -1, NULL), IR_POL_BASELINE);
+	assert_int_equal(ir_policy_for_kernel(5, 15, -1, NULL), IR_POL_BASELINE);
+	assert_int_equal(ir_policy_for_kernel(5, 16, -1, NULL), IR_POL_MAINLINE);
+	assert_int_equal(ir_policy_for_kernel(6, 16, -1, NULL), IR_POL_MAINLINE);
+	assert_int_equal(ir_policy_for_kernel(6, 17, -1, NULL), IR_POL_BUMP);
+	/* 6.18.y: bump up to 6.18.4; from 6.18.5 the stable backports of the
+	 * revert (d206fbad9328) and of 33cf66d88306; unknown patch: newest */
+	assert_int_equal(ir_policy_for_kernel(6, 18, 0, NULL), IR_POL_BUMP);
+	assert_int_equal(ir_policy_for_kernel(6, 18, 4, NULL), IR_POL_BUMP);
+	assert_int_equal(ir_policy_for_kernel(6, 18, 5, NULL), IR_POL_PROPORTIONAL);
+	assert_int_equal(ir_policy_for_kernel(6, 18, 44, NULL), IR_POL_PROPORTIONAL);
+	assert_int_equal(ir_policy_for_kernel(6, 18, -1, NULL), IR_POL_PROPORTIONAL);
+	assert_int_equal(ir_policy_for_kernel(6, 17, 13, NULL), IR_POL_BUMP);
+	assert_int_equal(ir_policy_for_kernel(6, 19, -1, NULL), IR_POL_PROPORTIONAL);
+	assert_int_equal(ir_policy_for_kernel(7, 0, -1, NULL), IR_POL_PROPORTIONAL);
+	assert_int_equal(ir_policy_for_kernel(-1, -1, -1, NULL), IR_POL_MAINLINE);
 	/* a backport: 6.1 with NI_RANDOM on */
-	assert_int_equal(ir_policy_for_kernel(6, 1, "GENTLE_FAIR_SLEEPERS NI_RANDOM WA_BIAS"),
+	assert_int_equal(ir_policy_for_kernel(6, 1, -1, "GENTLE_FAIR_SLEEPERS NI_RANDOM WA_BIAS"),
 			 IR_POL_PROPORTIONAL);
-	assert_int_equal(ir_policy_for_kernel(6, 1, "NI_RANDOM"), IR_POL_PROPORTIONAL);
+	assert_int_equal(ir_policy_for_kernel(6, 1, -1, "NI_RANDOM"), IR_POL_PROPORTIONAL);
 	/* the feature off: the release decides between bump and mainline */
-	assert_int_equal(ir_policy_for_kernel(6, 19, "WA_BIAS NO_NI_RANDOM"), IR_POL_BUMP);
-	assert_int_equal(ir_policy_for_kernel(6, 1, "NO_NI_RANDOM UTIL_EST"), IR_POL_MAINLINE);
+	assert_int_equal(ir_policy_for_kernel(6, 19, -1, "WA_BIAS NO_NI_RANDOM"), IR_POL_BUMP);
+	assert_int_equal(ir_policy_for_kernel(6, 1, -1, "NO_NI_RANDOM UTIL_EST"), IR_POL_MAINLINE);
 	/* the release boundaries with the feature off: bump from 6.17 (155213a2aed4) */
-	assert_int_equal(ir_policy_for_kernel(6, 16, "NO_NI_RANDOM"), IR_POL_MAINLINE);
-	assert_int_equal(ir_policy_for_kernel(6, 17, "NO_NI_RANDOM"), IR_POL_BUMP);
-	assert_int_equal(ir_policy_for_kernel(7, 0, "NO_NI_RANDOM"), IR_POL_BUMP);
+	assert_int_equal(ir_policy_for_kernel(6, 16, -1, "NO_NI_RANDOM"), IR_POL_MAINLINE);
+	assert_int_equal(ir_policy_for_kernel(6, 17, -1, "NO_NI_RANDOM"), IR_POL_BUMP);
+	assert_int_equal(ir_policy_for_kernel(7, 0, -1, "NO_NI_RANDOM"), IR_POL_BUMP);
 	/* only whole words count */
-	assert_int_equal(ir_policy_for_kernel(6, 1, "XNI_RANDOM NI_RANDOMX"), IR_POL_MAINLINE);
-	assert_int_equal(ir_policy_for_kernel(4, 15, "UTIL_EST"), IR_POL_BASELINE);
+	assert_int_equal(ir_policy_for_kernel(6, 1, -1, "XNI_RANDOM NI_RANDOMX"), IR_POL_MAINLINE);
+	assert_int_equal(ir_policy_for_kernel(4, 15, -1, "UTIL_EST"), IR_POL_BASELINE);
 }
 
 int main(void)
