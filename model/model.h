@@ -124,6 +124,10 @@ struct ir_policy_params {
 	uint64_t ni_random;		/* proportional: sched_feat(NI_RANDOM) (default 1) */
 	uint64_t seeds;			/* proportional: seeds replayed in the same pass for
 					 * the expected value and its spread (default 32) */
+	uint64_t newidle_ratio;		/* proportional: each sd->newidle_ratio when the trace
+					 * starts (0-1024; default 512, sd_init()'s "50%
+					 * success rate": the kernel's state before the
+					 * trace is not in it) */
 	uint64_t cost_scale;		/* assumed per-level costs x cost_scale / 1000
 					 * (default 1000; `idlereplay calibrate` fits it) */
 };

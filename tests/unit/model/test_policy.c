@@ -115,6 +115,24 @@ static void test_param_keys(void **state)
 	assert_int_equal(p.cost_scale, 2000);
 	ir_policy_defaults(IR_POL_BUMP, &p);
 	assert_string_equal(p.label, "bump");
+	/* sd->newidle_ratio at the trace's start: sd_init()'s 512 unless given,
+	 * newidle_success in proportion over newidle_call's 512 */
+	{
+		struct ir_policy_state st;
+
+		assert_int_equal(ir_policy_parse("proportional", &p, NULL, 0), 0);
+		assert_int_equal(p.newidle_ratio, 512);
+		assert_int_equal(ir_policy_state_init(&st, &p, 2), 0);
+		assert_int_equal(st.newidle_ratio[IR_MAX_LEVELS + 1], 512);
+		assert_int_equal(st.newidle_success[IR_MAX_LEVELS + 1], 256);
+		ir_policy_state_free(&st);
+		assert_int_equal(ir_policy_parse("proportional:newidle_ratio=0", &p, NULL, 0), 0);
+		assert_int_equal(ir_policy_state_init(&st, &p, 2), 0);
+		assert_int_equal(st.newidle_ratio[1], 0);
+		assert_int_equal(st.newidle_success[1], 0);
+		assert_int_equal(st.newidle_call[1], 512);
+		ir_policy_state_free(&st);
+	}
 }
 
 static void test_errors(void **state)
@@ -135,7 +153,7 @@ static void test_errors(void **state)
 	expect_error("mainline:mc.migration_cost=1us", "policy mainline: no parameter "
 		     "'mc.migration_cost' (mainline takes sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost, cost_scale, lb_release, preemption, smt_never_hot, nr_balance_failed; LEVEL is smt, cls, mc, pkg, node or numa)");
 	expect_error("proportional:mc.migration_cost=1us", "policy proportional: no parameter 'mc.migration_cost' "
-		     "(proportional takes sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost, seed, seeds, ni_random, cost_scale, lb_release, preemption, smt_never_hot, nr_balance_failed; LEVEL is smt, cls, mc, pkg, node or numa)");
+		     "(proportional takes sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost, seed, seeds, ni_random, newidle_ratio, cost_scale, lb_release, preemption, smt_never_hot, nr_balance_failed; LEVEL is smt, cls, mc, pkg, node or numa)");
 	expect_error("baseline:mc.max_newidle_lb_cost=5min",
 		     "policy baseline: bad value '5min' for mc.max_newidle_lb_cost (ns, or with ns/us/ms/s)");
 	expect_error("baseline:mc.max_newidle_lb_cost=-5",
