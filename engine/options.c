@@ -217,6 +217,19 @@ int idlereplay_set(idlereplay *ir, const char *name, const char *value)
 		"refill", "lookahead-max",
 	};
 	static const char *const flags[] = { "probe-seed", "timeline", "allow-lost", "closed-loop" };
+
+	if (!strcmp(name, "lookahead-share")) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = value ? strtoul(value, &end, 10) : 0;
+		if (!value || errno || end == value || *end || *value == '-' || v > 100)
+			return ir_engine_fail(ir, IR_ERR_USAGE, "bad --lookahead-share '%s' (a percent, 1 to 100; "
+					      "0: measured from the trace's pulling calls)", value ? value : "");
+		ir->sp.lookahead_share = (unsigned)v;
+		return IR_OK;
+	}
 	bool flag = false;
 
 	ir->err[0] = 0;

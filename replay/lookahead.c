@@ -35,6 +35,29 @@ void ir_la_log_free(struct ir_la_log *log)
 	log->rec = NULL;
 }
 
+void ir_la_share_add(struct ir_la_log *log, uint64_t at, uint64_t dur)
+{
+	if (!dur || at > dur)
+		return;
+	log->share_hist[at * 100 / dur]++;
+	log->share_n++;
+}
+
+unsigned ir_la_share(const struct ir_la_log *log, unsigned given)
+{
+	uint32_t half, n = 0;
+
+	if (given)
+		return given < 100 ? given : 100;
+	if (log->share_n < IR_LA_SHARE_MIN)
+		return 100;
+	half = (log->share_n + 1) / 2;
+	for (unsigned s = 0; s <= 100; s++)
+		if ((n += log->share_hist[s]) >= half)
+			return s ? s : 1;
+	return 100;
+}
+
 void ir_la_level_times(uint64_t entry, const int64_t *cost, int nr_levels, uint64_t dur, uint64_t cap,
 		       uint64_t *level_ts)
 {

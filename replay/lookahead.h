@@ -29,7 +29,12 @@
  *
  * i.e. at the end of its domain_cost window, where detach_tasks() runs
  * (after update_sd_lb_stats() and find_busiest_queue(), right before
- * attach_tasks() and t1).  Meanwhile other CPUs switch tasks in, balance
+ * attach_tasks() and t1).  The call's duration also holds what follows the
+ * walk (attach_tasks(), re-locking this_rq, the return): the bound is the
+ * share of the duration before the detach, which a probed trace shows in
+ * its pulling calls (the pull's sched_migrate_task between entry and exit:
+ * the median so far, ir_la_share()), else the exit; `--lookahead-share`
+ * sets it.  Meanwhile other CPUs switch tasks in, balance
  * and migrate them, wake tasks onto queues: a task one of them took is not
  * there to pull.
  *
@@ -74,12 +79,24 @@ struct ir_la_rec {
 	uint8_t rt, pinned;
 };
 
-/* The ring of recent records. */
+/* The ring of recent records, and where in its call each probed pull
+ * came: the share of the call's duration before the pull's
+ * sched_migrate_task (detach_tasks() of the level that pulled). */
+#define IR_LA_SHARE_MIN 8	/* pulls measured before their median is used */
 struct ir_la_log {
 	struct ir_la_rec *rec;
 	uint32_t cap;		/* a power of two */
 	uint64_t seq;		/* records noted so far: the next one's seq */
+	uint32_t share_hist[101];	/* percent */
+	uint32_t share_n;
 };
+
+/* A pulling call's pull came `at` ns into a call of `dur` ns. */
+void ir_la_share_add(struct ir_la_log *log, uint64_t at, uint64_t dur);
+/* The share (percent) of a call's duration the walk's reads are bounded
+ * by: `given` (1-100) if set, else the median of the pulls measured so far
+ * (from IR_LA_SHARE_MIN of them), else 100 (the call's exit). */
+unsigned ir_la_share(const struct ir_la_log *log, unsigned given);
 
 int ir_la_log_init(struct ir_la_log *log, int nr_cpus);
 void ir_la_log_free(struct ir_la_log *log);

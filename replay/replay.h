@@ -241,6 +241,10 @@ struct ir_state_params {
 					 * runqueues as of entry + the levels' costs so far,
 					 * bounded by the call's duration and by this
 					 * (replay/lookahead.h); 0: all levels at entry */
+	unsigned lookahead_share;	/* percent of a call's duration its walk's reads are
+					 * bounded by; 0: the median share before the pull in
+					 * the trace's probed pulling calls so far (from 8 of
+					 * them; before, 100: the call's exit) */
 };
 void ir_state_params_default(struct ir_state_params *p);
 
@@ -264,6 +268,8 @@ struct ir_observed {
 	uint64_t ttwu_pending_points;	/* points entered with rq->ttwu_pending set */
 	uint64_t lookahead_truncated;	/* points whose levels' runqueue changes were more
 					 * than kept: later levels read an earlier state */
+	uint32_t lookahead_share;	/* at the end: the share (percent) of a call's
+					 * duration its walk's reads were bounded by; 0 none */
 };
 
 /* Kinds of newidle point. */
@@ -379,6 +385,9 @@ const struct ir_observed *ir_state_observed(const struct ir_state *s);
 /* Introspection for tests and ground truth; a CPU out of range has avg_idle
  * 0, nr_running 0 and curr -1. */
 uint64_t ir_state_avg_idle(const struct ir_state *s, int cpu);
+/* The look-ahead's share of a call's duration now (percent; see
+ * ir_state_params.lookahead_share), 0 without a look-ahead. */
+unsigned ir_state_lookahead_share(const struct ir_state *s);
 unsigned ir_state_nr_running(const struct ir_state *s, int cpu);
 bool ir_state_overload(const struct ir_state *s, uint64_t now);
 int32_t ir_state_curr(const struct ir_state *s, int cpu);

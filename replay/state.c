@@ -1067,13 +1067,14 @@ static void snapshot(struct ir_state *s, int c, struct open_point *op, bool at_p
 			/* the call ended before its switch (now) or at its exit probe */
 			uint64_t dur = cp->probe_ret >= 0 && cp->probe_exit_ts > cp->probe_ts ?
 				cp->probe_exit_ts - cp->probe_ts : s->now - cp->probe_ts;
+			unsigned share = ir_la_share(&s->la, s->p.lookahead_share);
 			int64_t cost[IR_MAX_LEVELS];
 
 			for (int l = 0; l < IR_MAX_LEVELS; l++)
 				cost[l] = l < 3 ? cp->probe.sd_max_newidle_lb_cost[l] : -1;
 			op->la->nr_levels = op->pt.nr_levels;
-			ir_la_level_times(cp->probe_ts, cost, op->pt.nr_levels, dur, s->p.lookahead_max_ns,
-					  op->la->level_ts);
+			ir_la_level_times(cp->probe_ts, cost, op->pt.nr_levels, dur * share / 100,
+					  s->p.lookahead_max_ns, op->la->level_ts);
 			ir_la_capture(&s->la, op->la, cp->probe_seq, c);
 			if (op->la->truncated)
 				s->obs.lookahead_truncated++;
@@ -1656,6 +1657,10 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 	case IR_EV_PROBE_EXIT:
 		if (ev->probe_exit.ret > 0)
 			s->obs.probe_pulls++;
+		/* where in the call its pull came (lookahead.h) */
+		if (cp->probe_valid && s->la.rec && ev->probe_exit.ret > 0 && cp->nr_pend &&
+		    cp->pend[0].ts >= cp->probe_ts && ev->ts > cp->probe_ts)
+			ir_la_share_add(&s->la, cp->pend[0].ts - cp->probe_ts, ev->ts - cp->probe_ts);
 		if (cp->probe_valid) {
 			cp->probe_ret = ev->probe_exit.ret;
 			cp->probe_exit_ts = ev->ts;
@@ -1680,6 +1685,7 @@ void ir_state_finish(struct ir_state *s, uint64_t end)
 		end = s->now;
 	advance(s, end);
 	s->obs.window_end = end;
+	s->obs.lookahead_share = ir_state_lookahead_share(s);
 	for (int c = 0; c < s->nr_cpus; c++) {
 		struct cpu *cp = &s->cpu[c];
 
@@ -1830,6 +1836,11 @@ uint64_t ir_state_avg_idle(const struct ir_state *s, int cpu)
 unsigned ir_state_nr_running(const struct ir_state *s, int cpu)
 {
 	return cpu >= 0 && cpu < s->nr_cpus ? nr_running(s, cpu) : 0;
+}
+
+unsigned ir_state_lookahead_share(const struct ir_state *s)
+{
+	return s->la.rec ? ir_la_share(&s->la, s->p.lookahead_share) : 0;
 }
 
 int32_t ir_state_curr(const struct ir_state *s, int cpu)

@@ -10,6 +10,7 @@
 #include "ev.h"
 
 #include "model/model.h"
+#include "replay/lookahead.h"
 
 #define A 10	/* CPU 0's task, blocks: the newidle call is its */
 #define X 20
@@ -145,12 +146,32 @@ static void test_woken_inside_window(void **state)
 	assert_int_equal(l.pid, Y);
 }
 
+/* The walk's bound: the median position of the pulls measured, once
+ * IR_LA_SHARE_MIN were seen; before, the exit; a given share wins. */
+static void test_share(void **state)
+{
+	struct ir_la_log log = { 0 };
+
+	(void)state;
+	assert_int_equal(ir_la_share(&log, 0), 100);
+	for (int i = 0; i < IR_LA_SHARE_MIN - 1; i++)
+		ir_la_share_add(&log, 70 + (uint64_t)i, 100);	/* 70 .. 76 % */
+	assert_int_equal(ir_la_share(&log, 0), 100);
+	ir_la_share_add(&log, 770, 1000);			/* 77 % */
+	assert_int_equal(ir_la_share(&log, 0), 73);		/* 4th of 8 */
+	ir_la_share_add(&log, 5, 4);				/* after the exit: ignored */
+	assert_int_equal(log.share_n, IR_LA_SHARE_MIN);
+	assert_int_equal(ir_la_share(&log, 90), 90);
+	assert_int_equal(ir_la_share(&log, 150), 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_taken_inside_window),
 		cmocka_unit_test(test_taken_after_level),
 		cmocka_unit_test(test_woken_inside_window),
+		cmocka_unit_test(test_share),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
