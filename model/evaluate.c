@@ -131,11 +131,11 @@ enum ir_policy_kind ir_policy_for_kernel(int major, int minor, int patch, const 
 		return major > 6 || (major == 6 && minor >= 17) ? IR_POL_BUMP : IR_POL_MAINLINE;
 	if (major < 0 || major < 5 || (major == 5 && minor < 16))
 		return major < 0 ? IR_POL_MAINLINE : IR_POL_BASELINE;
-	/* 6.18.y from 6.18.5 carries the stable backports of d206fbad9328
-	 * "sched/fair: Revert max_newidle_lb_cost bump" and 33cf66d88306
-	 * "sched/fair: Proportional newidle balance" (in linux-stable between
-	 * the v6.18.4 and v6.18.5-rc1 tags); an unknown patch level (-1)
-	 * takes the newest 6.18.y */
+	/* 6.18.y from 6.18.5 carries the stable backport of 33cf66d88306
+	 * "sched/fair: Proportional newidle balance" (163ed1e69934 in
+	 * linux-stable-rc, between the v6.18.4 and v6.18.5-rc1 tags), after
+	 * the revert of the bump (d206fbad9328) went to the stable trees; an
+	 * unknown patch level (-1) takes the newest 6.18.y */
 	if (major == 6 && minor == 18 && (patch < 0 || patch >= 5))
 		return IR_POL_PROPORTIONAL;
 	if (major == 6 && (minor == 17 || minor == 18))
