@@ -76,6 +76,11 @@ static int parse_sweep(const char *arg, struct ir_policy_params *base, char *par
 	const char *dot = strchr(arg, '.'), *eq = strchr(arg, '=');
 	char name[64], range[128], *c1, *c2;
 
+	/* a base with parameters ("proportional:seeds=8.cost_scale=..."):
+	 * the swept one's '=' follows the dot */
+	if (dot && eq && eq < dot)
+		eq = strchr(dot, '=');
+
 	if (!dot || !eq || eq < dot || (size_t)(dot - arg) >= sizeof(name) ||
 	    (size_t)(eq - dot - 1) >= plen || strlen(eq + 1) >= sizeof(range)) {
 		snprintf(err, errlen, "bad --sweep '%s' (expected POLICY.PARAM=FROM:TO:STEP)", arg);

@@ -111,12 +111,11 @@ static json_object *assumptions_obj(const struct ir_state_params *p, const struc
 	json_object_object_add(a, "overload_busy_factor", u64(p->busy_factor));
 	json_object_object_add(a, "avg_idle_shift", json_object_new_boolean(p->avg_idle_shift));
 	json_object_object_add(a, "probe_seed", json_object_new_boolean(p->probe_seed));
-	if (p->probe_seed) {
-		json_object_object_add(a, "lookahead_max_ns", u64(p->lookahead_max_ns));
-		json_object_object_add(a, "lookahead_share_pct", u64(ob->lookahead_share));
-		json_object_object_add(a, "lookahead_share_measured", json_object_new_boolean(!p->lookahead_share));
-		json_object_object_add(a, "lookahead_truncated", u64(ob->lookahead_truncated));
-	}
+	/* the look-ahead (replay/lookahead.h; schema_minor 6): probed mode only,
+	 * else share 0 */
+	json_object_object_add(a, "lookahead_max_ns", u64(p->lookahead_max_ns));
+	json_object_object_add(a, "lookahead_share_pct", u64(ob->lookahead_share));
+	json_object_object_add(a, "lookahead_truncated", u64(ob->lookahead_truncated));
 	json_object_object_add(a, "load_balance_inputs", json_object_new_string(IR_LB_ASSUMPTIONS));
 	return a;
 }
