@@ -109,7 +109,10 @@
 # kernel is modelled by proportional instead of bump: only the 18 host-*
 # outputs change (their fidelity policy and figures); the look-ahead acts in
 # probed mode only, which no line here reaches (the .probed lines stop at
-# --late-window).
+# --late-window).  Then every JSON report (and the HTML that embeds it)
+# gains assumptions.lookahead_max_ns, lookahead_share_pct and
+# lookahead_truncated (schema_minor 6): r.json, stdout.json, r.html and
+# report.html of the 21 replay cases; text, CSV and decisions unchanged.
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi
