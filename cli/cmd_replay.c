@@ -21,6 +21,11 @@ static const char usage[] =
 	"                           less one jiffy (default 16)\n"
 	"  --newidle-lead NS        newidle entry (idle_stamp) precedes its switch by this much (default 0;\n"
 	"                           `idlereplay calibrate` measures it where probes exist)\n"
+	"  --lookahead-max NS       probed mode: each level of a newidle walk reads the runqueues as of entry +\n"
+	"                           the levels' max_newidle_lb_cost so far, bounded by the call's duration\n"
+	"                           and by this (default 100ms; 0: every level at entry)\n"
+	"  --lookahead-share PCT    ... and by this share of the call's duration (default: the median share\n"
+	"                           before the pull in the trace's probed pulling calls, from 8 of them)\n"
 	"  --probe-seed             probed mode: take the avg_idle cap, each CPU's first avg_idle, idle_stamp\n"
 	"                           and per-level max_newidle_lb_cost from newidle probes in the trace\n"
 	"  --decisions FILE|-       one JSON line per newidle point: state, every policy's decision and\n"
@@ -65,6 +70,8 @@ static const struct option opts[] = {
 	{ "late-window", required_argument, NULL, 'L' },
 	{ "probe-seed", no_argument, NULL, 'P' },
 	{ "newidle-lead", required_argument, NULL, 'N' },
+	{ "lookahead-max", required_argument, NULL, 'W' },
+	{ "lookahead-share", required_argument, NULL, 'w' },
 	{ "decisions", required_argument, NULL, 'D' },
 	{ "html", required_argument, NULL, 'H' },
 	{ "perfetto", required_argument, NULL, 'F' },

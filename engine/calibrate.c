@@ -201,7 +201,7 @@ static json_object *fit_doc(const char *path, const struct ir_trace_info *ti, co
 static int calibrate_unprobed(struct idlereplay *ir, const struct ir_trace_info *ti,
 			      idlereplay_progress_fn *progress, void *arg)
 {
-	enum ir_policy_kind kind = ir_policy_for_trace(ti->kernel_major, ti->kernel_minor, NULL, false);
+	enum ir_policy_kind kind = ir_policy_for_trace(ti->kernel_major, ti->kernel_minor, ti->kernel_patch, NULL, false);
 	const char *name = ir_policy_name(kind);
 	uint64_t scale[NR_SCALES];
 	double pred[NR_SCALES], observed;

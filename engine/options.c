@@ -77,6 +77,11 @@ static int parse_sweep(const char *arg, struct ir_policy_params *base, char *par
 	const char *dot = strchr(arg, '.'), *eq = strchr(arg, '=');
 	char name[64], range[128], *c1, *c2;
 
+	/* a base with parameters ("proportional:seeds=8.cost_scale=..."):
+	 * the swept one's '=' follows the dot */
+	if (dot && eq && eq < dot)
+		eq = strchr(dot, '=');
+
 	if (!dot || !eq || eq < dot || (size_t)(dot - arg) >= sizeof(name) ||
 	    (size_t)(eq - dot - 1) >= plen || strlen(eq + 1) >= sizeof(range)) {
 		snprintf(err, errlen, "bad --sweep '%s' (expected POLICY.PARAM=FROM:TO:STEP)", arg);
@@ -133,6 +138,8 @@ static int set_duration(struct idlereplay *ir, const char *name, const char *val
 		ir->tick_set = true;
 	} else if (!strcmp(name, "balance-interval")) {
 		ir->sp.balance_interval_ns = v;
+	} else if (!strcmp(name, "lookahead-max")) {
+		ir->sp.lookahead_max_ns = v;
 	} else if (!strcmp(name, "refill")) {
 		ir->cl_refill_ns = v;
 		ir->cl_refill_set = true;
@@ -228,9 +235,22 @@ int idlereplay_set(idlereplay *ir, const char *name, const char *value)
 {
 	static const char *const durations[] = {
 		"migration-cost", "max-idle-balance-cost", "tick", "newidle-lead", "balance-interval",
-		"refill",
+		"refill", "lookahead-max",
 	};
 	static const char *const flags[] = { "probe-seed", "timeline", "allow-lost", "closed-loop" };
+
+	if (!strcmp(name, "lookahead-share")) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = value ? strtoul(value, &end, 10) : 0;
+		if (!value || errno || end == value || *end || *value == '-' || v > 100)
+			return ir_engine_fail(ir, IR_ERR_USAGE, "bad --lookahead-share '%s' (a percent, 1 to 100; "
+					      "0: measured from the trace's pulling calls)", value ? value : "");
+		ir->sp.lookahead_share = (unsigned)v;
+		return IR_OK;
+	}
 	bool flag = false;
 
 	ir->err[0] = 0;

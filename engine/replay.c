@@ -211,7 +211,7 @@ static int kernel_kind(struct idlereplay *ir, const struct ir_trace_info *ti, en
 		return IR_OK;
 	}
 	features = ir_engine_meta_line(ti->meta, "sched_features");
-	*kind = ir_policy_for_trace(ti->kernel_major, ti->kernel_minor,
+	*kind = ir_policy_for_trace(ti->kernel_major, ti->kernel_minor, ti->kernel_patch,
 				    features && strcmp(features, "unknown") ? features : NULL,
 				    ti->probes_have_ratio);
 	free(features);

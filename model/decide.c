@@ -86,11 +86,15 @@ int ir_policy_state_init(struct ir_policy_state *st, const struct ir_policy_para
 		st->newidle_ratio = malloc(n * sizeof(uint32_t));
 		if (!st->newidle_call || !st->newidle_success || !st->newidle_ratio)
 			goto fail;
-		/* sd_init() since 33cf66d88306: "50% success rate" */
+		/* sd_init() since 33cf66d88306: "50% success rate" (512 of
+		 * 1024); parameter newidle_ratio: the state at the trace's
+		 * start, with newidle_success in proportion */
+		uint32_t ratio = (uint32_t)(p->newidle_ratio < 1024 ? p->newidle_ratio : 1024);
+
 		for (size_t i = 0; i < n; i++) {
 			st->newidle_call[i] = 512;
-			st->newidle_success[i] = 256;
-			st->newidle_ratio[i] = 512;
+			st->newidle_success[i] = ratio / 2;
+			st->newidle_ratio[i] = ratio;
 		}
 	}
 	return 0;

@@ -114,15 +114,15 @@ static bool has_feature(const char *features, const char *name)
 	return false;
 }
 
-enum ir_policy_kind ir_policy_for_trace(int major, int minor, const char *sched_features,
+enum ir_policy_kind ir_policy_for_trace(int major, int minor, int patch, const char *sched_features,
 					bool probes_have_newidle_ratio)
 {
 	if (probes_have_newidle_ratio && !(sched_features && has_feature(sched_features, "NO_NI_RANDOM")))
 		return IR_POL_PROPORTIONAL;
-	return ir_policy_for_kernel(major, minor, sched_features);
+	return ir_policy_for_kernel(major, minor, patch, sched_features);
 }
 
-enum ir_policy_kind ir_policy_for_kernel(int major, int minor, const char *sched_features)
+enum ir_policy_kind ir_policy_for_kernel(int major, int minor, int patch, const char *sched_features)
 {
 	/* NI_RANDOM (33cf66d88306, v6.19) and its backports */
 	if (sched_features && has_feature(sched_features, "NI_RANDOM"))
@@ -131,6 +131,13 @@ enum ir_policy_kind ir_policy_for_kernel(int major, int minor, const char *sched
 		return major > 6 || (major == 6 && minor >= 17) ? IR_POL_BUMP : IR_POL_MAINLINE;
 	if (major < 0 || major < 5 || (major == 5 && minor < 16))
 		return major < 0 ? IR_POL_MAINLINE : IR_POL_BASELINE;
+	/* 6.18.y from 6.18.5 carries the stable backport of 33cf66d88306
+	 * "sched/fair: Proportional newidle balance" (163ed1e69934 in
+	 * linux-stable-rc, between the v6.18.4 and v6.18.5-rc1 tags), after
+	 * the revert of the bump (d206fbad9328) went to the stable trees; an
+	 * unknown patch level (-1) takes the newest 6.18.y */
+	if (major == 6 && minor == 18 && (patch < 0 || patch >= 5))
+		return IR_POL_PROPORTIONAL;
 	if (major == 6 && (minor == 17 || minor == 18))
 		return IR_POL_BUMP;	/* 155213a2aed4 in v6.17, reverted in v6.19 */
 	if (major > 6 || (major == 6 && minor >= 19))

@@ -89,6 +89,16 @@ static int group_id(const struct ir_domains *dom, int o, int l)
 	return o;
 }
 
+/* The runqueues this level's balance read: as of its time in the walk
+ * (replay/lookahead.h), else the point's entry snapshot. */
+static const struct ir_rq_snap *rqs(const struct ir_lb_env *env)
+{
+	const struct ir_rq_snap *r = env->level >= 0 && env->level < IR_MAX_LEVELS ?
+		env->pt->rq_level[env->level] : NULL;
+
+	return r ? r : env->pt->rq;
+}
+
 static unsigned long cpu_load(const struct ir_rq_snap *r)
 {
 	return (unsigned long)r->nr_running * NICE_0_LOAD;
@@ -116,11 +126,12 @@ static void sg_stats(const struct ir_lb_env *env, const struct ir_sched_domain *
 		     struct sg_lb_stats *sgs)
 {
 	int n = env->pt->nr_rq;
+	const struct ir_rq_snap *rq = rqs(env);
 
 	memset(sgs, 0, sizeof(*sgs));
 	sgs->first = g;
 	for (int o = 0; o < n; o++) {
-		const struct ir_rq_snap *r = &env->pt->rq[o];
+		const struct ir_rq_snap *r = &rq[o];
 
 		if (!ir_cpumask_test(sd->span, o) || group_id(env->dom, o, env->level) != g)
 			continue;
@@ -413,7 +424,7 @@ void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res)
 	 * with more than one task (v5.7 "sched/fair: Improve spreading of
 	 * utilization": one task cannot be detached) */
 	for (int o = 0; o < env->pt->nr_rq; o++) {
-		const struct ir_rq_snap *r = &env->pt->rq[o];
+		const struct ir_rq_snap *r = &rqs(env)[o];
 
 		if (!ir_cpumask_test(sd->span, o) || group_id(env->dom, o, env->level) != busiest.first)
 			continue;

@@ -124,6 +124,10 @@ struct ir_policy_params {
 	uint64_t ni_random;		/* proportional: sched_feat(NI_RANDOM) (default 1) */
 	uint64_t seeds;			/* proportional: seeds replayed in the same pass for
 					 * the expected value and its spread (default 32) */
+	uint64_t newidle_ratio;		/* proportional: each sd->newidle_ratio when the trace
+					 * starts (0-1024; default 512, sd_init()'s "50%
+					 * success rate": the kernel's state before the
+					 * trace is not in it) */
 	uint64_t cost_scale;		/* assumed per-level costs x cost_scale / 1000
 					 * (default 1000; `idlereplay calibrate` fits it) */
 };
@@ -305,12 +309,13 @@ void ir_evaluate(const struct ir_point *pt, const struct ir_domains *dom, bool p
 		 struct ir_policy_run *runs, int n, struct ir_decision *d, struct ir_outcome *o);
 
 /* The policy that models the kernel that recorded a trace: from its release
- * (< 5.16 baseline, 5.16+ mainline, 6.17-6.18 bump, 6.19+ proportional) and,
+ * (< 5.16 baseline, 5.16+ mainline, 6.17-6.18.4 bump, 6.18.5+ and 6.19+
+ * proportional; patch -1 unknown) and,
  * when known, its sched_features (NI_RANDOM means proportional). */
-enum ir_policy_kind ir_policy_for_kernel(int major, int minor, const char *sched_features);
+enum ir_policy_kind ir_policy_for_kernel(int major, int minor, int patch, const char *sched_features);
 /* The same, and a trace whose newidle probes carry sd->newidle_ratio was
  * recorded under NI_RANDOM code (33cf66d88306 or a backport): proportional. */
-enum ir_policy_kind ir_policy_for_trace(int major, int minor, const char *sched_features,
+enum ir_policy_kind ir_policy_for_trace(int major, int minor, int patch, const char *sched_features,
 					bool probes_have_newidle_ratio);
 
 /* ------------------------------------------- cost calibration (costfit.c) */

@@ -103,6 +103,9 @@ void ir_outcome_lb(const struct ir_decision_ctx *ctx, const struct ir_policy_par
 		o->cost_ns += d->cost[i];
 		o->attempt_cost[lvl] = d->cost[i];
 		env.level = lvl;
+		/* the level's own time in the walk (replay/lookahead.h): task_hot() */
+		env.now = lvl < IR_MAX_LEVELS && pt->rq_level_ts[lvl] ? pt->rq_level_ts[lvl] :
+			pt->rq_ts ? pt->rq_ts : pt->ts;
 		ir_load_balance(&env, &r);
 		if (r.moved) {
 			/* sched_balance_newidle(): "if (pulled_task ...) break" */

@@ -99,6 +99,7 @@ void ir_policy_defaults(enum ir_policy_kind kind, struct ir_policy_params *p)
 	p->nr_balance_failed = 0;
 	p->ni_random = 1;
 	p->seeds = kind == IR_POL_PROPORTIONAL ? 32 : 1;
+	p->newidle_ratio = 512;
 	p->cost_scale = 1000;
 }
 
@@ -122,6 +123,7 @@ static uint64_t *param_slot(struct ir_policy_params *p, const char *key)
 		{ "smt_never_hot", offsetof(struct ir_policy_params, smt_never_hot) },
 		{ "nr_balance_failed", offsetof(struct ir_policy_params, nr_balance_failed) },
 		{ "ni_random", offsetof(struct ir_policy_params, ni_random) },
+		{ "newidle_ratio", offsetof(struct ir_policy_params, newidle_ratio) },
 		{ "cost_scale", offsetof(struct ir_policy_params, cost_scale) },
 	};
 
@@ -156,7 +158,8 @@ static const char *valid_params(enum ir_policy_kind kind)
 	case IR_POL_DOMAIN_COST:
 		return "preset, sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost, LEVEL.migration_cost, " LB_PARAMS;
 	case IR_POL_PROPORTIONAL:
-		return "sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost, seed, seeds, ni_random, " LB_PARAMS;
+		return "sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost, seed, seeds, ni_random, newidle_ratio, "
+			LB_PARAMS;
 	default:
 		return "sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost, " LB_PARAMS;
 	}
@@ -164,7 +167,7 @@ static const char *valid_params(enum ir_policy_kind kind)
 
 static bool applies(const struct ir_policy_params *p, const char *key, const uint64_t *slot)
 {
-	if (slot == &p->seed || slot == &p->seeds || slot == &p->ni_random)
+	if (slot == &p->seed || slot == &p->seeds || slot == &p->ni_random || slot == &p->newidle_ratio)
 		return p->kind == IR_POL_PROPORTIONAL;
 	if (slot == &p->cost_scale || slot == &p->lb_release || slot == &p->preemption ||
 	    slot == &p->smt_never_hot || slot == &p->nr_balance_failed ||
@@ -335,6 +338,8 @@ int ir_policy_params_format(const struct ir_policy_params *p, char *buf, size_t 
 	if (p->kind == IR_POL_PROPORTIONAL)
 		PUT(",ni_random=%llu,seed=%llu,seeds=%llu", (unsigned long long)p->ni_random,
 		    (unsigned long long)p->seed, (unsigned long long)p->seeds);
+	if (p->kind == IR_POL_PROPORTIONAL && p->newidle_ratio != 512)
+		PUT(",newidle_ratio=%llu", (unsigned long long)p->newidle_ratio);
 #undef PUT
 	return n < len ? 0 : -1;
 }

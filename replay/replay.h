@@ -237,6 +237,14 @@ struct ir_state_params {
 					 * avg_idle, the first rd->overload, idle_stamp and
 					 * ttwu_pending from newidle probes when present, and
 					 * make the idle task's re-entries (no switch) points */
+	uint64_t lookahead_max_ns;	/* probed mode: a newidle walk's level reads the
+					 * runqueues as of entry + the levels' costs so far,
+					 * bounded by the call's duration and by this
+					 * (replay/lookahead.h); 0: all levels at entry */
+	unsigned lookahead_share;	/* percent of a call's duration its walk's reads are
+					 * bounded by; 0: the median share before the pull in
+					 * the trace's probed pulling calls so far (from 8 of
+					 * them; before, 100: the call's exit) */
 };
 void ir_state_params_default(struct ir_state_params *p);
 
@@ -258,6 +266,10 @@ struct ir_observed {
 	uint64_t probe_pulls;		/* newidle calls that returned > 0 (kretprobe), matched or not */
 	uint64_t probe_only_points;	/* points only a probe shows (idle task re-entry, SPEC 9) */
 	uint64_t ttwu_pending_points;	/* points entered with rq->ttwu_pending set */
+	uint64_t lookahead_truncated;	/* points whose levels' runqueue changes were more
+					 * than kept: later levels read an earlier state */
+	uint32_t lookahead_share;	/* at the end: the share (percent) of a call's
+					 * duration its walk's reads were bounded by; 0 none */
 };
 
 /* Kinds of newidle point. */
@@ -342,6 +354,10 @@ struct ir_point {
 	uint64_t rq_ts;			/* when rq was taken (newidle entry) */
 	uint64_t arrival_ns;		/* first task enqueued on cpu, from rq_ts; 0 none */
 	int nr_rq;
+	/* the runqueues as level l's load_balance() read them (probed mode,
+	 * replay/lookahead.h) and when; NULL: rq, at rq_ts */
+	const struct ir_rq_snap *rq_level[IR_MAX_LEVELS];
+	uint64_t rq_level_ts[IR_MAX_LEVELS];
 };
 
 /*
@@ -370,6 +386,9 @@ const struct ir_observed *ir_state_observed(const struct ir_state *s);
 /* Introspection for tests and ground truth; a CPU out of range has avg_idle
  * 0, nr_running 0 and curr -1. */
 uint64_t ir_state_avg_idle(const struct ir_state *s, int cpu);
+/* The look-ahead's share of a call's duration now (percent; see
+ * ir_state_params.lookahead_share), 0 without a look-ahead. */
+unsigned ir_state_lookahead_share(const struct ir_state *s);
 unsigned ir_state_nr_running(const struct ir_state *s, int cpu);
 bool ir_state_overload(const struct ir_state *s, uint64_t now);
 double ir_state_overload_p(const struct ir_state *s, uint64_t now);

@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "replay/lookahead.h"
 #include "replay/replay.h"
 
 const char *const ir_mig_cause_name[IR_MIG__COUNT] = {
@@ -93,6 +94,7 @@ struct open_point {
 	struct ir_rq_snap *probe_snap;	/* the same, taken at a newidle probe's entry */
 	uint64_t ran[IR_MAX_LEVELS];	/* when ring candidate first ran after ts, 0 not yet */
 	uint64_t arrival_ts;		/* first task enqueued on the CPU after ts, 0 none yet */
+	struct ir_la_win *la;		/* the runqueue changes its levels saw (lookahead.h), or NULL */
 };
 
 struct cpu {
@@ -134,6 +136,7 @@ struct cpu {
 	bool walk_pending;
 	double walk_p;			/* the die's odds of balancing the top level */
 	uint64_t walk_from, walk_entry, walk_exit;	/* scans from walk_from count */
+	uint64_t probe_seq;	/* the look-ahead ring's position at that entry */
 };
 
 struct ir_state {
@@ -180,6 +183,9 @@ struct ir_state {
 	 * CPUs with queued tasks, CPUs with an open newidle point */
 	struct cpuset { int *id, *pos, n; } queued, open, walks;
 	int *scratch;
+	/* the look-ahead (lookahead.h): probed mode with snapshots only */
+	struct ir_la_log la;
+	struct ir_rq_snap *la_snap;	/* IR_MAX_LEVELS * nr_cpus: the delivered point's levels */
 };
 
 #define DEAD_KEEP 4096
@@ -462,6 +468,24 @@ static void rq_after(struct ir_state *s, int c, unsigned before, uint32_t queued
 }
 
 static void dequeue(struct ir_state *s, struct task *t);
+static double pelt(double util, uint64_t from, uint64_t to, bool running);
+
+/* t joined c's queue at its head: its place from the tail among the CFS
+ * tasks the snapshots keep (bounded walk) */
+static void la_note_enq(struct ir_state *s, int c, const struct task *t)
+{
+	struct ir_la_rec *r = ir_la_note(&s->la, IR_LA_ENQ, s->now, c, t->pid);
+	unsigned pos = 0, steps = 0;
+
+	for (const struct task *q = s->cpu[c].qtail; q && q != t && pos < IR_SNAP_TASKS && steps < 64;
+	     q = q->qprev, steps++)
+		pos += !q->rt;
+	r->pos = (uint8_t)(steps < 64 ? pos : IR_SNAP_TASKS);
+	r->exec_start = t->last_ran;
+	r->util = (float)pelt(t->util, t->util_ts, s->now, false);
+	r->rt = t->rt;
+	r->pinned = t->pinned;
+}
 
 static void enqueue(struct ir_state *s, int c, struct task *t, uint64_t ts)
 {
@@ -490,6 +514,8 @@ static void enqueue(struct ir_state *s, int c, struct task *t, uint64_t ts)
 	cp->qhead = t;
 	cp->nr_queued++;
 	rq_after(s, c, before, qb);
+	if (s->la.rec)
+		la_note_enq(s, c, t);
 }
 
 static void dequeue(struct ir_state *s, struct task *t)
@@ -498,6 +524,8 @@ static void dequeue(struct ir_state *s, struct task *t)
 	unsigned before;
 	uint32_t qb = cp->nr_queued;
 
+	if (s->la.rec)
+		ir_la_note(&s->la, IR_LA_DEQ, s->now, t->cpu, t->pid);
 	rq_before(s, t->cpu, &before);
 	if (t->qprev)
 		t->qprev->qnext = t->qnext;
@@ -562,8 +590,11 @@ static void set_curr(struct ir_state *s, int c, int32_t pid)
 
 	cpu_util_update(s, c);
 	rq_before(s, c, &before);
-	if ((cp->curr == 0) != (pid == 0))
+	if ((cp->curr == 0) != (pid == 0)) {
 		idle_count(s, c, pid == 0);
+		if (s->la.rec)
+			ir_la_note(&s->la, pid == 0 ? IR_LA_IDLE : IR_LA_BUSY, s->now, c, pid);
+	}
 	if (cp->curr != pid)
 		cp->prev_out = false;	/* prev left: the switch is done */
 	cp->curr = pid;
@@ -671,8 +702,32 @@ static void update_avg(uint64_t *avg, uint64_t sample, bool shift)
 
 /* ------------------------------------------------------- newidle points */
 
+/* Each level's runqueues: the entry snapshot patched up to its time
+ * (lookahead.h), in the scratch every policy reads during the callback. */
+static void la_levels(struct ir_state *s, struct open_point *op)
+{
+	struct ir_point *pt = &op->pt;
+	const struct ir_rq_snap *prev = pt->rq;
+	size_t sz = (size_t)s->nr_cpus * sizeof(*pt->rq);
+	int done = 0;
+
+	for (int l = 0; l < op->la->nr_levels && l < IR_MAX_LEVELS; l++) {
+		struct ir_rq_snap *out = &s->la_snap[(size_t)l * (size_t)s->nr_cpus];
+
+		pt->rq_level_ts[l] = op->la->level_ts[l];
+		if (done < op->la->n && op->la->rec[done].ts <= op->la->level_ts[l]) {
+			memcpy(out, prev, sz);
+			done = ir_la_apply(op->la, l, done, out, s->nr_cpus);
+			prev = out;
+		}
+		pt->rq_level[l] = prev;
+	}
+}
+
 static void deliver(struct ir_state *s, struct open_point *op)
 {
+	if (op->la && op->la->nr_levels > 0 && op->pt.rq)
+		la_levels(s, op);
 	op->active = false;
 	/* op is some CPU's: &s->cpu[c].op */
 	set_del(&s->open, (int)(((const char *)op - (const char *)&s->cpu[0].op) / (ptrdiff_t)sizeof(struct cpu)));
@@ -1072,9 +1127,27 @@ static void snapshot(struct ir_state *s, int c, struct open_point *op, bool at_p
 	op->pt.rq = op->snap;
 	op->pt.nr_rq = s->nr_cpus;
 	op->pt.rq_ts = s->now;
+	if (op->la)
+		op->la->nr_levels = 0;
 	if (at_probe && op->probe_snap) {
 		memcpy(op->snap, op->probe_snap, (size_t)s->nr_cpus * sizeof(*op->snap));
 		op->pt.rq_ts = cp->probe_ts;
+		if (op->la) {
+			/* the call ended before its switch (now) or at its exit probe */
+			uint64_t dur = cp->probe_ret >= 0 && cp->probe_exit_ts > cp->probe_ts ?
+				cp->probe_exit_ts - cp->probe_ts : s->now - cp->probe_ts;
+			unsigned share = ir_la_share(&s->la, s->p.lookahead_share);
+			int64_t cost[IR_MAX_LEVELS];
+
+			for (int l = 0; l < IR_MAX_LEVELS; l++)
+				cost[l] = l < 3 ? cp->probe.sd_max_newidle_lb_cost[l] : -1;
+			op->la->nr_levels = op->pt.nr_levels;
+			ir_la_level_times(cp->probe_ts, cost, op->pt.nr_levels, dur * share / 100,
+					  s->p.lookahead_max_ns, op->la->level_ts);
+			ir_la_capture(&s->la, op->la, cp->probe_seq, c);
+			if (op->la->truncated)
+				s->obs.lookahead_truncated++;
+		}
 		return;
 	}
 	snap_fill(s, c, op->snap);
@@ -1674,6 +1747,7 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 		}
 		if (s->p.probe_seed && pcp->op.probe_snap)
 			snap_fill(s, pc, pcp->op.probe_snap);
+		pcp->probe_seq = s->la.seq;
 		if (s->p.probe_seed) {
 			if (!s->overload_seeded && ev->probe_entry.v.rd_overload >= 0) {
 				/* the flag before the trace began: once, as avg_idle */
@@ -1701,6 +1775,10 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 	case IR_EV_PROBE_EXIT:
 		if (ev->probe_exit.ret > 0)
 			s->obs.probe_pulls++;
+		/* where in the call its pull came (lookahead.h) */
+		if (cp->probe_valid && s->la.rec && ev->probe_exit.ret > 0 && cp->nr_pend &&
+		    cp->pend[0].ts >= cp->probe_ts && ev->ts > cp->probe_ts)
+			ir_la_share_add(&s->la, cp->pend[0].ts - cp->probe_ts, ev->ts - cp->probe_ts);
 		if (cp->probe_valid) {
 			cp->probe_ret = ev->probe_exit.ret;
 			cp->probe_exit_ts = ev->ts;
@@ -1725,6 +1803,7 @@ void ir_state_finish(struct ir_state *s, uint64_t end)
 		end = s->now;
 	advance(s, end);
 	s->obs.window_end = end;
+	s->obs.lookahead_share = ir_state_lookahead_share(s);
 	for (int c = 0; c < s->nr_cpus; c++) {
 		struct cpu *cp = &s->cpu[c];
 
@@ -1766,6 +1845,7 @@ void ir_state_params_default(struct ir_state_params *p)
 	p->busy_factor = 16;		/* sd_init() */
 	p->kernel_major = p->kernel_minor = -1;
 	p->newidle_lead_ns = 0;		/* where that is known, e.g. from `idlereplay calibrate` */
+	p->lookahead_max_ns = 100000000;	/* 100 ms: longer than any call seen (lookahead.h) */
 }
 
 /* The top domain's groups: o is in c's group when a lower level of c's
@@ -1830,7 +1910,17 @@ struct ir_state *ir_state_new(int nr_cpus, const struct ir_state_params *p,
 		s->cpu[c].op.snap = calloc((size_t)nr_cpus, sizeof(struct ir_rq_snap));
 		if (p->probe_seed)
 			s->cpu[c].op.probe_snap = calloc((size_t)nr_cpus, sizeof(struct ir_rq_snap));
-		if (!s->cpu[c].op.snap || (p->probe_seed && !s->cpu[c].op.probe_snap)) {
+		if (p->probe_seed && p->lookahead_max_ns)
+			s->cpu[c].op.la = malloc(sizeof(struct ir_la_win));
+		if (!s->cpu[c].op.snap || (p->probe_seed && !s->cpu[c].op.probe_snap) ||
+		    (p->probe_seed && p->lookahead_max_ns && !s->cpu[c].op.la)) {
+			ir_state_free(s);
+			return NULL;
+		}
+	}
+	if (p->probe_seed && p->lookahead_max_ns && nr_cpus <= IR_SNAP_MAX_CPUS) {
+		s->la_snap = calloc((size_t)IR_MAX_LEVELS * (size_t)nr_cpus, sizeof(*s->la_snap));
+		if (!s->la_snap || ir_la_log_init(&s->la, nr_cpus)) {
 			ir_state_free(s);
 			return NULL;
 		}
@@ -1866,6 +1956,11 @@ unsigned ir_state_nr_running(const struct ir_state *s, int cpu)
 	return cpu >= 0 && cpu < s->nr_cpus ? nr_running(s, cpu) : 0;
 }
 
+unsigned ir_state_lookahead_share(const struct ir_state *s)
+{
+	return s->la.rec ? ir_la_share(&s->la, s->p.lookahead_share) : 0;
+}
+
 int32_t ir_state_curr(const struct ir_state *s, int cpu)
 {
 	return cpu >= 0 && cpu < s->nr_cpus ? s->cpu[cpu].curr : -1;
@@ -1880,7 +1975,9 @@ void ir_state_free(struct ir_state *s)
 	free(s->slabs);
 	free(s->hash);
 	for (int c = 0; s->cpu && c < s->nr_cpus; c++)
-		free(s->cpu[c].op.snap), free(s->cpu[c].op.probe_snap);
+		free(s->cpu[c].op.snap), free(s->cpu[c].op.probe_snap), free(s->cpu[c].op.la);
+	free(s->la_snap);
+	ir_la_log_free(&s->la);
 	free(s->cpu);
 	free(s->obs.cpu);
 	free(s->scratch);

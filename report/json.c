@@ -96,7 +96,7 @@ static json_object *observed_obj(const struct ir_report_input *in)
 	return o;
 }
 
-static json_object *assumptions_obj(const struct ir_state_params *p)
+static json_object *assumptions_obj(const struct ir_state_params *p, const struct ir_observed *ob)
 {
 	json_object *a = json_object_new_object();
 
@@ -111,6 +111,11 @@ static json_object *assumptions_obj(const struct ir_state_params *p)
 	json_object_object_add(a, "overload_busy_factor", u64(p->busy_factor));
 	json_object_object_add(a, "avg_idle_shift", json_object_new_boolean(p->avg_idle_shift));
 	json_object_object_add(a, "probe_seed", json_object_new_boolean(p->probe_seed));
+	/* the look-ahead (replay/lookahead.h; schema_minor 6): probed mode only,
+	 * else share 0 */
+	json_object_object_add(a, "lookahead_max_ns", u64(p->lookahead_max_ns));
+	json_object_object_add(a, "lookahead_share_pct", u64(ob->lookahead_share));
+	json_object_object_add(a, "lookahead_truncated", u64(ob->lookahead_truncated));
 	json_object_object_add(a, "load_balance_inputs", json_object_new_string(IR_LB_ASSUMPTIONS));
 	return a;
 }
@@ -496,7 +501,7 @@ json_object *ir_report_json(const struct ir_report_input *in)
 	json_object_object_add(doc, "schema_minor", json_object_new_int(IR_REPORT_SCHEMA_MINOR));
 	json_object_object_add(doc, "generator", json_object_new_string("idlereplay " IDLEREPLAY_VERSION));
 	json_object_object_add(doc, "trace", trace_obj(in));
-	json_object_object_add(doc, "assumptions", assumptions_obj(in->params));
+	json_object_object_add(doc, "assumptions", assumptions_obj(in->params, in->obs));
 	json_object_object_add(doc, "observed", observed_obj(in));
 	if (in->domains)
 		json_object_object_add(doc, "domains", domains_obj(in->domains, in->topology_source));

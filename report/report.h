@@ -17,7 +17,7 @@
 #include "replay/replay.h"
 
 #define IR_REPORT_SCHEMA "idlereplay.report/1"
-#define IR_REPORT_SCHEMA_MINOR 5
+#define IR_REPORT_SCHEMA_MINOR 6
 #define IR_CALIB_SCHEMA "idlereplay.calibration/1"
 
 struct ir_event_count {

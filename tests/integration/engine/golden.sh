@@ -114,8 +114,17 @@
 # fidelity section say "N of them at the same points" instead of "both N",
 # and with no observed pull the headline says it cannot be judged: text and
 # HTML outputs with a fidelity section change, JSON does not.
-# Then the integration merge of sim3, eco4 and fidr2: regenerated with
-# --update on the merge (eco4's sweep charts, fidr2's overload_p, lead's
+# Then branch fidl (issue 15), on purpose: a 6.18 kernel from 6.18.5 carries
+# the stable backport of NI_RANDOM, so the host traces' (6.18.44) recording
+# kernel is modelled by proportional instead of bump: only the 18 host-*
+# outputs change (their fidelity policy and figures); the look-ahead acts in
+# probed mode only, which no line here reaches (the .probed lines stop at
+# --late-window).  Then every JSON report (and the HTML that embeds it)
+# gains assumptions.lookahead_max_ns, lookahead_share_pct and
+# lookahead_truncated (schema_minor 6): r.json, stdout.json, r.html and
+# report.html of the 21 replay cases; text, CSV and decisions unchanged.
+# Then the integration merge of sim3, eco4, fidr2 and fidl: regenerated with
+# --update on the merge (eco4's sweep charts, fidr2's overload_p, fidl's look-ahead keys, lead's
 # keys and headline together).
 set -uo pipefail
 update=0

@@ -115,6 +115,24 @@ static void test_param_keys(void **state)
 	assert_int_equal(p.cost_scale, 2000);
 	ir_policy_defaults(IR_POL_BUMP, &p);
 	assert_string_equal(p.label, "bump");
+	/* sd->newidle_ratio at the trace's start: sd_init()'s 512 unless given,
+	 * newidle_success in proportion over newidle_call's 512 */
+	{
+		struct ir_policy_state st;
+
+		assert_int_equal(ir_policy_parse("proportional", &p, NULL, 0), 0);
+		assert_int_equal(p.newidle_ratio, 512);
+		assert_int_equal(ir_policy_state_init(&st, &p, 2), 0);
+		assert_int_equal(st.newidle_ratio[IR_MAX_LEVELS + 1], 512);
+		assert_int_equal(st.newidle_success[IR_MAX_LEVELS + 1], 256);
+		ir_policy_state_free(&st);
+		assert_int_equal(ir_policy_parse("proportional:newidle_ratio=0", &p, NULL, 0), 0);
+		assert_int_equal(ir_policy_state_init(&st, &p, 2), 0);
+		assert_int_equal(st.newidle_ratio[1], 0);
+		assert_int_equal(st.newidle_success[1], 0);
+		assert_int_equal(st.newidle_call[1], 512);
+		ir_policy_state_free(&st);
+	}
 }
 
 static void test_errors(void **state)
@@ -135,7 +153,7 @@ static void test_errors(void **state)
 	expect_error("mainline:mc.migration_cost=1us", "policy mainline: no parameter "
 		     "'mc.migration_cost' (mainline takes sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost, cost_scale, lb_release, preemption, smt_never_hot, nr_balance_failed; LEVEL is smt, cls, mc, pkg, node or numa)");
 	expect_error("proportional:mc.migration_cost=1us", "policy proportional: no parameter 'mc.migration_cost' "
-		     "(proportional takes sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost, seed, seeds, ni_random, cost_scale, lb_release, preemption, smt_never_hot, nr_balance_failed; LEVEL is smt, cls, mc, pkg, node or numa)");
+		     "(proportional takes sysctl_sched_migration_cost, LEVEL.max_newidle_lb_cost, seed, seeds, ni_random, newidle_ratio, cost_scale, lb_release, preemption, smt_never_hot, nr_balance_failed; LEVEL is smt, cls, mc, pkg, node or numa)");
 	expect_error("baseline:mc.max_newidle_lb_cost=5min",
 		     "policy baseline: bad value '5min' for mc.max_newidle_lb_cost (ns, or with ns/us/ms/s)");
 	expect_error("baseline:mc.max_newidle_lb_cost=-5",
@@ -182,29 +200,36 @@ static void test_durations(void **state)
 static void test_policy_for_kernel(void **state)
 {
 	(void)state;
-	assert_int_equal(ir_policy_for_kernel(4, 15, NULL), IR_POL_BASELINE);
-	assert_int_equal(ir_policy_for_kernel(5, 15, NULL), IR_POL_BASELINE);
-	assert_int_equal(ir_policy_for_kernel(5, 16, NULL), IR_POL_MAINLINE);
-	assert_int_equal(ir_policy_for_kernel(6, 16, NULL), IR_POL_MAINLINE);
-	assert_int_equal(ir_policy_for_kernel(6, 17, NULL), IR_POL_BUMP);
-	assert_int_equal(ir_policy_for_kernel(6, 18, NULL), IR_POL_BUMP);
-	assert_int_equal(ir_policy_for_kernel(6, 19, NULL), IR_POL_PROPORTIONAL);
-	assert_int_equal(ir_policy_for_kernel(7, 0, NULL), IR_POL_PROPORTIONAL);
-	assert_int_equal(ir_policy_for_kernel(-1, -1, NULL), IR_POL_MAINLINE);
+	assert_int_equal(ir_policy_for_kernel(4, 15, -1, NULL), IR_POL_BASELINE);
+	assert_int_equal(ir_policy_for_kernel(5, 15, -1, NULL), IR_POL_BASELINE);
+	assert_int_equal(ir_policy_for_kernel(5, 16, -1, NULL), IR_POL_MAINLINE);
+	assert_int_equal(ir_policy_for_kernel(6, 16, -1, NULL), IR_POL_MAINLINE);
+	assert_int_equal(ir_policy_for_kernel(6, 17, -1, NULL), IR_POL_BUMP);
+	/* 6.18.y: bump up to 6.18.4; from 6.18.5 the stable backports of the
+	 * revert (d206fbad9328) and of 33cf66d88306; unknown patch: newest */
+	assert_int_equal(ir_policy_for_kernel(6, 18, 0, NULL), IR_POL_BUMP);
+	assert_int_equal(ir_policy_for_kernel(6, 18, 4, NULL), IR_POL_BUMP);
+	assert_int_equal(ir_policy_for_kernel(6, 18, 5, NULL), IR_POL_PROPORTIONAL);
+	assert_int_equal(ir_policy_for_kernel(6, 18, 44, NULL), IR_POL_PROPORTIONAL);
+	assert_int_equal(ir_policy_for_kernel(6, 18, -1, NULL), IR_POL_PROPORTIONAL);
+	assert_int_equal(ir_policy_for_kernel(6, 17, 13, NULL), IR_POL_BUMP);
+	assert_int_equal(ir_policy_for_kernel(6, 19, -1, NULL), IR_POL_PROPORTIONAL);
+	assert_int_equal(ir_policy_for_kernel(7, 0, -1, NULL), IR_POL_PROPORTIONAL);
+	assert_int_equal(ir_policy_for_kernel(-1, -1, -1, NULL), IR_POL_MAINLINE);
 	/* a backport: 6.1 with NI_RANDOM on */
-	assert_int_equal(ir_policy_for_kernel(6, 1, "GENTLE_FAIR_SLEEPERS NI_RANDOM WA_BIAS"),
+	assert_int_equal(ir_policy_for_kernel(6, 1, -1, "GENTLE_FAIR_SLEEPERS NI_RANDOM WA_BIAS"),
 			 IR_POL_PROPORTIONAL);
-	assert_int_equal(ir_policy_for_kernel(6, 1, "NI_RANDOM"), IR_POL_PROPORTIONAL);
+	assert_int_equal(ir_policy_for_kernel(6, 1, -1, "NI_RANDOM"), IR_POL_PROPORTIONAL);
 	/* the feature off: the release decides between bump and mainline */
-	assert_int_equal(ir_policy_for_kernel(6, 19, "WA_BIAS NO_NI_RANDOM"), IR_POL_BUMP);
-	assert_int_equal(ir_policy_for_kernel(6, 1, "NO_NI_RANDOM UTIL_EST"), IR_POL_MAINLINE);
+	assert_int_equal(ir_policy_for_kernel(6, 19, -1, "WA_BIAS NO_NI_RANDOM"), IR_POL_BUMP);
+	assert_int_equal(ir_policy_for_kernel(6, 1, -1, "NO_NI_RANDOM UTIL_EST"), IR_POL_MAINLINE);
 	/* the release boundaries with the feature off: bump from 6.17 (155213a2aed4) */
-	assert_int_equal(ir_policy_for_kernel(6, 16, "NO_NI_RANDOM"), IR_POL_MAINLINE);
-	assert_int_equal(ir_policy_for_kernel(6, 17, "NO_NI_RANDOM"), IR_POL_BUMP);
-	assert_int_equal(ir_policy_for_kernel(7, 0, "NO_NI_RANDOM"), IR_POL_BUMP);
+	assert_int_equal(ir_policy_for_kernel(6, 16, -1, "NO_NI_RANDOM"), IR_POL_MAINLINE);
+	assert_int_equal(ir_policy_for_kernel(6, 17, -1, "NO_NI_RANDOM"), IR_POL_BUMP);
+	assert_int_equal(ir_policy_for_kernel(7, 0, -1, "NO_NI_RANDOM"), IR_POL_BUMP);
 	/* only whole words count */
-	assert_int_equal(ir_policy_for_kernel(6, 1, "XNI_RANDOM NI_RANDOMX"), IR_POL_MAINLINE);
-	assert_int_equal(ir_policy_for_kernel(4, 15, "UTIL_EST"), IR_POL_BASELINE);
+	assert_int_equal(ir_policy_for_kernel(6, 1, -1, "XNI_RANDOM NI_RANDOMX"), IR_POL_MAINLINE);
+	assert_int_equal(ir_policy_for_kernel(4, 15, -1, "UTIL_EST"), IR_POL_BASELINE);
 }
 
 int main(void)
