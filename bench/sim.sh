@@ -5,10 +5,11 @@
 #
 #   1. simulated events per second per policy (and frozen), the simulation
 #      alone (thread CPU time; bench/sim_rate), medians of RUNS runs, on the
-#      vm-numa hackbench trace and on hackbench traces recorded at 1x and 4x
-#      length (bench/out/, as run.sh records them; target >= 1 M/s);
+#      vm-numa hackbench trace and on hackbench traces recorded at 1x, 4x and
+#      9x length (bench/out/, as run.sh records them; 9x is ~13 M events, what
+#      a 90 s recording makes; target >= 1 M/s);
 #   2. memory against trace length: the workload's bytes per trace event and
-#      the peak RSS of sim_rate at 1x and 4x;
+#      the peak RSS of sim_rate at 1x, 4x and 9x;
 #   3. `idlereplay simulate` with a 20-point sweep against a single policy,
 #      wall time on both CPUs (the workload is extracted once and shared).
 #
@@ -32,6 +33,7 @@ gen() {	# NAME LOOPS
 }
 gen t1x "$LOOPS_1X"
 gen t4x $((LOOPS_1X * 4))
+gen t9x $((LOOPS_1X * 9))
 med() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 {
@@ -42,7 +44,7 @@ echo "Command: \`bench/sim.sh --runs $RUNS\` (medians of $RUNS runs of \`build/b
 echo
 echo "| trace | events | policy | simulated events | rate (events/s, CPU) |"
 echo "|---|---:|---|---:|---:|"
-for spec in "tests/data/vm-numa/a_hackbench_proc_sockets.dat sockets=2,cores=2,threads=2,nodes=2" "$OUT/t1x.dat" "$OUT/t4x.dat"; do
+for spec in "tests/data/vm-numa/a_hackbench_proc_sockets.dat sockets=2,cores=2,threads=2,nodes=2" "$OUT/t1x.dat" "$OUT/t4x.dat" "$OUT/t9x.dat"; do
 	set -- $spec
 	for i in $(seq "$RUNS"); do "$RATE" "$@"; done > "$OUT/sim_rate.txt"
 	ev=$(awk '/^extract/ { print $3; exit }' "$OUT/sim_rate.txt")
