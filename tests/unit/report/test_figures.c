@@ -14,6 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "report/report.h"
 
@@ -761,6 +765,42 @@ static void test_json(void **state)
 	ir_tally_free(&tt[2]);
 }
 
+/* ir_report_write_json(): success only when the document is in the file.
+ * A path in a missing directory and a device that refuses the write (our
+ * own full-device node, made in a temp dir) are errors; a new path gets the
+ * document, which parses back to the same value. */
+static void test_write_json(void **state)
+{
+	char dir[] = "/tmp/ir-figures-XXXXXX", path[256];
+	json_object *doc = json_tokener_parse("{\"idle_traded_ns\": 12, \"k\": [1, 2]}"), *back;
+
+	(void)state;
+	assert_non_null(doc);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/missing/r.json", dir);
+	assert_int_not_equal(ir_report_write_json(doc, path), 0);
+	assert_int_not_equal(access(path, F_OK), 0);
+
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	assert_int_equal(ir_report_write_json(doc, path), 0);
+	back = json_object_from_file(path);
+	assert_non_null(back);
+	assert_true(json_object_equal(doc, back));
+	json_object_put(back);
+	assert_int_equal(unlink(path), 0);
+
+	/* /dev/full's numbers (1, 7): every write fails with ENOSPC */
+	snprintf(path, sizeof(path), "%s/full", dir);
+	if (mknod(path, S_IFCHR | 0600, makedev(1, 7)) == 0) {
+		assert_int_not_equal(ir_report_write_json(doc, path), 0);
+		assert_int_equal(unlink(path), 0);
+	} else {
+		fprintf(stderr, "not checked: a full device (mknod: %s; needs root)\n", strerror(errno));
+	}
+	assert_int_equal(rmdir(dir), 0);
+	json_object_put(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -770,6 +810,7 @@ int main(void)
 		cmocka_unit_test(test_seeds),
 		cmocka_unit_test(test_report_truth),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_write_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
