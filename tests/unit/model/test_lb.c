@@ -703,6 +703,51 @@ static void test_imb_numa_nr_levels(void **state)
 	ir_domains_free(d);
 }
 
+/* A core without its SMT sibling (CPU 3 offline): CPU 2 keeps only the MC
+ * level, CPUs 0-1 have SMT and MC.  build_sched_groups() builds CPU 0's MC
+ * groups from the SMT topology level's masks, so CPU 2 is a group of its own,
+ * {0-1} {2}, however many domain levels CPU 2 kept after sd_degenerate().
+ * CPU 2 runs 2 tasks (util 300: spare), CPUs 0-1 idle: a single-CPU busiest
+ * group, migrate_task, (2 - 0) >> 1 = 1 task from CPU 2.
+ * Seen from CPU 2 (its level 0 is MC), with 2 tasks on CPU 1: the groups
+ * are {0-1} and {2}, not three single CPUs.  cpu_attach_domain() cleared the
+ * MC domain's child when CPU 2's SMT domain degenerated: no prefer_sibling.
+ * The busiest group {0-1} (one idle CPU, not overloaded) has more than one
+ * CPU and local.idle_cpus 1 <= 1 + 1: balanced, nothing moves (as single-CPU
+ * groups, CPU 1 would give one task). */
+static void test_asymmetric_levels(void **state)
+{
+	static const char *const text =
+		"idlereplay-topology 1\n"
+		"online 0-2\n"
+		"cpu 0 core_cpus=0-1 package_cpus=0-2 node=0 cache=L3:0-2\n"
+		"cpu 1 core_cpus=0-1 package_cpus=0-2 node=0 cache=L3:0-2\n"
+		"cpu 2 core_cpus=2 package_cpus=0-2 node=0 cache=L3:0-2\n"
+		"node 0 cpus=0-2 distance=10\n";
+	struct ir_topology *t = NULL;
+	struct lbt c;
+	struct ir_lb_result r;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(ir_topology_parse(text, &t, err, sizeof(err)), 0);
+	lbt_init(&c, ir_domains_build(t, err, sizeof(err)), 3);
+	ir_topology_free(t);
+	assert_non_null(c.d);
+	assert_int_equal(ir_domains_nr_levels(c.d, 0), 2);
+	assert_int_equal(ir_domains_nr_levels(c.d, 2), 1);
+	busy(c.rq, 2, 2, 10 * 1000 * US, 300);
+	r = expect_lb(&c, 1, IR_LB_V519, true, 1, 2);
+	assert_int_equal(r.pid, 200);
+	/* from CPU 2: CPU 1 with 2 tasks, CPU 0 idle */
+	idle_all(c.rq, 3);
+	busy(c.rq, 1, 2, 10 * 1000 * US, 300);
+	c.pt.cpu = 2;
+	r = expect_lb(&c, 0, IR_LB_V519, true, 0, -1);
+	assert_int_equal(r.why, IR_LB_BALANCED);
+	ir_domains_free(c.d);
+}
+
 /* No other group with a task: nothing to balance, even with tasks waiting
  * in the local group (a sibling's queue is the SMT level's business). */
 static void test_no_busiest(void **state)
@@ -758,6 +803,7 @@ int main(void)
 		cmocka_unit_test(test_no_busiest),
 		cmocka_unit_test(test_busiest_queue_tie),
 		cmocka_unit_test(test_migrate_load),
+		cmocka_unit_test(test_asymmetric_levels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
