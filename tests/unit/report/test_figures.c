@@ -765,6 +765,38 @@ static void test_json(void **state)
 	ir_tally_free(&tt[2]);
 }
 
+/* A randomised policy's per-level cost is each level's mean over seeds,
+ * rounded so that the levels add up to the (rounded) mean total; a level
+ * no seed used stays 0.  Two seeds: SMT 3 and 4 ns (mean 3.5), MC 1 and
+ * 2 ns (1.5); totals 4 and 6, mean 5.  Whichever half gets the last ns,
+ * each level is its mean's floor or ceiling and the two add up to 5. */
+static void test_seeds_level_cost(void **state)
+{
+	struct ir_seed_totals tot[2];
+	struct ir_policy_run r = { .nr_seeds = 2, .seed_tot = tot };
+	struct ir_tally t;
+	uint64_t sum = 0;
+
+	(void)state;
+	memset(tot, 0, sizeof(tot));
+	memset(&t, 0, sizeof(t));
+	for (int i = 0; i < 2; i++) {
+		tot[i].level_cost_ns[IR_LVL_SMT] = 3 + (uint64_t)i;
+		tot[i].level_cost_ns[IR_LVL_MC] = 1 + (uint64_t)i;
+		tot[i].cost_ns = 4 + 2 * (uint64_t)i;
+	}
+	ir_tally_seeds(&t, &r);
+	assert_int_equal(t.cost_ns, 5);
+	assert_in_range(t.level[IR_LVL_SMT].cost_ns, 3, 4);
+	assert_in_range(t.level[IR_LVL_MC].cost_ns, 1, 2);
+	for (int l = 0; l < IR_LVL__COUNT; l++) {
+		if (l != IR_LVL_SMT && l != IR_LVL_MC)
+			assert_int_equal(t.level[l].cost_ns, 0);
+		sum += t.level[l].cost_ns;
+	}
+	assert_int_equal(sum, 5);
+}
+
 /* ir_report_write_json(): success only when the document is in the file.
  * A path in a missing directory and a device that refuses the write (our
  * own full-device node, made in a temp dir) are errors; a new path gets the
@@ -808,6 +840,7 @@ int main(void)
 		cmocka_unit_test(test_tally_cpus),
 		cmocka_unit_test(test_model_truth),
 		cmocka_unit_test(test_seeds),
+		cmocka_unit_test(test_seeds_level_cost),
 		cmocka_unit_test(test_report_truth),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_write_json),
