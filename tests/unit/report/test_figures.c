@@ -765,6 +765,151 @@ static void test_json(void **state)
 	ir_tally_free(&tt[2]);
 }
 
+/* The timeline under "timeline" (report/json.c): each series (overview
+ * and detail) carries replay/timeline.c's view bucket by bucket, per CPU
+ * (busy share of the bucket, newidle points, pulls) and per policy lane,
+ * named by its policy's label; anomaly positions with their counts.  The
+ * hand-placed events land where they were put: at the trace's first ns
+ * CPU 0 busy for the whole first bucket, CPU 1 a pulled newidle point,
+ * lane 0 (baseline) a pull; lane 1 (no-check) pulls at the last ns. */
+static void check_series(json_object *se, const struct ir_timeline_view *v)
+{
+	json_object *cpus = obj(se, "cpus"), *lanes = obj(se, "policies");
+
+	assert_int_equal(json_object_get_int64(obj(se, "start_ns")), (int64_t)v->start);
+	assert_int_equal(json_object_get_int64(obj(se, "end_ns")), (int64_t)v->end);
+	assert_int_equal(json_object_get_int64(obj(se, "bucket_ns")), (int64_t)v->bucket);
+	assert_int_equal(json_object_array_length(cpus), v->nr_cpus);
+	assert_int_equal(json_object_array_length(lanes), v->nr_lanes);
+	for (int c = 0; c < v->nr_cpus; c++) {
+		json_object *x = json_object_array_get_idx(cpus, (size_t)c);
+		json_object *busy = obj(x, "busy"), *ni = obj(x, "newidle"), *pu = obj(x, "pulls");
+
+		assert_int_equal(num(x, "cpu"), c);
+		assert_int_equal(json_object_array_length(busy), v->n);
+		assert_int_equal(json_object_array_length(ni), v->n);
+		assert_int_equal(json_object_array_length(pu), v->n);
+		for (int b = 0; b < v->n; b++) {
+			double f = v->busy[c * v->stride + b] / (double)v->bucket;
+			char txt[16];
+
+			/* a share of the bucket, at most 1, printed with 3 digits */
+			f = f > 1 ? 1 : f;
+			snprintf(txt, sizeof(txt), "%.3f", f);
+			assert_float_equal(json_object_get_double(json_object_array_get_idx(busy, (size_t)b)),
+					   f, 0.0005);
+			assert_string_equal(json_object_to_json_string(json_object_array_get_idx(busy, (size_t)b)),
+					    txt);
+			assert_int_equal(json_object_get_int64(json_object_array_get_idx(ni, (size_t)b)),
+					 v->newidle[c * v->stride + b]);
+			assert_int_equal(json_object_get_int64(json_object_array_get_idx(pu, (size_t)b)),
+					 v->pulls[c * v->stride + b]);
+		}
+	}
+	for (int l = 0; l < v->nr_lanes; l++) {
+		json_object *x = json_object_array_get_idx(lanes, (size_t)l), *pu = obj(x, "pulls");
+
+		assert_string_equal(json_object_get_string(obj(x, "label")), l ? "no-check" : "baseline");
+		assert_int_equal(json_object_array_length(pu), v->n);
+		for (int b = 0; b < v->n; b++)
+			assert_int_equal(json_object_get_int64(json_object_array_get_idx(pu, (size_t)b)),
+					 v->pulls[(v->nr_cpus + l) * v->stride + b]);
+	}
+}
+
+static uint64_t at(json_object *a, int i)
+{
+	return (uint64_t)json_object_get_int64(json_object_array_get_idx(a, (size_t)(i < 0 ? (int)json_object_array_length(a) + i : i)));
+}
+
+static void test_json_timeline(void **state)
+{
+	const uint64_t t0 = 1000000000ull, end = t0 + 40000000ull;	/* 40 ms */
+	struct ir_trace_info ti = { .path = "t.dat", .kernel = "6.1.0", .clock = "local", .nr_cpus = 2,
+				    .file_version = 7 };
+	struct ir_cpu_obs cpus[2] = { { .busy_ns = 1 }, { .idle_ns = 1 } };
+	struct ir_observed ob = { .nr_cpus = 2, .cpu = cpus, .window_start = t0, .window_end = end };
+	struct ir_state_params sp;
+	struct ir_policy_params pb, pn;
+	/* three policies, two lanes kept: the third has no lane */
+	struct ir_tally tt[3];
+	struct ir_tallies ts = { .n = 3, .t = tt, .reference = 0, .fidelity = -1 };
+	struct ir_timeline *tl = ir_timeline_new(2, 0, 0);
+	struct ir_report_input in = { .trace = &ti, .obs = &ob, .params = &sp, .tallies = &ts };
+	struct ir_timeline_view v;
+	json_object *doc, *tj, *x, *m;
+
+	(void)state;
+	assert_non_null(tl);
+	ir_state_params_default(&sp);
+	ir_policy_defaults(IR_POL_BASELINE, &pb);
+	ir_policy_defaults(IR_POL_NO_CHECK, &pn);
+	assert_int_equal(ir_tally_init(&tt[0], &pb, 2), 0);
+	assert_int_equal(ir_tally_init(&tt[1], &pn, 2), 0);
+	assert_int_equal(ir_tally_init(&tt[2], &pn, 2), 0);
+	assert_int_equal(ir_timeline_set_lanes(tl, 2), 0);
+	ir_timeline_start(tl, t0);
+	ir_timeline_busy(tl, 0, t0, end);
+	/* CPU 0 busy twice over (no replay does that): still a share of 1 */
+	ir_timeline_busy(tl, 0, t0, end);
+	/* CPU 1 busy 10 us from an odd ns: shares between 0 and 1 */
+	ir_timeline_busy(tl, 1, t0 + 30000001ull, t0 + 30010001ull);
+	ir_timeline_point(tl, 1, t0, true);
+	ir_timeline_point(tl, 1, t0 + 20000000ull, false);
+	ir_timeline_lane_pull(tl, 0, t0);
+	ir_timeline_lane_pull(tl, 1, end - 1);
+	ir_timeline_lane_pull(tl, 1, end - 1);
+	ir_timeline_mark(tl, IR_ANOM_MISSING_IDLE_EXIT, 1, t0 + 5);
+	ir_timeline_finish(tl);
+	in.timeline = tl;
+	doc = ir_report_json(&in);
+	assert_non_null(doc);
+	tj = obj(doc, "timeline");
+	assert_int_equal(ir_timeline_get(tl, false, end, &v), 0);
+	check_series(tj, &v);
+	assert_int_equal(ir_timeline_get(tl, true, end, &v), 0);
+	check_series(obj(tj, "detail"), &v);
+	/* the hand-placed events, in the overview */
+	x = json_object_array_get_idx(obj(tj, "cpus"), 0);
+	assert_float_equal(json_object_get_double(json_object_array_get_idx(obj(x, "busy"), 0)), 1.0, 1e-9);
+	x = json_object_array_get_idx(obj(tj, "cpus"), 1);
+	assert_int_equal(at(obj(x, "newidle"), 0), 1);
+	assert_int_equal(at(obj(x, "pulls"), 0), 1);
+	{
+		json_object *b1 = obj(x, "busy");
+		double sum = 0;
+		bool part = false;
+
+		for (size_t b = 0; b < json_object_array_length(b1); b++) {
+			double f = json_object_get_double(json_object_array_get_idx(b1, b));
+
+			assert_true(f >= 0 && f <= 1);
+			part |= f > 0 && f < 1;
+			sum += f;
+		}
+		/* the shares times the bucket width: the 10 us */
+		assert_true(part);
+		assert_float_equal(sum * num(tj, "bucket_ns"), 10000.0, 1e-3);
+	}
+	x = json_object_array_get_idx(obj(tj, "policies"), 0);
+	assert_int_equal(at(obj(x, "pulls"), 0), 1);
+	x = json_object_array_get_idx(obj(tj, "policies"), 1);
+	assert_int_equal(at(obj(x, "pulls"), 0), 0);
+	assert_int_equal(at(obj(x, "pulls"), -1), 2);
+	m = obj(obj(obj(tj, "anomalies"), "missing_idle_exit"), "listed");
+	assert_int_equal(json_object_array_length(m), 1);
+	assert_int_equal(num(json_object_array_get_idx(m, 0), "ts_ns"), t0 + 5);
+	assert_int_equal(num(json_object_array_get_idx(m, 0), "cpu"), 1);
+	assert_int_equal(num(obj(obj(tj, "anomalies"), "missing_idle_exit"), "total"), 1);
+	assert_int_equal(num(obj(obj(tj, "anomalies"), "missing_idle_exit"), "not_listed"), 0);
+	assert_int_equal(num(obj(obj(tj, "anomalies"), "lost_events"), "total"), 0);
+	json_object_put(doc);
+	ir_timeline_free(tl);
+	ir_tally_free(&tt[0]);
+	ir_tally_free(&tt[1]);
+	ir_tally_free(&tt[2]);
+}
+
 /* A randomised policy's per-level cost is each level's mean over seeds,
  * rounded so that the levels add up to the (rounded) mean total; a level
  * no seed used stays 0.  Two seeds: SMT 3 and 4 ns (mean 3.5), MC 1 and
@@ -843,6 +988,7 @@ int main(void)
 		cmocka_unit_test(test_seeds_level_cost),
 		cmocka_unit_test(test_report_truth),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json_timeline),
 		cmocka_unit_test(test_write_json),
 	};
 
