@@ -637,6 +637,15 @@ static void test_evaluate_seeds(void **state)
 		ir_evaluate(&pt, NULL, true, &run, 1, &d, &o);
 		pt.ts += 10;
 	}
+	/* a sixth point: avg_idle 1 us below the probed 15 us cost, so
+	 * sched_balance_newidle() bails before the walk; the waiting task
+	 * (5 us of idle) is idle lost, in every seed */
+	pt.ring[0] = (struct ir_cand){ .pid = 7, .cpu = 1, .src_nr_running = 2, .gain_ns = 5000 };
+	pt.avg_idle = 1 * US;
+	pt.probe.avg_idle = 1 * US;
+	pt.has_probe = false;
+	ir_evaluate(&pt, NULL, true, &run, 1, &d, &o);
+	assert_int_not_equal(d.bail, IR_BAIL_NONE);
 	for (int s = 0; s < 3; s++) {
 		const struct ir_seed_totals *t = &run.seed_tot[s];
 
@@ -645,7 +654,7 @@ static void test_evaluate_seeds(void **state)
 		assert_int_equal(t->moved, 4);
 		assert_int_equal(t->cost_ns, 3 * 15 * US + 2 * 20 * US);	/* probed where probed */
 		assert_int_equal(t->idle_recovered_ns, 4 * 3000);
-		assert_int_equal(t->idle_lost_ns, 0);
+		assert_int_equal(t->idle_lost_ns, 5000);
 		assert_int_equal(t->level_attempts[IR_LVL_MC], 5);
 		assert_int_equal(t->level_pulls[IR_LVL_MC], 4);
 		assert_int_equal(t->level_moved[IR_LVL_MC], 4);
