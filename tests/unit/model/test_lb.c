@@ -225,6 +225,16 @@ static void test_llc_spread(void **state)
 	r = lb_llc(t.d, &t.pt, 1, 500 * US, false, true);
 	assert_int_equal(r.moved, 1);
 	assert_int_equal(r.from_cpu, 2);
+	/* Before v5.10, CPU 0 newly idle with its util still 1024: local util
+	 * 2048 = capacity, max(2048, 2048) - 2048 = 0.  calculate_imbalance()
+	 * (v5.5): "the local CPU is (newly) idle. There is at least one
+	 * waiting task in this overloaded busiest group. Let's try to pull
+	 * it": migrate_task, imbalance 1: one task (util 100, which
+	 * migrate_util with imbalance 1 would not move) from the longest queue */
+	busy(t.rq, 0, 0, 0, 1024);
+	r = lb_llc(t.d, &t.pt, 1, 500 * US, false, false);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 2);
 	ir_domains_free(t.d);
 }
 
@@ -249,6 +259,21 @@ static void test_busiest_queue_util(void **state)
 	assert_int_equal(r.moved, 1);
 	assert_int_equal(r.from_cpu, 5);
 	assert_int_equal(r.pid, 500);
+	/* Node 1 fully busy, not overloaded: 4 tasks on 4 CPUs (CPUs 6 and 7
+	 * just went idle, util still 1024), 4096 * 100 < 3972 * 117.
+	 * calculate_imbalance() gives migrate_util only for a busiest group
+	 * above group_fully_busy; here migrate_task, prefer_sibling (child MC):
+	 * (4 - 0) >> 1 = 2 (above NUMA_IMBALANCE_MIN), and find_busiest_queue()
+	 * takes the first of the longest queues, CPU 4, not the busiest by
+	 * utilisation (CPU 5); CPU 4 keeps its running task: 1 moves */
+	busy(t.rq, 4, 2, 10 * 1000 * US, 900);
+	busy(t.rq, 5, 2, 10 * 1000 * US, 1024);
+	busy(t.rq, 6, 0, 0, 1024);
+	busy(t.rq, 7, 0, 0, 1024);
+	r = lb(t.d, &t.pt, numa, 500 * US, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 4);
+	assert_int_equal(r.pid, 400);
 	ir_domains_free(t.d);
 }
 
