@@ -940,6 +940,14 @@ static void test_seeds_level_cost(void **state)
 		sum += t.level[l].cost_ns;
 	}
 	assert_int_equal(sum, 5);
+	/* two seeds are a randomised policy's: ground truth takes their mean */
+	{
+		struct ir_truth tr;
+
+		memset(&tr, 0, sizeof(tr));
+		ir_truth_seeds(&tr, &t);
+		assert_true(tr.randomised);
+	}
 }
 
 /* ir_report_write_json(): success only when the document is in the file.
