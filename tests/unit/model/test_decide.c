@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "model/cpumask.h"
 #include "model/model.h"
 
 #define US 1000ull
@@ -986,6 +987,40 @@ static void test_probed_ratio_zero(void **state)
 	assert_int_equal(d.tried[0], 0);
 }
 
+/* bump's learned costs are per CPU and level (update_newidle_cost() on
+ * each sd of this_rq): a walk over all IR_MAX_LEVELS levels of CPU 1 sets
+ * CPU 1's, and leaves its neighbours' unset. */
+static void test_bump_all_levels(void **state)
+{
+	struct ir_point pt = { .ts = 10, .cpu = 1, .avg_idle = 10000 * US, .overload = true, .nr_levels = 1,
+			       .pulled_pid = -1, .pulled_from = -1 };
+	struct ir_decision_ctx c;
+	struct ir_policy_params p;
+	struct ir_policy_state st;
+	struct ir_decision d;
+	struct ir_outcome o;
+
+	(void)state;
+	for (int l = 0; l < IR_MAX_LEVELS; l++)
+		pt.ring[l] = (struct ir_cand){ .pid = -1, .cpu = -1 };
+	assert_int_equal(ir_policy_parse("bump", &p, NULL, 0), 0);
+	assert_int_equal(ir_policy_state_init(&st, &p, 3), 0);
+	ir_decision_ctx_init(&c, &pt, NULL);
+	c.nr_levels = IR_MAX_LEVELS;
+	for (int l = 0; l < IR_MAX_LEVELS; l++)
+		c.kind[l] = IR_LVL_MC;
+	ir_decide(&c, &p, &st, &d);
+	ir_outcome(&pt, &d, &o);
+	assert_false(o.pulled);
+	ir_policy_update(&c, &p, &d, &o, &st);
+	for (int l = 0; l < IR_MAX_LEVELS; l++) {
+		assert_int_equal(st.max_newidle_lb_cost[0 * IR_MAX_LEVELS + l], IR_COST_UNSET);
+		assert_int_not_equal(st.max_newidle_lb_cost[1 * IR_MAX_LEVELS + l], IR_COST_UNSET);
+		assert_int_equal(st.max_newidle_lb_cost[2 * IR_MAX_LEVELS + l], IR_COST_UNSET);
+	}
+	ir_policy_state_free(&st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -994,6 +1029,7 @@ int main(void)
 		cmocka_unit_test(test_probed_costs),
 		cmocka_unit_test(test_arrival),
 		cmocka_unit_test(test_evaluate_seeds),
+		cmocka_unit_test(test_bump_all_levels),
 		cmocka_unit_test(test_ttwu_pending),
 		cmocka_unit_test(test_baseline_no_cost_bail),
 		cmocka_unit_test(test_probed_ratio_zero),
