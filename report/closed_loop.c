@@ -11,11 +11,7 @@
 #include <math.h>
 
 #include "report/report.h"
-
-static json_object *u64(uint64_t v)
-{
-	return json_object_new_int64((int64_t)v);
-}
+#include "report/util.h"
 
 static json_object *figures_obj(const struct ir_cl_figures *f)
 {

@@ -101,9 +101,20 @@ static void headlines(json_object *doc, FILE *out, bool html)
 	if (n)
 		fputs(html ? "</ul></section>\n" : "\n", out);
 	if (f) {
-		snprintf(line, sizeof(line), "%s (the recording kernel's model) predicted %" PRId64 " newidle pulls, the "
-			 "kernel made %" PRId64 ", both %" PRId64, ir_tsafe(jstr(f, "policy", "?")), jint(f, "predicted_pulls"),
-			 jint(f, "observed_pulls"), jint(f, "true_positives"));
+		int64_t obs = jint(f, "observed_pulls"), pred = jint(f, "predicted_pulls");
+		const char *costs = jstr(f, "costs", "assumed");
+
+		/* Say what the comparison can show: with no observed pull there is
+		 * no precision to judge, and assumed costs are not the kernel's. */
+		if (!obs)
+			snprintf(line, sizeof(line), "%s (the recording kernel's model, %s costs) predicts %" PRId64
+				 " newidle pulls where the kernel made none: %s", ir_tsafe(jstr(f, "policy", "?")),
+				 ir_tsafe(costs), pred, pred ? (strcmp(costs, "assumed") ? "precision cannot be judged"
+				 : "cannot be judged; `idlereplay calibrate` fits the costs") : "nothing to judge");
+		else
+			snprintf(line, sizeof(line), "%s (the recording kernel's model, %s costs) predicts %" PRId64
+				 " newidle pulls, the kernel made %" PRId64 ", %" PRId64 " of them at the same points",
+				 ir_tsafe(jstr(f, "policy", "?")), ir_tsafe(costs), pred, obs, jint(f, "true_positives"));
 		fputs(html ? "<p class=\"warn\" id=\"fidelity-summary\">Fidelity: " : "FIDELITY: ", out);
 		if (html)
 			ir_html_text(out, line);

@@ -12,11 +12,7 @@
 #include <unistd.h>
 
 #include "report/report.h"
-
-static json_object *u64(uint64_t v)
-{
-	return json_object_new_int64((int64_t)v);
-}
+#include "report/util.h"
 
 static json_object *trace_obj(const struct ir_report_input *in)
 {
@@ -108,6 +104,9 @@ static json_object *assumptions_obj(const struct ir_state_params *p)
 	json_object_object_add(a, "max_idle_balance_cost_ns", u64(p->max_idle_balance_cost));
 	json_object_object_add(a, "avg_idle_init_ns", u64(p->avg_idle_init));
 	json_object_object_add(a, "jiffy_ns", u64(p->tick_ns));
+	/* Deprecated alias, kept so readers of schema_minor <= 4 still find it:
+	 * it always held this value.  Removing it is a schema major change. */
+	json_object_object_add(a, "overload_tick_ns", u64(p->tick_ns));
 	json_object_object_add(a, "overload_balance_interval_ns", u64(p->balance_interval_ns));
 	json_object_object_add(a, "overload_busy_factor", u64(p->busy_factor));
 	json_object_object_add(a, "avg_idle_shift", json_object_new_boolean(p->avg_idle_shift));

@@ -298,7 +298,7 @@ static void print_fidelity(json_object *doc, FILE *out)
 					"TRACE` fits them to the observed pulls.\n");
 		} else {
 			fprintf(out, "  %" PRId64 " newidle points, observed pulls %" PRId64 ", predicted %" PRId64
-				", both %" PRId64 "; precision %s, recall %s\n", jint(f, "points"), obs, pred,
+				", %" PRId64 " at the same points; precision %s, recall %s\n", jint(f, "points"), obs, pred,
 				jint(f, "true_positives"), fmt_ratio(b1, sizeof(b1), jdbl(f, "precision")),
 				fmt_ratio(b2, sizeof(b2), jdbl(f, "recall")));
 		}

@@ -8,6 +8,13 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
+/* Counts and nanoseconds are written as JSON integers (int64: a u64 above
+ * INT64_MAX never occurs in a trace's span). */
+static inline json_object *u64(uint64_t v)
+{
+	return json_object_new_int64((int64_t)v);
+}
+
 static inline json_object *jget(json_object *o, const char *k)
 {
 	json_object *v;

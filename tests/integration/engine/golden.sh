@@ -97,6 +97,13 @@
 # whose flag changed).
 # Then fidr (jiffy_ns renamed from overload_tick_ns, overload_why, the
 # top-level scan within the walk): regenerated on the merge.
+# Then branch lead: assumptions.overload_tick_ns written again beside
+# jiffy_ns as a deprecated alias of the same value (a key is removed only at
+# a schema major change): every JSON report, and every HTML page that
+# embeds its JSON, gains that one key.  The fidelity headline and the
+# fidelity section say "N of them at the same points" instead of "both N",
+# and with no observed pull the headline says it cannot be judged: text and
+# HTML outputs with a fidelity section change, JSON does not.
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi

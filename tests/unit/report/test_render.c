@@ -41,6 +41,20 @@ static void test_text(void **state)
 	assert_non_null(strstr(s, "precision 0.727, recall 0.800"));
 	assert_non_null(strstr(s, "avg_idle relative error: median 0.004, p90 0.120"));
 	assert_non_null(strstr(s, "domains   SMT: 0-1,2-3,4-5,6-7 MC: 0-3,4-7 NUMA: 0-7"));
+	/* the headline's fidelity line: the fixture's 892 predicted, 811 observed, 648 matched */
+	assert_non_null(strstr(s, "FIDELITY: mainline (the recording kernel's model, probed costs) predicts 892 "
+				  "newidle pulls, the kernel made 811, 648 of them at the same points"));
+	free(s);
+	/* no observed pull: nothing to take a precision from; with assumed costs, say how to fit them */
+	json_object_object_add(json_object_object_get(doc, "fidelity"), "observed_pulls", json_object_new_int(0));
+	json_object_object_add(json_object_object_get(doc, "fidelity"), "costs", json_object_new_string("assumed"));
+	s = render(ir_report_text, doc);
+	assert_non_null(strstr(s, "FIDELITY: mainline (the recording kernel's model, assumed costs) predicts 892 "
+				  "newidle pulls where the kernel made none: cannot be judged; `idlereplay calibrate`"));
+	free(s);
+	json_object_object_add(json_object_object_get(doc, "fidelity"), "predicted_pulls", json_object_new_int(0));
+	s = render(ir_report_text, doc);
+	assert_non_null(strstr(s, "predicts 0 newidle pulls where the kernel made none: nothing to judge"));
 	free(s);
 	json_object_put(doc);
 
