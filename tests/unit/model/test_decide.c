@@ -1019,6 +1019,22 @@ static void test_bump_all_levels(void **state)
 		assert_int_equal(st.max_newidle_lb_cost[2 * IR_MAX_LEVELS + l], IR_COST_UNSET);
 	}
 	ir_policy_state_free(&st);
+	/* a level not walked gets update_newidle_cost(sd, 0), the periodic
+	 * visit: "cost > max" is false and the decay keeps 0 at 0, so an
+	 * assumed cost of 0 stays 0 (no overload: bump bails, walks nothing) */
+	assert_int_equal(ir_policy_set(&p, "mc.max_newidle_lb_cost", 0, NULL, 0), 0);
+	assert_int_equal(ir_policy_state_init(&st, &p, 3), 0);
+	c.overload = false;
+	for (int i = 0; i < 3; i++) {
+		ir_decide(&c, &p, &st, &d);
+		assert_int_not_equal(d.bail, IR_BAIL_NONE);
+		ir_outcome(&pt, &d, &o);
+		ir_policy_update(&c, &p, &d, &o, &st);
+		c.now += 2000000000ull;
+	}
+	for (int l = 0; l < IR_MAX_LEVELS; l++)
+		assert_int_equal(st.max_newidle_lb_cost[1 * IR_MAX_LEVELS + l], 0);
+	ir_policy_state_free(&st);
 }
 
 int main(void)
