@@ -987,6 +987,55 @@ static void test_probed_ratio_zero(void **state)
 	assert_int_equal(d.tried[0], 0);
 }
 
+/* Per-seed level attempts count the levels a walk reached, not the ones it
+ * planned: a pull at SMT ends sched_balance_newidle()'s walk ("if
+ * (pulled_task ...) break") before MC.  Two SMT siblings of four CPUs;
+ * CPU 1 runs one task and queues one (cold): CPU 0's SMT load_balance()
+ * pulls it (migrate_task, (2 - 0) >> 1 = 1). */
+static void test_evaluate_seeds_levels(void **state)
+{
+	struct ir_topology *t = NULL;
+	struct ir_domains *dom;
+	struct ir_policy_run run;
+	struct ir_rq_snap rq[4];
+	struct ir_point pt = { .ts = 100000 * US, .cpu = 0, .avg_idle = 1000 * US, .overload = true, .nr_levels = 2,
+			       .pulled_pid = -1, .pulled_from = -1, .rq = rq, .nr_rq = 4 };
+	struct ir_decision d;
+	struct ir_outcome o;
+
+	(void)state;
+	assert_int_equal(ir_topology_from_arg("sockets=1,cores=2,threads=2", &t, NULL, 0), 0);
+	dom = ir_domains_build(t, NULL, 0);
+	ir_topology_free(t);
+	assert_non_null(dom);
+	memset(rq, 0, sizeof(rq));
+	for (int c = 0; c < 4; c++)
+		rq[c].curr_idle = true;
+	rq[1] = (struct ir_rq_snap){ .nr_running = 2, .nr_tasks = 1, .util = 300,
+		.task = { { .pid = 100, .prio = 120, .exec_start = pt.ts - 10000 * US, .util = 100 } } };
+	pt.ring[0] = (struct ir_cand){ .pid = 100, .cpu = 1, .src_nr_running = 2, .gain_ns = 3000 };
+	pt.ring[1] = (struct ir_cand){ .pid = -1, .cpu = -1 };
+	assert_int_equal(ir_policy_parse("proportional", &run.p, NULL, 0), 0);
+	run.p.ni_random = 0;
+	run.p.seeds = 3;
+	run.p.max_newidle_lb_cost[IR_LVL_SMT] = 5 * US;
+	run.p.max_newidle_lb_cost[IR_LVL_MC] = 20 * US;
+	assert_int_equal(ir_policy_run_init(&run, 4), 0);
+	ir_evaluate(&pt, dom, false, &run, 1, &d, &o);
+	assert_int_equal(d.nr_tried, 2);	/* MC was affordable too */
+	assert_true(o.pulled);
+	assert_int_equal(o.level, 0);
+	for (int s = 0; s < 3; s++) {
+		assert_int_equal(run.seed_tot[s].attempts, 1);
+		assert_int_equal(run.seed_tot[s].level_attempts[IR_LVL_SMT], 1);
+		assert_int_equal(run.seed_tot[s].level_attempts[IR_LVL_MC], 0);
+		assert_int_equal(run.seed_tot[s].level_cost_ns[IR_LVL_MC], 0);
+		assert_int_equal(run.seed_tot[s].level_pulls[IR_LVL_SMT], 1);
+	}
+	ir_policy_run_free(&run);
+	ir_domains_free(dom);
+}
+
 /* bump's learned costs are per CPU and level (update_newidle_cost() on
  * each sd of this_rq): a walk over all IR_MAX_LEVELS levels of CPU 1 sets
  * CPU 1's, and leaves its neighbours' unset. */
@@ -1045,6 +1094,7 @@ int main(void)
 		cmocka_unit_test(test_probed_costs),
 		cmocka_unit_test(test_arrival),
 		cmocka_unit_test(test_evaluate_seeds),
+		cmocka_unit_test(test_evaluate_seeds_levels),
 		cmocka_unit_test(test_bump_all_levels),
 		cmocka_unit_test(test_ttwu_pending),
 		cmocka_unit_test(test_baseline_no_cost_bail),
