@@ -132,6 +132,21 @@ static void test_tally(void **state)
 	assert_int_equal(t.cpu[2].idle_lost_ns, 5000);
 	assert_int_equal(t.cpu[2].cost_ns, 10 * US);
 	assert_int_equal(t.cpu[0].attempts, 0);
+	/* a fifth point, a bail at a switch with no observed pull: the
+	 * observed pulls and true positives stay (fill()'s points have as
+	 * many observed as unobserved pulls, and as many matched) */
+	{
+		struct ir_point pt = pt_of(3, IR_PT_IDLE, -1, -1, -1);
+		struct ir_decision d = dec_of(IR_BAIL_MIGRATION_COST, 0, K3);
+		struct ir_outcome o;
+
+		ir_outcome(&pt, &d, &o);
+		ir_tally_add(&t, &pt, &d, &o);
+	}
+	assert_int_equal(t.points, 5);
+	assert_int_equal(t.predicted, 2);
+	assert_int_equal(t.observed, 2);
+	assert_int_equal(t.true_pos, 1);
 	ir_tally_free(&t);
 	assert_null(t.cpu);
 	ir_tally_free(&t);	/* freeing again is harmless */
