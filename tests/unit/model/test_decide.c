@@ -934,6 +934,17 @@ static void test_ttwu_pending(void **state)
 	assert_int_equal(d.bail, IR_BAIL_TTWU_PENDING);
 	d = decide("baseline", &c);
 	assert_int_equal(d.bail, IR_BAIL_NOT_OVERLOADED);
+	/* the context takes it from the point (replay's probe or wake list) */
+	{
+		struct ir_point pt = { .ts = 10, .cpu = 0, .avg_idle = 10000 * US, .overload = true, .nr_levels = 1,
+				       .ttwu_pending = true, .pulled_pid = -1, .pulled_from = -1 };
+		struct ir_decision_ctx c2;
+
+		ir_decision_ctx_init(&c2, &pt, NULL);
+		assert_true(c2.ttwu_pending);
+		d = decide("mainline", &c2);
+		assert_int_equal(d.bail, IR_BAIL_TTWU_PENDING);
+	}
 }
 
 /* baseline (v4.15) has no lowest-domain cost bail: a lowest level dearer
