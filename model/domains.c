@@ -157,8 +157,10 @@ struct ir_domains *ir_domains_build(const struct ir_topology *t, char *err, size
 		return NULL;
 	}
 	d = calloc(1, sizeof(*d));
-	if (!d)
+	if (!d) {
+		seterr(err, errlen, "out of memory", -1);
 		return NULL;
+	}
 	d->nr_cpus = t->nr_cpus;
 	d->nwords = t->nwords;
 	d->nr_levels = calloc((size_t)t->nr_cpus, 1);

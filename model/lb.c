@@ -73,16 +73,34 @@ struct sg_lb_stats {
 	bool group_no_capacity;		/* v4.15 */
 };
 
-/* The group of CPU o at level l: its child domain's span (level l - 1), or
- * the CPU itself at the lowest level.  Identified by its lowest CPU. */
-static int group_id(const struct ir_domains *dom, int o, int l)
+/* The group of CPU o in the domain being balanced, sd (CPU pt->cpu's level
+ * env->level).  build_sched_groups() (kernel/sched/topology.c, v4.15 and
+ * since) builds sd's groups from the child topology level's masks, taken
+ * before sd_degenerate() removed any level: o's group is o's widest domain
+ * that sd's span strictly contains, or o alone when it has none (a core
+ * whose SMT sibling is offline keeps no SMT domain, and its MC domain may
+ * be its level 0 while it is level 1 of the balancing CPU).  In symmetric
+ * topologies this is o's level env->level - 1.  Identified by its lowest
+ * CPU. */
+static int group_id(const struct ir_lb_env *env, int o)
 {
-	const struct ir_sched_domain *child;
-	int n = ir_domains_nr_cpus(dom);
+	const struct ir_sched_domain *sd = ir_domains_level(env->dom, env->pt->cpu, env->level);
+	const struct ir_sched_domain *child = NULL;
+	int n = ir_domains_nr_cpus(env->dom);
+	size_t nw = ir_cpumask_words(n);
 
-	if (l == 0 || l - 1 >= ir_domains_nr_levels(dom, o))
+	for (int l = 0; sd && l < ir_domains_nr_levels(env->dom, o); l++) {
+		const struct ir_sched_domain *c = ir_domains_level(env->dom, o, l);
+		bool inside = c->span_weight < sd->span_weight;
+
+		for (size_t w = 0; inside && w < nw; w++)
+			inside = !(c->span[w] & ~sd->span[w]);
+		if (!inside)
+			break;
+		child = c;
+	}
+	if (!child)
 		return o;
-	child = ir_domains_level(dom, o, l - 1);
 	for (int c = 0; c < n; c++)
 		if (ir_cpumask_test(child->span, c))
 			return c;
@@ -133,7 +151,7 @@ static void sg_stats(const struct ir_lb_env *env, const struct ir_sched_domain *
 	for (int o = 0; o < n; o++) {
 		const struct ir_rq_snap *r = &rq[o];
 
-		if (!ir_cpumask_test(sd->span, o) || group_id(env->dom, o, env->level) != g)
+		if (!ir_cpumask_test(sd->span, o) || group_id(env, o) != g)
 			continue;
 		sgs->group_weight++;
 		sgs->group_load += cpu_load(r);
@@ -232,7 +250,7 @@ static long busiest_group(const struct ir_lb_env *env, const struct ir_sched_dom
 	bool have = false, prefer_sibling;
 	const struct ir_sched_domain *child = env->level > 0 ?
 		ir_domains_level(env->dom, env->pt->cpu, env->level - 1) : NULL;
-	int n = env->pt->nr_rq, local_id = group_id(env->dom, env->pt->cpu, env->level);
+	int n = env->pt->nr_rq, local_id = group_id(env, env->pt->cpu);
 	long imbalance;
 
 	/* sds->prefer_sibling = child && child->flags & SD_PREFER_SIBLING;
@@ -241,7 +259,7 @@ static long busiest_group(const struct ir_lb_env *env, const struct ir_sched_dom
 	/* sd->groups starts with the local group: its stats come first */
 	sg_stats(env, sd, local_id, &local);
 	for (int g = 0; g < n; g++) {
-		if (!ir_cpumask_test(sd->span, g) || group_id(env->dom, g, env->level) != g)
+		if (!ir_cpumask_test(sd->span, g) || group_id(env, g) != g)
 			continue;
 		sg_stats(env, sd, g, &sgs);
 		total_load += sgs.group_load;
@@ -426,7 +444,7 @@ void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res)
 	for (int o = 0; o < env->pt->nr_rq; o++) {
 		const struct ir_rq_snap *r = &rqs(env)[o];
 
-		if (!ir_cpumask_test(sd->span, o) || group_id(env->dom, o, env->level) != busiest.first)
+		if (!ir_cpumask_test(sd->span, o) || group_id(env, o) != busiest.first)
 			continue;
 		nr = r->nr_running;
 		if (!nr)

@@ -59,6 +59,46 @@ static void test_small_count(void **state)
 	assert_true(f.hi < 0);			/* -0.75: never reached */
 }
 
+/* Nothing observed, a prediction only at the lowest scale, or below one
+ * pull at every scale: still a lower bound where it drops to half a pull
+ * (any scale predicting a pull counts, the first included).  One scale
+ * only: fitted there when it predicts the observed count. */
+static void test_nothing_observed_edges(void **state)
+{
+	const double first[3] = { 2, 0, 0 }, small[3] = { 0.8, 0.3, 0 }, one[1] = { 3 };
+	struct ir_cost_fit f;
+
+	(void)state;
+	ir_cost_fit(scale, first, 3, 0, &f);
+	assert_int_equal(f.status, 1);
+	near(f.scale, 100 * pow(10, 0.75));	/* 0.5 between 2 and 0 */
+	near(f.lo, f.scale);
+	ir_cost_fit(scale, small, 3, 0, &f);
+	assert_int_equal(f.status, 1);
+	near(f.scale, 100 * pow(10, 0.6));	/* 0.5 between 0.8 and 0.3 */
+	ir_cost_fit(scale, one, 1, 3, &f);
+	assert_int_equal(f.status, 0);
+	near(f.scale, 100);
+	near(f.lo, 100);			/* 3 + 1.73: at or below already */
+	assert_true(f.hi < 0);			/* 3 - 1.73: never reached */
+}
+
+/* Between one and two pulls observed: sd is sqrt(observed) already (1.5:
+ * 1.2247), not the floor of 1. */
+static void test_count_above_one(void **state)
+{
+	const double pred[3] = { 4, 2, 0 };
+	const double sd = sqrt(1.5);
+	struct ir_cost_fit f;
+
+	(void)state;
+	ir_cost_fit(scale, pred, 3, 1.5, &f);
+	assert_int_equal(f.status, 0);
+	near(f.scale, 1000 * pow(10, 0.25));			/* 1.5 between 2 and 0 */
+	near(f.lo, 100 * pow(10, (4 - (1.5 + sd)) / 2));	/* 2.72 between 4 and 2 */
+	near(f.hi, 1000 * pow(10, (2 - (1.5 - sd)) / 2));	/* 0.28 between 2 and 0 */
+}
+
 /* Nothing observed: a lower bound where the prediction drops to half a pull;
  * nothing observed and nothing predicted: no information. */
 static void test_nothing_observed(void **state)
@@ -121,7 +161,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fitted),
 		cmocka_unit_test(test_small_count),
+		cmocka_unit_test(test_count_above_one),
 		cmocka_unit_test(test_nothing_observed),
+		cmocka_unit_test(test_nothing_observed_edges),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_first_crossing),
 	};

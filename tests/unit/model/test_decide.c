@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "model/cpumask.h"
 #include "model/model.h"
 
 #define US 1000ull
@@ -637,6 +638,15 @@ static void test_evaluate_seeds(void **state)
 		ir_evaluate(&pt, NULL, true, &run, 1, &d, &o);
 		pt.ts += 10;
 	}
+	/* a sixth point: avg_idle 1 us below the probed 15 us cost, so
+	 * sched_balance_newidle() bails before the walk; the waiting task
+	 * (5 us of idle) is idle lost, in every seed */
+	pt.ring[0] = (struct ir_cand){ .pid = 7, .cpu = 1, .src_nr_running = 2, .gain_ns = 5000 };
+	pt.avg_idle = 1 * US;
+	pt.probe.avg_idle = 1 * US;
+	pt.has_probe = false;
+	ir_evaluate(&pt, NULL, true, &run, 1, &d, &o);
+	assert_int_not_equal(d.bail, IR_BAIL_NONE);
 	for (int s = 0; s < 3; s++) {
 		const struct ir_seed_totals *t = &run.seed_tot[s];
 
@@ -645,7 +655,7 @@ static void test_evaluate_seeds(void **state)
 		assert_int_equal(t->moved, 4);
 		assert_int_equal(t->cost_ns, 3 * 15 * US + 2 * 20 * US);	/* probed where probed */
 		assert_int_equal(t->idle_recovered_ns, 4 * 3000);
-		assert_int_equal(t->idle_lost_ns, 0);
+		assert_int_equal(t->idle_lost_ns, 5000);
 		assert_int_equal(t->level_attempts[IR_LVL_MC], 5);
 		assert_int_equal(t->level_pulls[IR_LVL_MC], 4);
 		assert_int_equal(t->level_moved[IR_LVL_MC], 4);
@@ -924,6 +934,17 @@ static void test_ttwu_pending(void **state)
 	assert_int_equal(d.bail, IR_BAIL_TTWU_PENDING);
 	d = decide("baseline", &c);
 	assert_int_equal(d.bail, IR_BAIL_NOT_OVERLOADED);
+	/* the context takes it from the point (replay's probe or wake list) */
+	{
+		struct ir_point pt = { .ts = 10, .cpu = 0, .avg_idle = 10000 * US, .overload = true, .nr_levels = 1,
+				       .ttwu_pending = true, .pulled_pid = -1, .pulled_from = -1 };
+		struct ir_decision_ctx c2;
+
+		ir_decision_ctx_init(&c2, &pt, NULL);
+		assert_true(c2.ttwu_pending);
+		d = decide("mainline", &c2);
+		assert_int_equal(d.bail, IR_BAIL_TTWU_PENDING);
+	}
 }
 
 /* baseline (v4.15) has no lowest-domain cost bail: a lowest level dearer
@@ -977,6 +998,105 @@ static void test_probed_ratio_zero(void **state)
 	assert_int_equal(d.tried[0], 0);
 }
 
+/* Per-seed level attempts count the levels a walk reached, not the ones it
+ * planned: a pull at SMT ends sched_balance_newidle()'s walk ("if
+ * (pulled_task ...) break") before MC.  Two SMT siblings of four CPUs;
+ * CPU 1 runs one task and queues one (cold): CPU 0's SMT load_balance()
+ * pulls it (migrate_task, (2 - 0) >> 1 = 1). */
+static void test_evaluate_seeds_levels(void **state)
+{
+	struct ir_topology *t = NULL;
+	struct ir_domains *dom;
+	struct ir_policy_run run;
+	struct ir_rq_snap rq[4];
+	struct ir_point pt = { .ts = 100000 * US, .cpu = 0, .avg_idle = 1000 * US, .overload = true, .nr_levels = 2,
+			       .pulled_pid = -1, .pulled_from = -1, .rq = rq, .nr_rq = 4 };
+	struct ir_decision d;
+	struct ir_outcome o;
+
+	(void)state;
+	assert_int_equal(ir_topology_from_arg("sockets=1,cores=2,threads=2", &t, NULL, 0), 0);
+	dom = ir_domains_build(t, NULL, 0);
+	ir_topology_free(t);
+	assert_non_null(dom);
+	memset(rq, 0, sizeof(rq));
+	for (int c = 0; c < 4; c++)
+		rq[c].curr_idle = true;
+	rq[1] = (struct ir_rq_snap){ .nr_running = 2, .nr_tasks = 1, .util = 300,
+		.task = { { .pid = 100, .prio = 120, .exec_start = pt.ts - 10000 * US, .util = 100 } } };
+	pt.ring[0] = (struct ir_cand){ .pid = 100, .cpu = 1, .src_nr_running = 2, .gain_ns = 3000 };
+	pt.ring[1] = (struct ir_cand){ .pid = -1, .cpu = -1 };
+	assert_int_equal(ir_policy_parse("proportional", &run.p, NULL, 0), 0);
+	run.p.ni_random = 0;
+	run.p.seeds = 3;
+	run.p.max_newidle_lb_cost[IR_LVL_SMT] = 5 * US;
+	run.p.max_newidle_lb_cost[IR_LVL_MC] = 20 * US;
+	assert_int_equal(ir_policy_run_init(&run, 4), 0);
+	ir_evaluate(&pt, dom, false, &run, 1, &d, &o);
+	assert_int_equal(d.nr_tried, 2);	/* MC was affordable too */
+	assert_true(o.pulled);
+	assert_int_equal(o.level, 0);
+	for (int s = 0; s < 3; s++) {
+		assert_int_equal(run.seed_tot[s].attempts, 1);
+		assert_int_equal(run.seed_tot[s].level_attempts[IR_LVL_SMT], 1);
+		assert_int_equal(run.seed_tot[s].level_attempts[IR_LVL_MC], 0);
+		assert_int_equal(run.seed_tot[s].level_cost_ns[IR_LVL_MC], 0);
+		assert_int_equal(run.seed_tot[s].level_pulls[IR_LVL_SMT], 1);
+	}
+	ir_policy_run_free(&run);
+	ir_domains_free(dom);
+}
+
+/* bump's learned costs are per CPU and level (update_newidle_cost() on
+ * each sd of this_rq): a walk over all IR_MAX_LEVELS levels of CPU 1 sets
+ * CPU 1's, and leaves its neighbours' unset. */
+static void test_bump_all_levels(void **state)
+{
+	struct ir_point pt = { .ts = 10, .cpu = 1, .avg_idle = 10000 * US, .overload = true, .nr_levels = 1,
+			       .pulled_pid = -1, .pulled_from = -1 };
+	struct ir_decision_ctx c;
+	struct ir_policy_params p;
+	struct ir_policy_state st;
+	struct ir_decision d;
+	struct ir_outcome o;
+
+	(void)state;
+	for (int l = 0; l < IR_MAX_LEVELS; l++)
+		pt.ring[l] = (struct ir_cand){ .pid = -1, .cpu = -1 };
+	assert_int_equal(ir_policy_parse("bump", &p, NULL, 0), 0);
+	assert_int_equal(ir_policy_state_init(&st, &p, 3), 0);
+	ir_decision_ctx_init(&c, &pt, NULL);
+	c.nr_levels = IR_MAX_LEVELS;
+	for (int l = 0; l < IR_MAX_LEVELS; l++)
+		c.kind[l] = IR_LVL_MC;
+	ir_decide(&c, &p, &st, &d);
+	ir_outcome(&pt, &d, &o);
+	assert_false(o.pulled);
+	ir_policy_update(&c, &p, &d, &o, &st);
+	for (int l = 0; l < IR_MAX_LEVELS; l++) {
+		assert_int_equal(st.max_newidle_lb_cost[0 * IR_MAX_LEVELS + l], IR_COST_UNSET);
+		assert_int_not_equal(st.max_newidle_lb_cost[1 * IR_MAX_LEVELS + l], IR_COST_UNSET);
+		assert_int_equal(st.max_newidle_lb_cost[2 * IR_MAX_LEVELS + l], IR_COST_UNSET);
+	}
+	ir_policy_state_free(&st);
+	/* a level not walked gets update_newidle_cost(sd, 0), the periodic
+	 * visit: "cost > max" is false and the decay keeps 0 at 0, so an
+	 * assumed cost of 0 stays 0 (no overload: bump bails, walks nothing) */
+	assert_int_equal(ir_policy_set(&p, "mc.max_newidle_lb_cost", 0, NULL, 0), 0);
+	assert_int_equal(ir_policy_state_init(&st, &p, 3), 0);
+	c.overload = false;
+	for (int i = 0; i < 3; i++) {
+		ir_decide(&c, &p, &st, &d);
+		assert_int_not_equal(d.bail, IR_BAIL_NONE);
+		ir_outcome(&pt, &d, &o);
+		ir_policy_update(&c, &p, &d, &o, &st);
+		c.now += 2000000000ull;
+	}
+	for (int l = 0; l < IR_MAX_LEVELS; l++)
+		assert_int_equal(st.max_newidle_lb_cost[1 * IR_MAX_LEVELS + l], 0);
+	ir_policy_state_free(&st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -985,6 +1105,8 @@ int main(void)
 		cmocka_unit_test(test_probed_costs),
 		cmocka_unit_test(test_arrival),
 		cmocka_unit_test(test_evaluate_seeds),
+		cmocka_unit_test(test_evaluate_seeds_levels),
+		cmocka_unit_test(test_bump_all_levels),
 		cmocka_unit_test(test_ttwu_pending),
 		cmocka_unit_test(test_baseline_no_cost_bail),
 		cmocka_unit_test(test_probed_ratio_zero),

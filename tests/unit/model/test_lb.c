@@ -225,6 +225,16 @@ static void test_llc_spread(void **state)
 	r = lb_llc(t.d, &t.pt, 1, 500 * US, false, true);
 	assert_int_equal(r.moved, 1);
 	assert_int_equal(r.from_cpu, 2);
+	/* Before v5.10, CPU 0 newly idle with its util still 1024: local util
+	 * 2048 = capacity, max(2048, 2048) - 2048 = 0.  calculate_imbalance()
+	 * (v5.5): "the local CPU is (newly) idle. There is at least one
+	 * waiting task in this overloaded busiest group. Let's try to pull
+	 * it": migrate_task, imbalance 1: one task (util 100, which
+	 * migrate_util with imbalance 1 would not move) from the longest queue */
+	busy(t.rq, 0, 0, 0, 1024);
+	r = lb_llc(t.d, &t.pt, 1, 500 * US, false, false);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 2);
 	ir_domains_free(t.d);
 }
 
@@ -249,6 +259,21 @@ static void test_busiest_queue_util(void **state)
 	assert_int_equal(r.moved, 1);
 	assert_int_equal(r.from_cpu, 5);
 	assert_int_equal(r.pid, 500);
+	/* Node 1 fully busy, not overloaded: 4 tasks on 4 CPUs (CPUs 6 and 7
+	 * just went idle, util still 1024), 4096 * 100 < 3972 * 117.
+	 * calculate_imbalance() gives migrate_util only for a busiest group
+	 * above group_fully_busy; here migrate_task, prefer_sibling (child MC):
+	 * (4 - 0) >> 1 = 2 (above NUMA_IMBALANCE_MIN), and find_busiest_queue()
+	 * takes the first of the longest queues, CPU 4, not the busiest by
+	 * utilisation (CPU 5); CPU 4 keeps its running task: 1 moves */
+	busy(t.rq, 4, 2, 10 * 1000 * US, 900);
+	busy(t.rq, 5, 2, 10 * 1000 * US, 1024);
+	busy(t.rq, 6, 0, 0, 1024);
+	busy(t.rq, 7, 0, 0, 1024);
+	r = lb(t.d, &t.pt, numa, 500 * US, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 4);
+	assert_int_equal(r.pid, 400);
 	ir_domains_free(t.d);
 }
 
@@ -703,6 +728,51 @@ static void test_imb_numa_nr_levels(void **state)
 	ir_domains_free(d);
 }
 
+/* A core without its SMT sibling (CPU 3 offline): CPU 2 keeps only the MC
+ * level, CPUs 0-1 have SMT and MC.  build_sched_groups() builds CPU 0's MC
+ * groups from the SMT topology level's masks, so CPU 2 is a group of its own,
+ * {0-1} {2}, however many domain levels CPU 2 kept after sd_degenerate().
+ * CPU 2 runs 2 tasks (util 300: spare), CPUs 0-1 idle: a single-CPU busiest
+ * group, migrate_task, (2 - 0) >> 1 = 1 task from CPU 2.
+ * Seen from CPU 2 (its level 0 is MC), with 2 tasks on CPU 1: the groups
+ * are {0-1} and {2}, not three single CPUs.  cpu_attach_domain() cleared the
+ * MC domain's child when CPU 2's SMT domain degenerated: no prefer_sibling.
+ * The busiest group {0-1} (one idle CPU, not overloaded) has more than one
+ * CPU and local.idle_cpus 1 <= 1 + 1: balanced, nothing moves (as single-CPU
+ * groups, CPU 1 would give one task). */
+static void test_asymmetric_levels(void **state)
+{
+	static const char *const text =
+		"idlereplay-topology 1\n"
+		"online 0-2\n"
+		"cpu 0 core_cpus=0-1 package_cpus=0-2 node=0 cache=L3:0-2\n"
+		"cpu 1 core_cpus=0-1 package_cpus=0-2 node=0 cache=L3:0-2\n"
+		"cpu 2 core_cpus=2 package_cpus=0-2 node=0 cache=L3:0-2\n"
+		"node 0 cpus=0-2 distance=10\n";
+	struct ir_topology *t = NULL;
+	struct lbt c;
+	struct ir_lb_result r;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(ir_topology_parse(text, &t, err, sizeof(err)), 0);
+	lbt_init(&c, ir_domains_build(t, err, sizeof(err)), 3);
+	ir_topology_free(t);
+	assert_non_null(c.d);
+	assert_int_equal(ir_domains_nr_levels(c.d, 0), 2);
+	assert_int_equal(ir_domains_nr_levels(c.d, 2), 1);
+	busy(c.rq, 2, 2, 10 * 1000 * US, 300);
+	r = expect_lb(&c, 1, IR_LB_V519, true, 1, 2);
+	assert_int_equal(r.pid, 200);
+	/* from CPU 2: CPU 1 with 2 tasks, CPU 0 idle */
+	idle_all(c.rq, 3);
+	busy(c.rq, 1, 2, 10 * 1000 * US, 300);
+	c.pt.cpu = 2;
+	r = expect_lb(&c, 0, IR_LB_V519, true, 0, -1);
+	assert_int_equal(r.why, IR_LB_BALANCED);
+	ir_domains_free(c.d);
+}
+
 /* No other group with a task: nothing to balance, even with tasks waiting
  * in the local group (a sibling's queue is the SMT level's business). */
 static void test_no_busiest(void **state)
@@ -758,6 +828,7 @@ int main(void)
 		cmocka_unit_test(test_no_busiest),
 		cmocka_unit_test(test_busiest_queue_tie),
 		cmocka_unit_test(test_migrate_load),
+		cmocka_unit_test(test_asymmetric_levels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -93,6 +93,18 @@ static void expect_error(const char *arg, const char *msg)
 	assert_string_equal(err, msg);
 }
 
+/* A preset given to a policy other than domain-cost is refused as such,
+ * whatever its name: not reported as an unknown preset. */
+static void test_first_error(void **state)
+{
+	struct ir_policy_params p;
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(ir_policy_parse("baseline:preset=bogus", &p, err, sizeof(err)), IR_ERR_USAGE);
+	assert_non_null(strstr(err, "policy baseline: no parameter 'preset'"));
+}
+
 /* Every plain parameter under its documented key (docs/report.md), each
  * to a value unlike its default; a parsed policy is labelled as given, a
  * default one by its name. */
@@ -238,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_param_keys),
+		cmocka_unit_test(test_first_error),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_policy_for_kernel),

@@ -28,6 +28,22 @@ static void levels_of(const struct ir_domains *d, int cpu, char *buf, size_t len
 	}
 }
 
+/* the domains of a topology text (which must parse and build) */
+static struct ir_domains *domains_of_text(const char *text)
+{
+	struct ir_topology *t = NULL;
+	struct ir_domains *d;
+	char err[256] = "";
+
+	if (ir_topology_parse(text, &t, err, sizeof(err)) != IR_OK)
+		fail_msg("%s", err);
+	d = ir_domains_build(t, err, sizeof(err));
+	ir_topology_free(t);
+	if (!d)
+		fail_msg("%s", err);
+	return d;
+}
+
 static struct ir_domains *domains_of(const char *arg)
 {
 	struct ir_topology *t = NULL;
@@ -303,14 +319,10 @@ static void test_numa_distance_order(void **state)
 		"node 0 cpus=0 distance=10,20,30\n"
 		"node 1 cpus=1 distance=20,10,15\n"
 		"node 2 cpus=2 distance=30,15,10\n";
-	struct ir_topology *t = NULL;
-	struct ir_domains *d;
-	char err[256], buf[256];
+	struct ir_domains *d = domains_of_text(text);
+	char buf[256];
 
 	(void)state;
-	assert_int_equal(ir_topology_parse(text, &t, err, sizeof(err)), IR_OK);
-	d = ir_domains_build(t, err, sizeof(err));
-	assert_non_null(d);
 	levels_of(d, 0, buf, sizeof(buf));
 	assert_string_equal(buf, "NUMA{0-1} NUMA{0-2}");
 	levels_of(d, 1, buf, sizeof(buf));
@@ -318,7 +330,29 @@ static void test_numa_distance_order(void **state)
 	levels_of(d, 2, buf, sizeof(buf));
 	assert_string_equal(buf, "NUMA{1-2} NUMA{0-2}");
 	ir_domains_free(d);
-	ir_topology_free(t);
+}
+
+/* A CPU whose node the topology does not give is in no NUMA domain (its
+ * node is unknown, not node 0); the CPUs of the nodes given are. */
+static void test_cpu_without_node(void **state)
+{
+	static const char text[] =
+		"idlereplay-topology 1\nonline 0-2\n"
+		"cpu 0 core_cpus=0 package_cpus=0 cache=L3:0\n"
+		"cpu 1 core_cpus=1 package_cpus=1 node=0 cache=L3:1\n"
+		"cpu 2 core_cpus=2 package_cpus=2 node=1 cache=L3:2\n"
+		"node 0 cpus=1 distance=10,20\n"
+		"node 1 cpus=2 distance=20,10\n";
+	struct ir_domains *d = domains_of_text(text);
+	char buf[256];
+
+	(void)state;
+	assert_int_equal(ir_domains_nr_levels(d, 0), 0);
+	levels_of(d, 1, buf, sizeof(buf));
+	assert_string_equal(buf, "NUMA{1-2}");
+	levels_of(d, 2, buf, sizeof(buf));
+	assert_string_equal(buf, "NUMA{1-2}");
+	ir_domains_free(d);
 }
 
 static void test_flat(void **state)
@@ -381,6 +415,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_vm_numa),
 		cmocka_unit_test(test_two_cpus),
 		cmocka_unit_test(test_spec_strings),
+		cmocka_unit_test(test_cpu_without_node),
 		cmocka_unit_test(test_flat),
 		cmocka_unit_test(test_numa_distance_order),
 		cmocka_unit_test(test_spec_cpu_count),

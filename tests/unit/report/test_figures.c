@@ -14,6 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "report/report.h"
 
@@ -128,6 +132,21 @@ static void test_tally(void **state)
 	assert_int_equal(t.cpu[2].idle_lost_ns, 5000);
 	assert_int_equal(t.cpu[2].cost_ns, 10 * US);
 	assert_int_equal(t.cpu[0].attempts, 0);
+	/* a fifth point, a bail at a switch with no observed pull: the
+	 * observed pulls and true positives stay (fill()'s points have as
+	 * many observed as unobserved pulls, and as many matched) */
+	{
+		struct ir_point pt = pt_of(3, IR_PT_IDLE, -1, -1, -1);
+		struct ir_decision d = dec_of(IR_BAIL_MIGRATION_COST, 0, K3);
+		struct ir_outcome o;
+
+		ir_outcome(&pt, &d, &o);
+		ir_tally_add(&t, &pt, &d, &o);
+	}
+	assert_int_equal(t.points, 5);
+	assert_int_equal(t.predicted, 2);
+	assert_int_equal(t.observed, 2);
+	assert_int_equal(t.true_pos, 1);
 	ir_tally_free(&t);
 	assert_null(t.cpu);
 	ir_tally_free(&t);	/* freeing again is harmless */
@@ -762,6 +781,227 @@ static void test_json(void **state)
 	ir_tally_free(&tt[2]);
 }
 
+/* The timeline under "timeline" (report/json.c): each series (overview
+ * and detail) carries replay/timeline.c's view bucket by bucket, per CPU
+ * (busy share of the bucket, newidle points, pulls) and per policy lane,
+ * named by its policy's label; anomaly positions with their counts.  The
+ * hand-placed events land where they were put: at the trace's first ns
+ * CPU 0 busy for the whole first bucket, CPU 1 a pulled newidle point,
+ * lane 0 (baseline) a pull; lane 1 (no-check) pulls at the last ns. */
+static void check_series(json_object *se, const struct ir_timeline_view *v)
+{
+	json_object *cpus = obj(se, "cpus"), *lanes = obj(se, "policies");
+
+	assert_int_equal(json_object_get_int64(obj(se, "start_ns")), (int64_t)v->start);
+	assert_int_equal(json_object_get_int64(obj(se, "end_ns")), (int64_t)v->end);
+	assert_int_equal(json_object_get_int64(obj(se, "bucket_ns")), (int64_t)v->bucket);
+	assert_int_equal(json_object_array_length(cpus), v->nr_cpus);
+	assert_int_equal(json_object_array_length(lanes), v->nr_lanes);
+	for (int c = 0; c < v->nr_cpus; c++) {
+		json_object *x = json_object_array_get_idx(cpus, (size_t)c);
+		json_object *busy = obj(x, "busy"), *ni = obj(x, "newidle"), *pu = obj(x, "pulls");
+
+		assert_int_equal(num(x, "cpu"), c);
+		assert_int_equal(json_object_array_length(busy), v->n);
+		assert_int_equal(json_object_array_length(ni), v->n);
+		assert_int_equal(json_object_array_length(pu), v->n);
+		for (int b = 0; b < v->n; b++) {
+			double f = v->busy[c * v->stride + b] / (double)v->bucket;
+			char txt[16];
+
+			/* a share of the bucket, at most 1, printed with 3 digits */
+			f = f > 1 ? 1 : f;
+			snprintf(txt, sizeof(txt), "%.3f", f);
+			assert_float_equal(json_object_get_double(json_object_array_get_idx(busy, (size_t)b)),
+					   f, 0.0005);
+			assert_string_equal(json_object_to_json_string(json_object_array_get_idx(busy, (size_t)b)),
+					    txt);
+			assert_int_equal(json_object_get_int64(json_object_array_get_idx(ni, (size_t)b)),
+					 v->newidle[c * v->stride + b]);
+			assert_int_equal(json_object_get_int64(json_object_array_get_idx(pu, (size_t)b)),
+					 v->pulls[c * v->stride + b]);
+		}
+	}
+	for (int l = 0; l < v->nr_lanes; l++) {
+		json_object *x = json_object_array_get_idx(lanes, (size_t)l), *pu = obj(x, "pulls");
+
+		assert_string_equal(json_object_get_string(obj(x, "label")), l ? "no-check" : "baseline");
+		assert_int_equal(json_object_array_length(pu), v->n);
+		for (int b = 0; b < v->n; b++)
+			assert_int_equal(json_object_get_int64(json_object_array_get_idx(pu, (size_t)b)),
+					 v->pulls[(v->nr_cpus + l) * v->stride + b]);
+	}
+}
+
+static uint64_t at(json_object *a, int i)
+{
+	return (uint64_t)json_object_get_int64(json_object_array_get_idx(a, (size_t)(i < 0 ? (int)json_object_array_length(a) + i : i)));
+}
+
+static void test_json_timeline(void **state)
+{
+	const uint64_t t0 = 1000000000ull, end = t0 + 40000000ull;	/* 40 ms */
+	struct ir_trace_info ti = { .path = "t.dat", .kernel = "6.1.0", .clock = "local", .nr_cpus = 2,
+				    .file_version = 7 };
+	struct ir_cpu_obs cpus[2] = { { .busy_ns = 1 }, { .idle_ns = 1 } };
+	struct ir_observed ob = { .nr_cpus = 2, .cpu = cpus, .window_start = t0, .window_end = end };
+	struct ir_state_params sp;
+	struct ir_policy_params pb, pn;
+	/* three policies, two lanes kept: the third has no lane */
+	struct ir_tally tt[3];
+	struct ir_tallies ts = { .n = 3, .t = tt, .reference = 0, .fidelity = -1 };
+	struct ir_timeline *tl = ir_timeline_new(2, 0, 0);
+	struct ir_report_input in = { .trace = &ti, .obs = &ob, .params = &sp, .tallies = &ts };
+	struct ir_timeline_view v;
+	json_object *doc, *tj, *x, *m;
+
+	(void)state;
+	assert_non_null(tl);
+	ir_state_params_default(&sp);
+	ir_policy_defaults(IR_POL_BASELINE, &pb);
+	ir_policy_defaults(IR_POL_NO_CHECK, &pn);
+	assert_int_equal(ir_tally_init(&tt[0], &pb, 2), 0);
+	assert_int_equal(ir_tally_init(&tt[1], &pn, 2), 0);
+	assert_int_equal(ir_tally_init(&tt[2], &pn, 2), 0);
+	assert_int_equal(ir_timeline_set_lanes(tl, 2), 0);
+	ir_timeline_start(tl, t0);
+	ir_timeline_busy(tl, 0, t0, end);
+	/* CPU 0 busy twice over (no replay does that): still a share of 1 */
+	ir_timeline_busy(tl, 0, t0, end);
+	/* CPU 1 busy 10 us from an odd ns: shares between 0 and 1 */
+	ir_timeline_busy(tl, 1, t0 + 30000001ull, t0 + 30010001ull);
+	ir_timeline_point(tl, 1, t0, true);
+	ir_timeline_point(tl, 1, t0 + 20000000ull, false);
+	ir_timeline_lane_pull(tl, 0, t0);
+	ir_timeline_lane_pull(tl, 1, end - 1);
+	ir_timeline_lane_pull(tl, 1, end - 1);
+	ir_timeline_mark(tl, IR_ANOM_MISSING_IDLE_EXIT, 1, t0 + 5);
+	ir_timeline_finish(tl);
+	in.timeline = tl;
+	doc = ir_report_json(&in);
+	assert_non_null(doc);
+	tj = obj(doc, "timeline");
+	assert_int_equal(ir_timeline_get(tl, false, end, &v), 0);
+	check_series(tj, &v);
+	assert_int_equal(ir_timeline_get(tl, true, end, &v), 0);
+	check_series(obj(tj, "detail"), &v);
+	/* the hand-placed events, in the overview */
+	x = json_object_array_get_idx(obj(tj, "cpus"), 0);
+	assert_float_equal(json_object_get_double(json_object_array_get_idx(obj(x, "busy"), 0)), 1.0, 1e-9);
+	x = json_object_array_get_idx(obj(tj, "cpus"), 1);
+	assert_int_equal(at(obj(x, "newidle"), 0), 1);
+	assert_int_equal(at(obj(x, "pulls"), 0), 1);
+	{
+		json_object *b1 = obj(x, "busy");
+		double sum = 0;
+		bool part = false;
+
+		for (size_t b = 0; b < json_object_array_length(b1); b++) {
+			double f = json_object_get_double(json_object_array_get_idx(b1, b));
+
+			assert_true(f >= 0 && f <= 1);
+			part |= f > 0 && f < 1;
+			sum += f;
+		}
+		/* the shares times the bucket width: the 10 us */
+		assert_true(part);
+		assert_float_equal(sum * num(tj, "bucket_ns"), 10000.0, 1e-3);
+	}
+	x = json_object_array_get_idx(obj(tj, "policies"), 0);
+	assert_int_equal(at(obj(x, "pulls"), 0), 1);
+	x = json_object_array_get_idx(obj(tj, "policies"), 1);
+	assert_int_equal(at(obj(x, "pulls"), 0), 0);
+	assert_int_equal(at(obj(x, "pulls"), -1), 2);
+	m = obj(obj(obj(tj, "anomalies"), "missing_idle_exit"), "listed");
+	assert_int_equal(json_object_array_length(m), 1);
+	assert_int_equal(num(json_object_array_get_idx(m, 0), "ts_ns"), t0 + 5);
+	assert_int_equal(num(json_object_array_get_idx(m, 0), "cpu"), 1);
+	assert_int_equal(num(obj(obj(tj, "anomalies"), "missing_idle_exit"), "total"), 1);
+	assert_int_equal(num(obj(obj(tj, "anomalies"), "missing_idle_exit"), "not_listed"), 0);
+	assert_int_equal(num(obj(obj(tj, "anomalies"), "lost_events"), "total"), 0);
+	json_object_put(doc);
+	ir_timeline_free(tl);
+	ir_tally_free(&tt[0]);
+	ir_tally_free(&tt[1]);
+	ir_tally_free(&tt[2]);
+}
+
+/* A randomised policy's per-level cost is each level's mean over seeds,
+ * rounded so that the levels add up to the (rounded) mean total; a level
+ * no seed used stays 0.  Two seeds: SMT 3 and 4 ns (mean 3.5), MC 1 and
+ * 2 ns (1.5); totals 4 and 6, mean 5.  Whichever half gets the last ns,
+ * each level is its mean's floor or ceiling and the two add up to 5. */
+static void test_seeds_level_cost(void **state)
+{
+	struct ir_seed_totals tot[2];
+	struct ir_policy_run r = { .nr_seeds = 2, .seed_tot = tot };
+	struct ir_tally t;
+	uint64_t sum = 0;
+
+	(void)state;
+	memset(tot, 0, sizeof(tot));
+	memset(&t, 0, sizeof(t));
+	for (int i = 0; i < 2; i++) {
+		tot[i].level_cost_ns[IR_LVL_SMT] = 3 + (uint64_t)i;
+		tot[i].level_cost_ns[IR_LVL_MC] = 1 + (uint64_t)i;
+		tot[i].cost_ns = 4 + 2 * (uint64_t)i;
+	}
+	ir_tally_seeds(&t, &r);
+	assert_int_equal(t.cost_ns, 5);
+	assert_in_range(t.level[IR_LVL_SMT].cost_ns, 3, 4);
+	assert_in_range(t.level[IR_LVL_MC].cost_ns, 1, 2);
+	for (int l = 0; l < IR_LVL__COUNT; l++) {
+		if (l != IR_LVL_SMT && l != IR_LVL_MC)
+			assert_int_equal(t.level[l].cost_ns, 0);
+		sum += t.level[l].cost_ns;
+	}
+	assert_int_equal(sum, 5);
+	/* two seeds are a randomised policy's: ground truth takes their mean */
+	{
+		struct ir_truth tr;
+
+		memset(&tr, 0, sizeof(tr));
+		ir_truth_seeds(&tr, &t);
+		assert_true(tr.randomised);
+	}
+}
+
+/* ir_report_write_json(): success only when the document is in the file.
+ * A path in a missing directory and a device that refuses the write (our
+ * own full-device node, made in a temp dir) are errors; a new path gets the
+ * document, which parses back to the same value. */
+static void test_write_json(void **state)
+{
+	char dir[] = "/tmp/ir-figures-XXXXXX", path[256];
+	json_object *doc = json_tokener_parse("{\"idle_traded_ns\": 12, \"k\": [1, 2]}"), *back;
+
+	(void)state;
+	assert_non_null(doc);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/missing/r.json", dir);
+	assert_int_not_equal(ir_report_write_json(doc, path), 0);
+	assert_int_not_equal(access(path, F_OK), 0);
+
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	assert_int_equal(ir_report_write_json(doc, path), 0);
+	back = json_object_from_file(path);
+	assert_non_null(back);
+	assert_true(json_object_equal(doc, back));
+	json_object_put(back);
+	assert_int_equal(unlink(path), 0);
+
+	/* /dev/full's numbers (1, 7): every write fails with ENOSPC */
+	snprintf(path, sizeof(path), "%s/full", dir);
+	if (mknod(path, S_IFCHR | 0600, makedev(1, 7)) == 0) {
+		assert_int_not_equal(ir_report_write_json(doc, path), 0);
+		assert_int_equal(unlink(path), 0);
+	} else {
+		fprintf(stderr, "not checked: a full device (mknod: %s; needs root)\n", strerror(errno));
+	}
+	assert_int_equal(rmdir(dir), 0);
+	json_object_put(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -769,8 +1009,11 @@ int main(void)
 		cmocka_unit_test(test_tally_cpus),
 		cmocka_unit_test(test_model_truth),
 		cmocka_unit_test(test_seeds),
+		cmocka_unit_test(test_seeds_level_cost),
 		cmocka_unit_test(test_report_truth),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json_timeline),
+		cmocka_unit_test(test_write_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
