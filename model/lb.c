@@ -416,7 +416,9 @@ static bool task_hot(const struct ir_lb_env *env, const struct ir_sched_domain *
 		return false;
 	if (!p->exec_start)
 		return false;	/* never seen run: its exec_start is old */
-	return env->now > p->exec_start && env->now - p->exec_start < env->sysctl_sched_migration_cost;
+	/* delta = rq_clock_task(src) - exec_start is signed in the kernel: a
+	 * task that ran at this very instant (delta 0) is hot */
+	return (int64_t)(env->now - p->exec_start) < (int64_t)env->sysctl_sched_migration_cost;
 }
 
 void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res)

@@ -172,6 +172,16 @@ static void test_cache_hot(void **state)
 	assert_int_equal(r.moved, 2);
 	r = lb(t.d, &t.pt, 1, 50 * US, false);	/* ran 100 us ago: cold at 50 us */
 	assert_int_equal(r.moved, 2);
+	/* delta is signed in task_hot(): a task whose exec_start is this very
+	 * instant (delta 0 < cost) is hot, so is one stamped after it */
+	busy(t.rq, 2, 4, 0, 400);
+	r = lb(t.d, &t.pt, 1, 500 * US, false);
+	assert_int_equal(r.moved, 0);
+	assert_int_equal(r.hot_skipped, 3);
+	for (int i = 0; i < 3; i++)
+		t.rq[2].task[i].exec_start = NOW + US;
+	r = lb(t.d, &t.pt, 1, 500 * US, false);
+	assert_int_equal(r.moved, 0);
 	ir_domains_free(t.d);
 }
 
