@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* A simulated schedule as closed records, bounded (sim/capture.h). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/capture.h"
 
@@ -46,7 +47,17 @@ static void add(struct ir_capture *c, const struct ir_cap_rec *r)
 		c->rec = v;
 		c->cap = ncap;
 	}
-	c->rec[c->n++] = *r;
+	/* field by field over zeroes: a record's padding is never stack garbage
+	 * (records compare with memcmp) */
+	memset(&c->rec[c->n], 0, sizeof(*r));
+	c->rec[c->n].ts = r->ts;
+	c->rec[c->n].dur = r->dur;
+	c->rec[c->n].task = r->task;
+	c->rec[c->n].cpu = r->cpu;
+	c->rec[c->n].from = r->from;
+	c->rec[c->n].kind = r->kind;
+	c->rec[c->n].arg = r->arg;
+	c->n++;
 	c->kept[r->kind]++;
 }
 

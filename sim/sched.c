@@ -867,14 +867,16 @@ static int32_t newidle(struct sim *s, int c)
 	s->res->balance_cpu_ns += o.cost_ns;
 	if (o.cost_ns > r->max_idle_balance_cost)
 		r->max_idle_balance_cost = o.cost_ns;
-	r->avail = s->now + o.cost_ns;
+	/* a CPU still busy with a balance (a task it pulled left at once)
+	 * balances after it, not over it: idle and balance never overlap */
+	r->avail = (r->avail > s->now ? r->avail : s->now) + o.cost_ns;
 	if (pulled >= 0) {
 		s->res->newidle_pulls++;
 		r->idle_stamp = 0;
 	}
 	if (s->sp->capture) {
-		ir_capture_newidle(s->sp->capture, c, s->now, o.cost_ns, pulled, o.from_cpu, o.attempts);
-		ir_capture_switch(s->sp->capture, c, s->now, o.cost_ns ? IR_CAP_BALANCE : IR_CAP_NONE);
+		ir_capture_newidle(s->sp->capture, c, r->avail - o.cost_ns, o.cost_ns, pulled, o.from_cpu, o.attempts);
+		ir_capture_switch(s->sp->capture, c, r->avail - o.cost_ns, o.cost_ns ? IR_CAP_BALANCE : IR_CAP_NONE);
 	}
 	return pulled;
 }

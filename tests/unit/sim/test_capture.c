@@ -210,6 +210,58 @@ static void test_closed_loop_counts(void **state)
 	ir_workload_free(w);
 }
 
+/* A newidle balance that pulls a task which leaves at once (it had nothing
+ * left to run): the CPU balances again at the same instant, though busy with
+ * the first balance until its cost has passed.  Hand-built: CPU 1's X (200)
+ * exits at 1 ms while B (101) and C (102), with no run left, wait on CPU 0
+ * behind A (100).  Every idle and balance nanosecond counted is one slice,
+ * and one CPU's slices never overlap: the second balance follows the first. */
+static void test_back_to_back_newidle(void **state)
+{
+	static const struct ev e[] = {
+		{ 0, 0, SW, 0, 0, 100 }, { 0, 1, SW, 0, 0, 200 },
+		{ 1000, 1, SW, 200, IR_EXIT_DEAD, 0 },
+		{ 10000, 0, SW, 100, IR_EXIT_DEAD, 101 }, { 10000, 0, SW, 101, IR_EXIT_DEAD, 102 },
+		{ 10000, 0, SW, 102, IR_EXIT_DEAD, 0 },
+	};
+	struct ir_wl_builder *b = ir_wl_new(2);
+	struct ir_workload *w;
+	struct ir_capture *cap = ir_capture_new(2, 100000);
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
+	struct ir_sim_result r;
+	uint64_t idle = 0, balance = 0, end[2] = { 0 };
+
+	(void)state;
+	assert_non_null(b);
+	assert_non_null(cap);
+	feed_all(b, e, sizeof(e) / sizeof(e[0]));
+	w = ir_wl_finish(b, T0 + 10 * MS);
+	assert_non_null(w);
+	for (uint32_t i = 0; i < w->nr_tasks; i++)
+		w->task[i].start_ns = 0;
+	ir_policy_defaults(IR_POL_NO_CHECK, &pol);
+	ir_sim_params_default(&sp, 2);
+	sp.capture = cap;
+	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+	ir_capture_finish(cap, r.completion_ns);
+	assert_true(r.newidle_pulls >= 2);	/* the path: back-to-back pulls */
+	for (uint64_t k = 0; k < cap->n; k++) {
+		const struct ir_cap_rec *rec = &cap->rec[k];
+
+		if (rec->kind != IR_CAP_SLICE)
+			continue;
+		assert_true(rec->ts >= end[rec->cpu]);
+		end[rec->cpu] = rec->ts + rec->dur;
+		idle += rec->task == IR_CAP_IDLE ? rec->dur : 0;
+		balance += rec->task == IR_CAP_BALANCE ? rec->dur : 0;
+	}
+	assert_int_equal(balance, r.balance_cpu_ns);
+	assert_int_equal(idle, r.idle_ns);
+	ir_capture_free(cap);
+	ir_workload_free(w);
+}
+
 /* The bound: the first max records are kept, the rest counted by kind. */
 static void test_bound(void **state)
 {
@@ -274,6 +326,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_frozen_slices),
 		cmocka_unit_test(test_closed_loop_counts),
+		cmocka_unit_test(test_back_to_back_newidle),
 		cmocka_unit_test(test_bound),
 		cmocka_unit_test(test_switch_rules),
 	};
