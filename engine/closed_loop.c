@@ -108,6 +108,7 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 	sp.sysctl_sched_migration_cost = cin->sched_migration_cost;
 	sp.max_idle_balance_cost = w->probed_max_idle_balance_cost ? w->probed_max_idle_balance_cost :
 				   cin->max_idle_balance_cost;
+	sp.tick_ns = cin->tick_ns;	/* check_preempt_tick() runs at each jiffy */
 	if (ir->cl_refill_set)
 		sp.refill_ns = ir->cl_refill_ns;
 	/* EEVDF replaced CFS's picking in v6.6 (147f3efaa241); unknown: newest */

@@ -74,6 +74,7 @@ struct ir_closed_loop_input {
 	int n, fidelity;
 	int kernel_major, kernel_minor;	/* the recording kernel's release, -1 unknown */
 	uint64_t sched_migration_cost, max_idle_balance_cost;
+	uint64_t tick_ns;	/* one jiffy (the trace's HZ, else 4 ms) */
 	struct ir_perfetto *pf;		/* the Perfetto export, or NULL: simulated schedules go there */
 };
 /* Simulate every policy and the frozen schedule; add the closed-loop keys to doc. */

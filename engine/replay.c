@@ -552,6 +552,7 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 			.kernel_major = ti->kernel_major, .kernel_minor = ti->kernel_minor,
 			.sched_migration_cost = sp.sched_migration_cost,
 			.max_idle_balance_cost = sp.max_idle_balance_cost,
+			.tick_ns = sp.tick_ns,
 			.pf = run.pf,
 		};
 

@@ -14,9 +14,22 @@
  *                           (START_DEBIT); migrate_task_rq_fair() renormalises;
  *  check_preempt_wakeup()   the wakee preempts curr when curr's vruntime is
  *                           ahead by more than wakeup_gran() (scaled by weight);
- *  check_preempt_tick()     curr is preempted after sched_slice() =
- *                           __sched_period(nr) x weight / load (assumed at the
- *                           exact end of the slice, not the next tick);
+ *                           the wakee becomes cfs_rq->next and, with
+ *                           sched_nr_latency (8) or more runnable (LAST_BUDDY),
+ *                           the preempted curr cfs_rq->last;
+ *  pick_next_entity()       (up to v6.5) the next buddy, else the last buddy,
+ *                           runs instead of the leftmost unless its vruntime
+ *                           leads the leftmost's by more than wakeup_gran()
+ *                           (wakeup_preempt_entity()); clear_buddies() when a
+ *                           buddy is picked or dequeued;
+ *  check_preempt_tick()     run from scheduler_tick() only, once a jiffy
+ *                           (tick_ns; HRTICK is off by default): curr is
+ *                           preempted at the first tick where it ran more than
+ *                           sched_slice() = __sched_period(nr) x weight / load
+ *                           since it was picked, or, after
+ *                           sysctl_sched_min_granularity, where its vruntime
+ *                           leads the leftmost's by more than that slice
+ *                           (tick_ns 0: at the exact end of the slice);
  *  select_task_rq_fair()    wakeups: record_wakee() and wake_wide() (v4.3),
  *                           then wake_affine() (wake_affine_idle(), then
  *                           wake_affine_weight() on PELT load) when the
@@ -109,6 +122,8 @@ struct stask {
 struct srq {
 	int32_t curr;		/* -1 idle */
 	uint64_t curr_start, slice_end;
+	uint64_t pick_start;	/* set_next_entity(): prev_sum_exec_runtime, as a time */
+	int32_t next_buddy, last_buddy;	/* CFS cfs_rq->next, cfs_rq->last; -1 none */
 	uint32_t nr_queued, cap;
 	int32_t *q;
 	uint64_t load;		/* weights queued + curr */
@@ -350,6 +365,15 @@ static void q_add(struct sim *s, int c, int32_t ti)
 	set_overload(s, c, before);
 }
 
+/* clear_buddies(): ti leaves the cfs_rq or is picked */
+static inline void clear_buddies(struct srq *r, int32_t ti)
+{
+	if (r->next_buddy == ti)
+		r->next_buddy = -1;
+	if (r->last_buddy == ti)
+		r->last_buddy = -1;
+}
+
 static void q_del(struct sim *s, int32_t ti)
 {
 	struct stask *t = &s->t[ti];
@@ -370,6 +394,7 @@ static void q_del(struct sim *s, int32_t ti)
 	r->load -= t->weight;
 	s->nr_waiting--;
 	set_overload(s, t->cpu, before);
+	clear_buddies(r, ti);	/* picked, or dequeued by a migration */
 }
 
 /* entity_before(): vruntimes compare by their signed difference, so that
@@ -433,6 +458,37 @@ static int32_t leftmost(const struct sim *s, int c)
 			who = x;
 	}
 	return who;
+}
+
+/* wakeup_preempt_entity(buddy, left) < 1 (CFS): the buddy's vruntime leads
+ * the leftmost's by at most wakeup_gran(left) */
+static bool buddy_fair(const struct sim *s, int32_t buddy, const struct stask *left)
+{
+	int64_t vdiff = (int64_t)(s->t[buddy].vruntime - left->vruntime);
+
+	return vdiff <= 0 || vdiff <= (int64_t)(s->sp->sysctl_sched_wakeup_granularity * NICE_0_LOAD / left->weight);
+}
+
+/* pick_next_entity() (CFS, up to v6.5): the leftmost of the queue and curr
+ * (with_curr: curr still runnable), unless the next buddy, else the last
+ * buddy, is not too far behind it (NEXT_BUDDY off and LAST_BUDDY on, the
+ * defaults; buddies are only set by check_preempt_wakeup()).  Returns the
+ * task, curr's index when curr stays. */
+static int32_t cfs_pick(const struct sim *s, int c, bool with_curr)
+{
+	const struct srq *r = &s->rq[c];
+	int32_t left = leftmost(s, c);
+
+	if (with_curr && r->curr >= 0 && (left < 0 || vbefore(s->t[r->curr].vruntime, s->t[left].vruntime)))
+		left = r->curr;
+	if (left < 0)
+		return -1;
+	if (r->next_buddy >= 0 && buddy_fair(s, r->next_buddy, &s->t[left]))
+		return r->next_buddy;
+	if (r->last_buddy >= 0 && buddy_fair(s, r->last_buddy, &s->t[left]) &&
+	    (r->last_buddy != r->curr || with_curr))
+		return r->last_buddy;
+	return left;
 }
 
 /* ------------------------------------------------ EEVDF (v6.6+) */
@@ -573,6 +629,28 @@ static void leave_idle(struct sim *s, int c, uint64_t at)
 	s->nr_idle--;
 }
 
+/* CFS (before v6.6) with a jiffy: check_preempt_tick() runs from the tick */
+static inline bool cfs_tick(const struct sim *s)
+{
+	return !s->sp->eevdf && s->sp->tick_ns;
+}
+
+/* The first tick after now at which check_preempt_tick() can preempt curr:
+ * not before sysctl_sched_min_granularity (or its slice, if shorter) since
+ * it was picked.  Ticks fall on multiples of tick_ns on the trace's clock:
+ * every CPU's tick_sched_timer expires on the same jiffy grid (no
+ * skew_tick); its phase is not in a trace, so the grid starts at 0. */
+static uint64_t next_tick(const struct sim *s, const struct srq *r)
+{
+	uint64_t tick = s->sp->tick_ns, from = s->now, gran = s->sp->sysctl_sched_min_granularity;
+
+	if (r->slice_end - r->pick_start < gran)
+		gran = r->slice_end - r->pick_start;
+	if (r->pick_start + gran > from)
+		from = r->pick_start + gran;
+	return (from / tick + 1) * tick;
+}
+
 /* The next E_CPU of c: curr's run op ends, or its slice with others queued. */
 static void arm(struct sim *s, int c)
 {
@@ -581,8 +659,12 @@ static void arm(struct sim *s, int c)
 	uint64_t start = r->curr_start > s->now ? r->curr_start : s->now;
 	uint64_t end = start + t->left + t->penalty;
 
-	if (!s->sp->frozen && r->nr_queued && r->slice_end < end)
-		end = r->slice_end > s->now ? r->slice_end : s->now;
+	if (!s->sp->frozen && r->nr_queued) {
+		uint64_t due = cfs_tick(s) ? next_tick(s, r) : r->slice_end;
+
+		if (due < end)
+			end = due > s->now ? due : s->now;
+	}
 	if (r->resched_at && r->resched_at < end)
 		end = r->resched_at > s->now ? r->resched_at : s->now;
 	hpush(s, end, E_CPU, (uint32_t)c, ++r->gen);
@@ -608,6 +690,7 @@ static void set_curr(struct sim *s, int c, int32_t ti)
 	r->curr = ti;
 	r->load += t->weight;
 	r->curr_start = at;
+	r->pick_start = at;
 	if (s->sp->capture)
 		ir_capture_switch(s->sp->capture, c, at, ti);
 	t->state = S_RUNNING;
@@ -658,6 +741,7 @@ static void preempt_curr(struct sim *s, int c)
 
 static void task_done(struct sim *s, int32_t ti)
 {
+	clear_buddies(&s->rq[s->t[ti].cpu], ti);
 	s->t[ti].state = S_DONE;
 	s->live--;
 	if (s->now > s->done_at)
@@ -676,6 +760,7 @@ static void advance(struct sim *s, int32_t ti)
 
 static void block(struct sim *s, int c, int32_t ti, uint8_t on)
 {
+	clear_buddies(&s->rq[c], ti);	/* dequeue_entity() */
 	put_curr(s, c);
 	task_avg_update(s, ti, true);
 	if (s->sp->eevdf)	/* update_entity_lag(): what it was owed when it left */
@@ -942,7 +1027,7 @@ static void pick_next(struct sim *s, int c)
 			return;
 		}
 	} else {
-		who = s->sp->eevdf ? pick_eevdf(s, c, false) : leftmost(s, c);
+		who = s->sp->eevdf ? pick_eevdf(s, c, false) : cfs_pick(s, c, false);
 	}
 	set_curr(s, c, who);
 	run_curr(s, c);
@@ -1285,8 +1370,20 @@ static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enu
 
 			preempt = !((int64_t)(cur->vruntime - v) <= 0 && vbefore(cur->vruntime, cur->deadline)) &&
 				  pick_eevdf(s, c, true) == ti;
+		} else if (r->resched_at) {
+			preempt = false;	/* test_tsk_need_resched(curr): nothing more */
 		} else {
 			preempt = (int64_t)(cur->vruntime - t->vruntime) > (int64_t)gran;
+			if (preempt) {
+				/* set_next_buddy(pse); LAST_BUDDY with
+				 * nr_running >= sched_nr_latency (scale) */
+				unsigned nr_latency = (unsigned)(s->sp->sysctl_sched_latency /
+								 s->sp->sysctl_sched_min_granularity);
+
+				r->next_buddy = ti;
+				if (nr_running(s, c) >= nr_latency)
+					r->last_buddy = r->curr;
+			}
 		}
 		if (preempt) {
 			/* resched_curr(): the switch comes after the machine's
@@ -1398,6 +1495,7 @@ static void setup_rq(struct sim *s, const struct ir_domains *dom, int c)
 
 	r->curr = -1;
 	r->frozen_want = -1;
+	r->next_buddy = r->last_buddy = -1;
 	r->llc = -1;
 	r->llc_size = 1;
 	r->llc_id = c;
@@ -1507,6 +1605,34 @@ static int setup(struct sim *s, const struct ir_domains *dom)
 	return s->oom ? -1 : 0;
 }
 
+/* check_preempt_tick() (v6.1, fair.c) at a tick: curr ran more than its
+ * ideal_runtime (sched_slice() now) since it was picked; or, past
+ * sysctl_sched_min_granularity, it leads the leftmost by more than that.
+ * A resched whose pick would be curr again (it is still leftmost) only
+ * restarts its slice, as set_next_entity() does. */
+static bool tick_resched(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+	const struct stask *cur = &s->t[r->curr];
+	uint64_t ideal = sched_slice(s, c, cur), ran = s->now - r->pick_start;
+	int32_t who = leftmost(s, c);
+	bool resched;
+
+	if (ran > ideal)
+		resched = true;
+	else if (ran < s->sp->sysctl_sched_min_granularity || who < 0)
+		resched = false;
+	else
+		resched = (int64_t)(cur->vruntime - s->t[who].vruntime) > (int64_t)ideal;
+	if (!resched)
+		return false;
+	if (cfs_pick(s, c, true) != r->curr)
+		return true;
+	r->pick_start = s->now;
+	r->slice_end = s->now + sched_slice(s, c, cur);
+	return false;
+}
+
 static void on_cpu_event(struct sim *s, int c)
 {
 	struct srq *r = &s->rq[c];
@@ -1521,7 +1647,7 @@ static void on_cpu_event(struct sim *s, int c)
 		preempt_curr(s, c);	/* the wakeup's resched_curr() */
 		return;
 	}
-	if ((s->t[r->curr].left || s->t[r->curr].penalty) && !s->sp->frozen &&
+	if (!cfs_tick(s) && (s->t[r->curr].left || s->t[r->curr].penalty) && !s->sp->frozen &&
 	    r->nr_queued && s->now >= r->slice_end) {
 		/* check_preempt_tick() (CFS): the slice is used up;
 		 * update_deadline() (EEVDF): the deadline is reached */
@@ -1533,11 +1659,15 @@ static void on_cpu_event(struct sim *s, int c)
 			preempt_curr(s, c);	/* pick_eevdf() again, curr among them */
 			return;
 		}
-		if (who >= 0 && vbefore(s->t[who].vruntime, cur->vruntime)) {
+		if (who >= 0 && cfs_pick(s, c, true) != r->curr) {
 			preempt_curr(s, c);
 			return;
 		}
 		r->slice_end = s->now + sched_slice(s, c, cur);
+	} else if (cfs_tick(s) && (s->t[r->curr].left || s->t[r->curr].penalty) && !s->sp->frozen &&
+		   r->nr_queued && s->now % s->sp->tick_ns == 0 && tick_resched(s, c)) {
+		preempt_curr(s, c);
+		return;
 	}
 	run_curr(s, c);
 }

@@ -156,6 +156,8 @@ struct ir_sim_params {
 	uint64_t sysctl_sched_latency;	/* 6 ms x (1 + ilog2(min(ncpus, 8))) */
 	uint64_t sysctl_sched_min_granularity;	/* 0.75 ms x the same */
 	uint64_t sysctl_sched_wakeup_granularity;	/* 1 ms x the same */
+	uint64_t tick_ns;		/* one jiffy: CFS checks the slice at each tick
+					 * (check_preempt_tick()); 0: at the slice's exact end */
 	uint64_t sysctl_sched_migration_cost;	/* task_hot(), 500 us */
 	uint64_t max_idle_balance_cost;	/* initial rq->max_idle_balance_cost, 500 us */
 	unsigned busy_factor;		/* sd->busy_factor, 16 (v5.12+ 32 since 6.? see sched.c) */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "sim/capture.h"
 #include "sim/sim.h"
 
 #define US 1000ull
@@ -333,6 +334,34 @@ static void test_fair_share(void **state)
 	ir_workload_free(w);
 }
 
+/* A workload built op by op: n tasks (pids 100 + i) on nr_cpus CPUs, task i
+ * with program ops[i] of nr[i] ops, starting as start[i] on cpu[i]. */
+static struct ir_workload *programs(int nr_cpus, int n, const struct ir_op *const *ops, const uint32_t *nr,
+				    const uint8_t *start, const uint16_t *cpu)
+{
+	struct ir_workload *w = calloc(1, sizeof(*w));
+
+	assert_non_null(w);
+	w->nr_cpus = nr_cpus;
+	w->nr_tasks = (uint32_t)n;
+	w->task = calloc((size_t)n, sizeof(*w->task));
+	w->nr_sw = calloc((size_t)nr_cpus, sizeof(*w->nr_sw));
+	w->sw = calloc((size_t)nr_cpus, sizeof(*w->sw));
+	w->wait = calloc(1, sizeof(*w->wait));
+	assert_true(w->task && w->nr_sw && w->sw && w->wait);
+	for (int i = 0; i < n; i++) {
+		w->task[i].pid = 100 + i;
+		w->task[i].prio = 120;
+		w->task[i].start = start[i];
+		w->task[i].start_cpu = cpu[i];
+		w->task[i].nr_ops = nr[i];
+		w->task[i].ops = calloc(nr[i], sizeof(struct ir_op));
+		assert_non_null(w->task[i].ops);
+		memcpy(w->task[i].ops, ops[i], nr[i] * sizeof(struct ir_op));
+	}
+	return w;
+}
+
 /*
  * A workload built op by op on two CPUs of one LLC: A (runnable on CPU 0)
  * runs wake_ms, wakes C, runs rest_ms and exits; B (runnable on CPU 1)
@@ -350,27 +379,8 @@ static struct ir_workload *three(uint64_t wake_ms, uint64_t rest_ms, uint64_t c_
 	const uint32_t nr[] = { 4, 2, 3 };
 	const uint8_t start[] = { IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_BLOCKED };
 	const uint16_t cpu[] = { 0, 1, 0 };
-	struct ir_workload *w = calloc(1, sizeof(*w));
 
-	assert_non_null(w);
-	w->nr_cpus = 2;
-	w->nr_tasks = 3;
-	w->task = calloc(3, sizeof(*w->task));
-	w->nr_sw = calloc(2, sizeof(*w->nr_sw));
-	w->sw = calloc(2, sizeof(*w->sw));
-	w->wait = calloc(1, sizeof(*w->wait));
-	assert_true(w->task && w->nr_sw && w->sw && w->wait);
-	for (int i = 0; i < 3; i++) {
-		w->task[i].pid = 100 + i;
-		w->task[i].prio = 120;
-		w->task[i].start = start[i];
-		w->task[i].start_cpu = cpu[i];
-		w->task[i].nr_ops = nr[i];
-		w->task[i].ops = calloc(nr[i], sizeof(struct ir_op));
-		assert_non_null(w->task[i].ops);
-		memcpy(w->task[i].ops, ops[i], nr[i] * sizeof(struct ir_op));
-	}
-	return w;
+	return programs(2, 3, ops, nr, start, cpu);
 }
 
 /* mainline on three(): SIS_UTIL and recent_used_cpu as the release has them */
@@ -437,6 +447,116 @@ static void test_idle_interval(void **state)
 	ir_workload_free(w);
 }
 
+/* The first n slices of CPU 0 in a capture: task and [start, end) */
+static void slices(const struct ir_capture *cap, int n, int32_t *task, uint64_t *start, uint64_t *end)
+{
+	int k = 0;
+
+	for (uint64_t i = 0; i < cap->n && k < n; i++) {
+		const struct ir_cap_rec *rc = &cap->rec[i];
+
+		if (rc->kind != IR_CAP_SLICE || rc->cpu != 0 || rc->task < 0)
+			continue;
+		task[k] = rc->task;
+		start[k] = rc->ts;
+		end[k++] = rc->ts + rc->dur;
+	}
+	assert_int_equal(k, n);
+}
+
+/*
+ * check_preempt_tick() runs from scheduler_tick() (v6.1 CFS; HRTICK off):
+ * two CPU-bound tasks of 10 ms on one CPU, sched_slice() 3 ms each
+ * (sysctl_sched_latency 6 ms over 2).  With a 4 ms jiffy the first is
+ * preempted at the first tick past its slice, 4 ms, and so is the second
+ * at 8 ms (ran 4 ms > 3 ms); without ticks they would switch every 3 ms.
+ */
+static void test_tick_preempt(void **state)
+{
+	struct ir_workload *w = cpu_bound(1, 2, 10 * MS, NULL);
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
+	struct ir_sim_result r;
+	int32_t task[3];
+	uint64_t start[3], end[3];
+
+	(void)state;
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
+	ir_sim_params_default(&sp, 1);
+	sp.tick_ns = 4 * MS;
+	sp.capture = ir_capture_new(1, 1000);
+	assert_non_null(sp.capture);
+	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+	slices(sp.capture, 3, task, start, end);
+	assert_int_equal(start[0], 0);
+	assert_int_equal(end[0], 4 * MS);
+	assert_int_equal(start[1], 4 * MS);
+	assert_int_equal(end[1], 8 * MS);
+	assert_int_not_equal(task[0], task[1]);
+	assert_int_equal(task[2], task[0]);
+	assert_int_equal(r.completion_ns, 20 * MS);
+	ir_capture_free(sp.capture);
+	ir_workload_free(w);
+}
+
+/*
+ * The next buddy (check_preempt_wakeup() sets cfs_rq->next to the wakee
+ * it preempts for; pick_next_entity() up to v6.5 runs it unless it lags
+ * the leftmost by more than wakeup_gran()).  One CPU (sysctl_sched_latency
+ * 6 ms, wakeup granularity 1 ms); W, A, X runnable at 0, vruntimes 0:
+ * W runs first (ties by index) 1 ms and sleeps (vruntime 1 ms); A runs
+ * from 1 ms and at 3.5 ms (vruntime 2.5 ms) wakes W.  W is 1.5 ms behind A
+ * (more than 1 ms: preemption) but X, never run, is the leftmost; W is
+ * within 1 ms of X, so W runs at once (wait 0), then X.  Picking the
+ * leftmost instead, X would run its 2 ms slice (3 runnable) first and W
+ * wait 2 ms.
+ */
+static void test_next_buddy(void **state)
+{
+	const struct ir_op w_ops[] = {
+		{ .kind = IR_OP_RUN, .ns = 1 * MS }, { .kind = IR_OP_BLOCK_TASK },
+		{ .kind = IR_OP_RUN, .ns = 1 * MS }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op a_ops[] = {
+		{ .kind = IR_OP_RUN, .ns = 2500 * US }, { .kind = IR_OP_WAKE, .arg = 0 },
+		{ .kind = IR_OP_RUN, .ns = 5 * MS }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op x_ops[] = { { .kind = IR_OP_RUN, .ns = 5 * MS }, { .kind = IR_OP_EXIT } };
+	const struct ir_op *ops[] = { w_ops, a_ops, x_ops };
+	const uint32_t nr[] = { 4, 4, 2 };
+	const uint8_t start[] = { IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_RUNNABLE };
+	const uint16_t cpu[] = { 0, 0, 0 };
+	struct ir_workload *w = programs(1, 3, ops, nr, start, cpu);
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
+	struct ir_sim_result r;
+	int32_t task[4];
+	uint64_t st[4], end[4];
+
+	(void)state;
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
+	ir_sim_params_default(&sp, 1);
+	assert_int_equal(sp.sysctl_sched_wakeup_granularity, 1 * MS);
+	sp.capture = ir_capture_new(1, 1000);
+	assert_non_null(sp.capture);
+	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+	assert_false(r.stalled);
+	slices(sp.capture, 4, task, st, end);
+	assert_int_equal(task[0], 0);
+	assert_int_equal(end[0], 1 * MS);
+	assert_int_equal(task[1], 1);
+	assert_int_equal(end[1], 3500 * US);
+	assert_int_equal(task[2], 0);		/* W, the next buddy, before X */
+	assert_int_equal(st[2], 3500 * US);
+	assert_int_equal(end[2], 4500 * US);
+	assert_int_equal(task[3], 2);
+	assert_int_equal(r.wakeups, 1);
+	assert_true(r.wait_p99 < 10 * US);
+	assert_int_equal(r.completion_ns, 14500 * US);
+	ir_capture_free(sp.capture);
+	ir_workload_free(w);
+}
+
 /* Seeded: the same inputs give the same figures. */
 static void test_deterministic(void **state)
 {
@@ -465,6 +585,8 @@ int main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_sis_util),
 		cmocka_unit_test(test_idle_interval),
+		cmocka_unit_test(test_tick_preempt),
+		cmocka_unit_test(test_next_buddy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
