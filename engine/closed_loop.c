@@ -117,6 +117,7 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 	 * and the recent_used_cpu candidate (v4.16, 32e839dda3ba) */
 	sp.sis_util = cin->kernel_major < 0 || ir_kver_at_least(cin->kernel_major, cin->kernel_minor, 5, 19);
 	sp.recent_used_cpu = cin->kernel_major < 0 || ir_kver_at_least(cin->kernel_major, cin->kernel_minor, 4, 16);
+	sp.select_idle_smt = cin->kernel_major < 0 || ir_kver_at_least(cin->kernel_major, cin->kernel_minor, 5, 18);
 	for (int i = 0; i <= n; i++) {
 		jobs[i].w = w;
 		jobs[i].dom = cin->dom;

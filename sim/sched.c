@@ -35,9 +35,13 @@
  *                           wake_affine_weight() on PELT load) when the
  *                           waker's domains span prev_cpu, then
  *                           select_idle_sibling() in the target's LLC (target,
- *                           prev, recent_used_cpu (v4.16), an idle core, an
- *                           idle CPU wrapping from target + 1, at most
- *                           nr_idle_scan of them: SIS_UTIL, v5.19); forks:
+ *                           prev, recent_used_cpu (v4.16); with SMT and no
+ *                           idle core (has_idle_cores) an idle SMT sibling of
+ *                           prev (select_idle_smt(), v5.18); then, unless
+ *                           SIS_UTIL's nr_idle_scan is 0 (v5.19), an idle core
+ *                           while has_idle_cores, else an idle CPU wrapping
+ *                           from target + 1, at most nr_idle_scan of them);
+ *                           forks:
  *                           find_idlest_cpu() over the top domain (fewest
  *                           running, the parent's CPU first);
  *  rebalance_domains()      each level when its interval has passed since
@@ -146,6 +150,7 @@ struct srq {
 	unsigned llc_size;	/* per_cpu(sd_llc_size): CPUs in that level's span, 1 none */
 	int llc_id;		/* per_cpu(sd_llc_id): the first CPU of that span */
 	int nr_idle_scan;	/* sd_llc_shared->nr_idle_scan, kept at the llc_id's rq */
+	bool has_idle_cores;	/* sd_llc_shared->has_idle_cores, kept at the llc_id's rq */
 	struct flips irq_flips;	/* the CPU's idle task and kthreads as wakers */
 	uint8_t kind[IR_MAX_LEVELS];
 	unsigned interval[IR_MAX_LEVELS], cache_nice_tries[IR_MAX_LEVELS];
@@ -612,6 +617,17 @@ static void go_idle(struct sim *s, int c, uint64_t from)
 	r->idle = true;
 	r->idle_since = from;
 	s->nr_idle++;
+	if (r->smt[0] && r->llc >= 0) {
+		/* __update_idle_core() (set_next_task_idle()): a CPU going idle
+		 * with all its SMT siblings idle sets has_idle_cores */
+		bool all = true;
+
+		for (int x = 0; x < s->n && all; x++)
+			if (x != c && in_level(s, c, 0, x) && !cpu_idle(s, x))
+				all = false;
+		if (all)
+			s->rq[r->llc_id].has_idle_cores = true;
+	}
 	idle_balance_due(s, c, from);
 	if (s->sp->capture)
 		ir_capture_switch(s->sp->capture, c, from, IR_CAP_IDLE);
@@ -1113,11 +1129,12 @@ static void update_idle_cpu_scan(struct sim *s, int c, int l)
 }
 
 /* select_idle_sibling() (v6.1 and v6.18 alike here; no asymmetric
- * capacity, no per-CPU kthread waker case, no SMT-only scan of prev) */
+ * capacity, no per-CPU kthread waker case) */
 static int select_idle_sibling(struct sim *s, struct stask *p, int prev, int target)
 {
 	int l = s->rq[target].llc, nr = INT32_MAX;
 	int recent_used_cpu = p->recent_used_cpu;
+	bool has_idle_core = false;
 
 	if (cpu_idle(s, target))
 		return target;
@@ -1133,6 +1150,16 @@ static int select_idle_sibling(struct sim *s, struct stask *p, int prev, int tar
 	}
 	if (l < 0)
 		return target;
+	if (s->rq[target].smt[0]) {
+		/* sched_smt_active(): test_idle_cores(); without an idle core,
+		 * select_idle_smt() of prev (c722f35b513f, v5.18): an idle SMT
+		 * sibling of prev, not limited by SIS_UTIL */
+		has_idle_core = s->rq[s->rq[target].llc_id].has_idle_cores;
+		if (s->sp->select_idle_smt && !has_idle_core && share_cache(s, prev, target))
+			for (int o = 0; o < s->n; o++)
+				if (o != prev && in_level(s, prev, 0, o) && cpu_idle(s, o))
+					return o;
+	}
 	if (s->sp->sis_util) {
 		/* select_idle_cpu(): "overloaded LLC is unlikely to have idle
 		 * cpu/core": no scan at all when nr_idle_scan is 0 */
@@ -1140,18 +1167,35 @@ static int select_idle_sibling(struct sim *s, struct stask *p, int prev, int tar
 		if (nr == 1)
 			return target;
 	}
-	if (s->rq[target].smt[0]) {
-		/* select_idle_core(): a core whose siblings are all idle */
+	if (has_idle_core) {
+		/* select_idle_core() over the LLC from target + 1, each core
+		 * once: a core whose siblings are all idle, else the first idle
+		 * CPU seen; none: set_idle_cores(target, false) */
+		int idle_cpu = -1;
+
 		for (int k = 1; k <= s->n; k++) {
 			int o = (target + k) % s->n;
-			bool all = in_level(s, target, l, o) && cpu_idle(s, o);
+			bool seen = false, all = true;
 
-			for (int x = 0; x < s->n && all; x++)
-				if (in_level(s, o, 0, x) && !cpu_idle(s, x))
+			if (!in_level(s, target, l, o))
+				continue;
+			for (int j = 1; j < k && !seen; j++)
+				seen = in_level(s, o, 0, (target + j) % s->n);
+			if (seen)
+				continue;	/* its core was checked */
+			for (int x = 0; x < s->n; x++) {
+				if (!in_level(s, o, 0, x))
+					continue;
+				if (!cpu_idle(s, x))
 					all = false;
+				else if (idle_cpu < 0)
+					idle_cpu = x;
+			}
 			if (all)
 				return o;
 		}
+		s->rq[s->rq[target].llc_id].has_idle_cores = false;
+		return idle_cpu >= 0 ? idle_cpu : target;
 	}
 	for (int k = 1; k <= s->n; k++) {
 		int o = (target + k) % s->n;

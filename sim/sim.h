@@ -166,6 +166,8 @@ struct ir_sim_params {
 	uint64_t sysctl_sched_base_slice;	/* EEVDF slice, 0.75 ms x the CFS factor */
 	bool sis_util;			/* v5.19+ (70fb5ccf2ebb): SIS_UTIL limits the idle scan */
 	bool recent_used_cpu;		/* v4.16+ (32e839dda3ba): p->recent_used_cpu candidate */
+	bool select_idle_smt;		/* v5.18+ (c722f35b513f): an idle SMT sibling of prev
+					 * when the LLC has no idle core */
 	struct ir_capture *capture;	/* the schedule, for the Perfetto export (sim/capture.h); NULL: none */
 };
 void ir_sim_params_default(struct ir_sim_params *p, int nr_cpus);

@@ -557,6 +557,69 @@ static void test_next_buddy(void **state)
 	ir_workload_free(w);
 }
 
+/*
+ * select_idle_smt() of prev (c722f35b513f, v5.18; select_idle_sibling()
+ * v6.1): one LLC of two SMT cores, {0, 1} and {2, 3}.  A (CPU 0), E
+ * (CPU 1), B (CPU 2) and D (CPU 3) keep all four busy; at 1 ms A wakes F
+ * (last on CPU 0): has_idle_cores, set when the idle machine started, sends
+ * select_idle_cpu() over the cores, none idle, so set_idle_cores(false) and
+ * F stays on CPU 0.  E exits at 200 ms: CPU 1 idles beside busy CPU 0, no
+ * idle core.  At 210 ms A wakes C (last on CPU 0): target = prev = 0 (no
+ * wake_affine() from prev's own CPU), busy; SIS_UTIL has nr_idle_scan 0
+ * (the LLC near 100 % busy), so select_idle_cpu() would scan nothing, but
+ * select_idle_smt() finds prev's idle sibling, CPU 1: one wakeup migration.
+ * Without the rule, none.
+ */
+static void test_select_idle_smt(void **state)
+{
+	const struct ir_op a[] = {
+		{ .kind = IR_OP_RUN, .ns = 1 * MS }, { .kind = IR_OP_WAKE, .arg = 4 },
+		{ .kind = IR_OP_RUN, .ns = 209 * MS }, { .kind = IR_OP_WAKE, .arg = 5 },
+		{ .kind = IR_OP_RUN, .ns = 20 * MS }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op e[] = { { .kind = IR_OP_RUN, .ns = 200 * MS }, { .kind = IR_OP_EXIT } };
+	const struct ir_op bd[] = { { .kind = IR_OP_RUN, .ns = 250 * MS }, { .kind = IR_OP_EXIT } };
+	const struct ir_op f[] = { { .kind = IR_OP_BLOCK_TASK }, { .kind = IR_OP_RUN, .ns = 100 * US }, { .kind = IR_OP_EXIT } };
+	const struct ir_op c[] = { { .kind = IR_OP_BLOCK_TASK }, { .kind = IR_OP_RUN, .ns = 1 * MS }, { .kind = IR_OP_EXIT } };
+	const struct ir_op *ops[] = { a, e, bd, bd, f, c };
+	const uint32_t nr[] = { 6, 2, 2, 2, 3, 3 };
+	const uint8_t start[] = { IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_RUNNABLE,
+				  IR_START_BLOCKED, IR_START_BLOCKED };
+	const uint16_t cpu[] = { 0, 1, 2, 3, 0, 0 };
+	struct ir_workload *w = programs(4, 6, ops, nr, start, cpu);
+	struct ir_topology *t = NULL;
+	struct ir_domains *d;
+	const struct ir_sched_domain *smt, *llc;
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
+	struct ir_sim_result r;
+
+	(void)state;
+	assert_int_equal(ir_topology_from_arg("sockets=1,cores=2,threads=2", &t, NULL, 0), 0);
+	d = ir_domains_build(t, NULL, 0);
+	ir_topology_free(t);
+	assert_non_null(d);
+	smt = ir_domains_level(d, 0, 0);
+	llc = ir_domains_level(d, 0, ir_domains_nr_levels(d, 0) - 1);
+	assert_true(smt->flags & SD_SHARE_CPUCAPACITY);
+	assert_true(smt->span[0] & 2);			/* CPU 1 is CPU 0's sibling */
+	assert_true(llc->flags & SD_SHARE_PKG_RESOURCES);
+	assert_int_equal(llc->span_weight, 4);
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
+	ir_sim_params_default(&sp, 4);
+	sp.recent_used_cpu = true;
+	sp.sis_util = true;
+	sp.select_idle_smt = true;
+	assert_int_equal(ir_simulate(w, d, &pol, &sp, &r), 0);
+	assert_false(r.stalled);
+	assert_int_equal(r.mig_wakeup, 1);
+	sp.select_idle_smt = false;
+	assert_int_equal(ir_simulate(w, d, &pol, &sp, &r), 0);
+	assert_int_equal(r.mig_wakeup, 0);
+	ir_domains_free(d);
+	ir_workload_free(w);
+}
+
 /* Seeded: the same inputs give the same figures. */
 static void test_deterministic(void **state)
 {
@@ -587,6 +650,7 @@ int main(void)
 		cmocka_unit_test(test_idle_interval),
 		cmocka_unit_test(test_tick_preempt),
 		cmocka_unit_test(test_next_buddy),
+		cmocka_unit_test(test_select_idle_smt),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
