@@ -36,6 +36,7 @@ SELF = [
     ("host-hackbench.dat", [], "proportional"),
     ("host-pipe.dat", [], "proportional"),
     ("vm-numa/a_hackbench_proc_sockets.dat", ["--topology", TOPO], "proportional"),
+    ("vm-numa/d_idle_periodic_wakers.dat", ["--topology", TOPO], "proportional"),
 ]
 TARGET = {"completion_ns": 0.10, "idle_ns": 0.10, "wait_p50": 0.25, "wait_p99": 0.25,
           "migrations": 0.25, "newidle_pulls": 0.25}
@@ -44,37 +45,46 @@ TARGET = {"completion_ns": 0.10, "idle_ns": 0.10, "wait_p50": 0.25, "wait_p99": 
 # missed.  Generated from a run of this test, never fitted: the simulation
 # takes no constant from these traces.
 BOUNDS = {
-    # after wake_wide(), periodic load_balance() through model/, SIS_UTIL,
-    # recent_used_cpu and the idle CPU's balance at its idle interval
-    # (docs/closed-loop.md, "Migrations by cause"): tightened where the
-    # error fell; the rows marked "worse" rose, and the docs say why
+    # re-measured after the v6.1 CFS picking rules (check_preempt_tick() at
+    # the jiffy, the next/last buddies) and select_idle_smt() of prev
+    # (docs/closed-loop.md, "Picking and the wait tail"): tightened where the
+    # error fell; "worse" marks a bound raised, and the docs say why
     'host-hackbench.dat self idle_ns': 0.15,
     'host-pipe.dat self wait_p99': 0.50,
     # the host traces' kernel (6.18.44) is modelled by proportional since
     # fidl (6.18.5+ carries the NI_RANDOM backport): 41 simulated against 13
     'host-pipe.dat self migrations': 2.20,
-    'vm-numa/a_hackbench_proc_sockets.dat self wait_p99': 0.80,
-    'vm-numa/a_hackbench_proc_sockets.dat self newidle_pulls': 1.60,
-    'from ni_1: noni pulls_per_call': 0.60,        # worse (was within 30 %)
-    'from ni_1: mc0 pulls_per_call': 0.70,
-    'from ni_1: mc5ms pulls_per_call': 0.70,
-    'from ni_1: ni migrations': 0.70,              # worse: ni_1 itself has 26 k, the mean 63 k
-    'from ni_1: noni migrations': 0.70,            # worse
-    'from ni_1: mc0 migrations': 0.85,             # worse
-    'from ni_1: mc5ms migrations': 0.90,           # worse
+    'vm-numa/a_hackbench_proc_sockets.dat self wait_p99': 0.65,      # was 0.80
+    'vm-numa/a_hackbench_proc_sockets.dat self newidle_pulls': 3.10,  # worse (was 1.60)
+    'vm-numa/d_idle_periodic_wakers.dat self idle_ns': 0.20,
+    'vm-numa/d_idle_periodic_wakers.dat self wait_p99': 6.40,         # the simulated tail is longer
+    'vm-numa/d_idle_periodic_wakers.dat self migrations': 0.30,
+    'from ni_1: ni pulls_per_call': 0.40,          # worse (was within 30 %)
+    'from ni_1: noni pulls_per_call': 1.15,        # worse (was 0.60)
+    'from ni_1: mc0 pulls_per_call': 0.95,         # worse (was 0.70)
+    'from ni_1: mc5ms pulls_per_call': 1.30,       # worse (was 0.70)
+    'from ni_1: ni migrations': 0.70,              # ni_1 itself has 26 k, the mean 63 k
+    'from ni_1: noni migrations': 0.70,
+    'from ni_1: mc0 migrations': 0.80,             # was 0.85
+    'from ni_1: mc5ms migrations': 0.90,
     'from ni_1: mc5ms wait_p50': 0.40,
-    'from ni_1: noni idle_ns': 0.55,
+    'from ni_1: ni idle_ns': 0.35,                 # worse (was within 30 %)
     'from ni_1: mc0 idle_ns': 0.80,
-    'from ni_1: mc5ms idle_ns': 0.50,              # worse
-    'from noni_1: ni pulls_per_call': 0.50,
-    'from noni_1: mc0 pulls_per_call': 0.35,
-    'from noni_1: ni migrations': 0.60,            # worse
-    'from noni_1: noni migrations': 0.60,          # worse
-    'from noni_1: mc0 migrations': 0.75,           # worse
-    'from noni_1: mc5ms migrations': 0.85,         # worse
+    'from ni_1: mc5ms idle_ns': 0.65,              # worse (was 0.50)
+    'from noni_1: ni pulls_per_call': 0.55,        # worse (was 0.50)
+    'from noni_1: mc5ms pulls_per_call': 0.75,     # worse (was within 30 %)
+    'from noni_1: ni migrations': 0.60,
+    'from noni_1: noni migrations': 0.60,
+    'from noni_1: mc0 migrations': 0.80,           # worse (was 0.75)
+    'from noni_1: mc5ms migrations': 0.85,
+    'from noni_1: mc0 idle_ns': 0.40,              # worse (was within 30 %)
     # each vm-ab trace simulated under its own setting against its own
-    # migrations (no run-to-run spread in this one)
-    'self hb_mc0_3: migrations': 0.25,
+    # migrations (no run-to-run spread in this one); all worse: the wakeup
+    # migrations the kernel makes and the model does not (docs)
+    'self hb_ni_3: migrations': 0.30,
+    'self hb_noni_3: migrations': 0.35,
+    'self hb_mc0_3: migrations': 0.45,             # was 0.25
+    'self hb_mc5ms_1: migrations': 0.35,
     'self hb_mc5ms_3: migrations': 0.30,
 }
 # Directions of change the model gets wrong (target 0): see docs/closed-loop.md.
@@ -162,6 +172,9 @@ def self_consistency(tmp, causes):
     return rows
 
 
+ab_self = []   # (trace, measured, simulated): every vm-ab trace under its own setting
+
+
 def cross_setting(tmp, causes):
     """Each vm-ab setting simulated from the ni and noni traces."""
     settings = {"ni": ("proportional", "500us"), "noni": ("mainline", "500us"),
@@ -180,6 +193,8 @@ def cross_setting(tmp, causes):
             causes.append(("vm-ab/" + name + ".dat", o["migrations"]["by_cause"],
                            doc["closed_loop"][pol]["migrations_by_cause"]))
             sm = doc["closed_loop"][pol]["migrations"]
+            sf = figures(doc["closed_loop_fit"]["simulated"])
+            ab_self.append((name, f, sf))
             within("self %s: migrations" % name, rel(sm, f["migrations"]), 0.25,
                    "trace %d simulated %d" % (f["migrations"], sm))
     rows, wrong = [], []
@@ -253,6 +268,15 @@ with tempfile.TemporaryDirectory() as tmp:
     print("\nself-consistency (trace, figure, measured, simulated, error, target)")
     for r in rows:
         print("  %-40s %-14s %14s %14s %+8.1f %% %4.0f %%" % (r[0], r[1], r[2], r[3], 100 * r[4], 100 * r[5]))
+    print("\nself-consistency of every vm-ab trace under its own setting (error %, measured -> simulated for"
+          " wait p99 and newidle pulls; only migrations is asserted, above)")
+    for name, m, sm in ab_self:
+        cells = []
+        for k in ("completion_ns", "idle_ns", "wait_p50", "wait_p99", "migrations", "newidle_pulls"):
+            e = rel(sm[k], m[k])
+            cells.append("%s %s" % (k, "n/a" if e is None else "%+.0f %%" % (100 * e)) +
+                         (" (%d -> %d)" % (m[k], sm[k]) if k in ("wait_p99", "newidle_pulls") else ""))
+        print("  %-10s %s" % (name, ", ".join(cells)))
     print("\nmigrations by cause, recorded / simulated (the recording kernel's policy on its own trace;"
           " other: the recorded causes the model has no counterpart for)")
     for t, rec, sim in causes:
