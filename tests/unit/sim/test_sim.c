@@ -464,6 +464,28 @@ static void slices(const struct ir_capture *cap, int n, int32_t *task, uint64_t 
 	assert_int_equal(k, n);
 }
 
+/* mainline on one CPU (sysctl_sched_latency 6 ms, wakeup granularity
+ * 1 ms) with a jiffy of tick_ns (0: none): the figures and the first n
+ * slices of the schedule */
+static void run_one_cpu(struct ir_workload *w, uint64_t tick_ns, struct ir_sim_result *r, int n, int32_t *task,
+			uint64_t *start, uint64_t *end)
+{
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
+
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
+	ir_sim_params_default(&sp, 1);
+	assert_int_equal(sp.sysctl_sched_latency, 6 * MS);
+	assert_int_equal(sp.sysctl_sched_wakeup_granularity, 1 * MS);
+	sp.tick_ns = tick_ns;
+	sp.capture = ir_capture_new(1, 1000);
+	assert_non_null(sp.capture);
+	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, r), 0);
+	assert_false(r->stalled);
+	slices(sp.capture, n, task, start, end);
+	ir_capture_free(sp.capture);
+}
+
 /*
  * check_preempt_tick() runs from scheduler_tick() (v6.1 CFS; HRTICK off):
  * two CPU-bound tasks of 10 ms on one CPU, sched_slice() 3 ms each
@@ -474,20 +496,12 @@ static void slices(const struct ir_capture *cap, int n, int32_t *task, uint64_t 
 static void test_tick_preempt(void **state)
 {
 	struct ir_workload *w = cpu_bound(1, 2, 10 * MS, NULL);
-	struct ir_policy_params pol;
-	struct ir_sim_params sp;
 	struct ir_sim_result r;
 	int32_t task[3];
 	uint64_t start[3], end[3];
 
 	(void)state;
-	ir_policy_defaults(IR_POL_MAINLINE, &pol);
-	ir_sim_params_default(&sp, 1);
-	sp.tick_ns = 4 * MS;
-	sp.capture = ir_capture_new(1, 1000);
-	assert_non_null(sp.capture);
-	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
-	slices(sp.capture, 3, task, start, end);
+	run_one_cpu(w, 4 * MS, &r, 3, task, start, end);
 	assert_int_equal(start[0], 0);
 	assert_int_equal(end[0], 4 * MS);
 	assert_int_equal(start[1], 4 * MS);
@@ -495,7 +509,6 @@ static void test_tick_preempt(void **state)
 	assert_int_not_equal(task[0], task[1]);
 	assert_int_equal(task[2], task[0]);
 	assert_int_equal(r.completion_ns, 20 * MS);
-	ir_capture_free(sp.capture);
 	ir_workload_free(w);
 }
 
@@ -527,21 +540,12 @@ static void test_next_buddy(void **state)
 	const uint8_t start[] = { IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_RUNNABLE };
 	const uint16_t cpu[] = { 0, 0, 0 };
 	struct ir_workload *w = programs(1, 3, ops, nr, start, cpu);
-	struct ir_policy_params pol;
-	struct ir_sim_params sp;
 	struct ir_sim_result r;
 	int32_t task[4];
 	uint64_t st[4], end[4];
 
 	(void)state;
-	ir_policy_defaults(IR_POL_MAINLINE, &pol);
-	ir_sim_params_default(&sp, 1);
-	assert_int_equal(sp.sysctl_sched_wakeup_granularity, 1 * MS);
-	sp.capture = ir_capture_new(1, 1000);
-	assert_non_null(sp.capture);
-	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
-	assert_false(r.stalled);
-	slices(sp.capture, 4, task, st, end);
+	run_one_cpu(w, 0, &r, 4, task, st, end);
 	assert_int_equal(task[0], 0);
 	assert_int_equal(end[0], 1 * MS);
 	assert_int_equal(task[1], 1);
@@ -553,7 +557,6 @@ static void test_next_buddy(void **state)
 	assert_int_equal(r.wakeups, 1);
 	assert_true(r.wait_p99 < 10 * US);
 	assert_int_equal(r.completion_ns, 14500 * US);
-	ir_capture_free(sp.capture);
 	ir_workload_free(w);
 }
 
@@ -596,7 +599,9 @@ static void test_select_idle_smt(void **state)
 
 	(void)state;
 	assert_int_equal(ir_topology_from_arg("sockets=1,cores=2,threads=2", &t, NULL, 0), 0);
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
 	d = ir_domains_build(t, NULL, 0);
+	ir_sim_params_default(&sp, 4);
 	ir_topology_free(t);
 	assert_non_null(d);
 	smt = ir_domains_level(d, 0, 0);
@@ -605,8 +610,6 @@ static void test_select_idle_smt(void **state)
 	assert_true(smt->span[0] & 2);			/* CPU 1 is CPU 0's sibling */
 	assert_true(llc->flags & SD_SHARE_PKG_RESOURCES);
 	assert_int_equal(llc->span_weight, 4);
-	ir_policy_defaults(IR_POL_MAINLINE, &pol);
-	ir_sim_params_default(&sp, 4);
 	sp.recent_used_cpu = true;
 	sp.sis_util = true;
 	sp.select_idle_smt = true;
