@@ -108,8 +108,12 @@ struct ir_move_rec {
 
 struct ir_workload {
 	int nr_cpus;
+	uint32_t pins_released;	/* streamed: patches given up (workload.c, IR_WL_PIN_MAX;
+				 * saturates) */
 	uint64_t first_ts, last_ts;
 	uint32_t nr_tasks;
+	bool streamed;		/* from ir_wl_new_stream(): counts and figures only; ops,
+				 * sw and moves NULL (they went to the sink) */
 	struct ir_sim_task *task;
 	uint64_t nr_ops;
 	uint64_t wakes[IR_WK__COUNT];
@@ -134,9 +138,6 @@ struct ir_workload {
 	uint64_t probed_lb_cost[3];
 	uint64_t probed_max_idle_balance_cost;
 	uint64_t bytes;		/* memory the workload holds (streamed: what it held at most) */
-	bool streamed;		/* from ir_wl_new_stream(): counts and figures only, ops,
-				 * sw and moves NULL (they went to the sink) */
-	uint64_t pins_released;	/* streamed: patches given up (workload.c, IR_WL_PIN_MAX) */
 };
 
 struct ir_wl_builder;

@@ -916,7 +916,8 @@ static bool pin(struct ir_wl_builder *b, uint32_t o, int64_t j)
 	if (j < 0 || (uint64_t)j >= n || (uint64_t)j < b->bt[o].base)
 		return true;	/* nothing left to patch there */
 	if (n - (uint64_t)j > IR_WL_PIN_MAX) {
-		b->w->pins_released++;
+		if (b->w->pins_released != UINT32_MAX)
+			b->w->pins_released++;
 		return false;
 	}
 	if ((uint64_t)j < b->lim[o])
