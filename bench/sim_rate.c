@@ -5,6 +5,7 @@
  * simulation, the simulated events, the thread's CPU time and the rate, and
  * the workload's size against the trace's events (memory per event).
  *   build/bench/sim_rate TRACE [TOPOLOGY]
+ * With --whole, only the whole-trace extraction and its check line.
  * With --stream WINDOW_NS, only the streaming extraction (sim/workload.c):
  * no simulation, the sealed records hashed and dropped; prints the peak of
  * what it held and the process's peak RSS.  Both modes print the same
@@ -180,15 +181,18 @@ int main(int argc, char **argv)
 	char err[1024];
 	double t0;
 	uint64_t window = 0;
-	bool stream = argc >= 3 && !strcmp(argv[1], "--stream");
+	bool stream = argc >= 3 && !strcmp(argv[1], "--stream"), whole = argc >= 2 && !strcmp(argv[1], "--whole");
 
-	if (stream) {
+	if (whole) {
+		argc--;
+		argv++;
+	} else if (stream) {
 		window = strtoull(argv[2], NULL, 10);
 		argc -= 2;
 		argv += 2;
 	}
 	if (argc < 2 || argc > 3 || (stream && !window)) {
-		fprintf(stderr, "usage: sim_rate [--stream WINDOW_NS] TRACE [TOPOLOGY]\n");
+		fprintf(stderr, "usage: sim_rate [--whole | --stream WINDOW_NS] TRACE [TOPOLOGY]\n");
 		return 1;
 	}
 	if (ir_trace_open(argv[1], &t, err, sizeof(err))) {
@@ -211,9 +215,10 @@ int main(int argc, char **argv)
 	if (!window)
 		hash_whole(w, &h);
 	check(w, &h);
-	if (window) {
-		printf("stream window_ns %llu pins_released %llu\n", (unsigned long long)window,
-		       (unsigned long long)w->pins_released);
+	if (window || whole) {
+		if (window)
+			printf("stream window_ns %llu pins_released %llu\n", (unsigned long long)window,
+			       (unsigned long long)w->pins_released);
 		getrusage(RUSAGE_SELF, &ru);
 		printf("maxrss_kb %ld\n", ru.ru_maxrss);
 		ir_workload_free(w);

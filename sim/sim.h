@@ -11,6 +11,9 @@
  *
  * The workload is extracted once and shared read-only by every simulation
  * (one per policy and sweep point, on as many threads as there are CPUs).
+ * It can also be extracted as a stream (ir_wl_new_stream(): windows of
+ * recorded time sealed to a sink and dropped, memory bounded by the tasks
+ * and a window); the simulations do not consume a stream yet.
  * Times are nanoseconds; simulated time starts at 0 = the trace's first event.
  */
 #ifndef IDLEREPLAY_SIM_H
