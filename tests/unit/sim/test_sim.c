@@ -445,6 +445,64 @@ static void test_queued_not_picked(void **state)
 	queued_not_picked(true);
 }
 
+/*
+ * A wakeup taken back after its sched_wakeup, across boundaries: A wakes B
+ * onto CPU 1 behind D at 10 us, then wakes C at 20 us (so A's IR_OP_WAKE
+ * of B is no longer A's last op); at 50 us CPU 1 goes idle with B still
+ * thought queued there, so not_queued() takes B's wakeup back and turns
+ * A's op into a no-op.  A 1 ns window seals between every two instants:
+ * A's op must still be staged at 50 us.
+ */
+static void taken_back(bool stream)
+{
+	struct collect *c = calloc(1, sizeof(*c));
+	struct ir_wl_sink sink = { .arg = c, .ops = c_ops, .sw = c_sw };
+	struct ir_wl_builder *b = stream ? ir_wl_new_stream(2, 1, &sink) : ir_wl_new(2);
+	struct ir_workload *w;
+	const struct ir_sim_task *a, *bb;
+
+	assert_non_null(c);
+	sw(b, T0, 0, 0, 0, 10);
+	sw(b, T0, 1, 0, 0, 12);
+	wk(b, IR_EV_WAKING, T0 + 10 * US, 0, 10, 11, 1);
+	wk(b, IR_EV_WAKEUP, T0 + 10 * US, 0, 10, 11, 1);
+	wk(b, IR_EV_WAKING, T0 + 20 * US, 0, 10, 13, 0);
+	wk(b, IR_EV_WAKEUP, T0 + 20 * US, 0, 10, 13, 0);
+	sw(b, T0 + 50 * US, 1, 12, IR_TASK_INTERRUPTIBLE, 0);
+	wk(b, IR_EV_WAKING, T0 + 100 * US, 1, 0, 11, 1);
+	wk(b, IR_EV_WAKEUP, T0 + 100 * US, 1, 0, 11, 1);
+	sw(b, T0 + 110 * US, 1, 0, 0, 11);
+	w = ir_wl_finish(b, T0 + 200 * US);
+	if (stream)
+		w = streamed(w, c);
+	assert_non_null(w);
+	a = task(w, 10);
+	bb = task(w, 11);
+	/* A: runs 10 us, its wake of B a no-op, runs 10 us, wakes C, runs on */
+	assert_int_equal(a->nr_ops, 6);
+	op_is(&a->ops[0], IR_OP_RUN, 10 * US);
+	op_is(&a->ops[1], IR_OP_RUN, 0);
+	op_is(&a->ops[2], IR_OP_RUN, 10 * US);
+	assert_int_equal(a->ops[3].kind, IR_OP_WAKE);
+	assert_int_equal(a->ops[3].arg, idx(w, 13));
+	op_is(&a->ops[4], IR_OP_RUN, 180 * US);
+	/* B: asleep until the timer at 100 us, then runs to the end */
+	assert_int_equal(bb->nr_ops, 3);
+	op_is(&bb->ops[0], IR_OP_BLOCK_DELAY, 100 * US);
+	op_is(&bb->ops[1], IR_OP_RUN, 90 * US);
+	assert_int_equal(w->wakes[IR_WK_TASK], 1);
+	assert_int_equal(w->wakes[IR_WK_UNEXPLAINED], 1);
+	ir_workload_free(w);
+	free(c);
+}
+
+static void test_stream_taken_back(void **state)
+{
+	(void)state;
+	taken_back(false);
+	taken_back(true);
+}
+
 /* A workload built directly: n tasks runnable at 0 on CPU 0, each running
  * run_ns and ending. */
 static struct ir_workload *cpu_bound(int nr_cpus, int n, uint64_t run_ns, const int *prio)
@@ -651,6 +709,7 @@ int main(void)
 		cmocka_unit_test(test_extraction),
 		cmocka_unit_test(test_stream_window_boundary),
 		cmocka_unit_test(test_stream_early_wakeup),
+		cmocka_unit_test(test_stream_taken_back),
 		cmocka_unit_test(test_frozen),
 		cmocka_unit_test(test_queued_not_picked),
 		cmocka_unit_test(test_idle_sibling),
