@@ -5,8 +5,15 @@
  * simulation, the simulated events, the thread's CPU time and the rate, and
  * the workload's size against the trace's events (memory per event).
  *   build/bench/sim_rate TRACE [TOPOLOGY]
+ * With --whole, only the whole-trace extraction and its check line.
+ * With --stream WINDOW_NS, only the streaming extraction (sim/workload.c):
+ * no simulation, the sealed records hashed and dropped; prints the peak of
+ * what it held and the process's peak RSS.  Both modes print the same
+ * "check" line (a hash of every op, switch and move record in order, and
+ * the whole-trace figures), so the two extractions can be compared.
  */
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -26,6 +33,114 @@ struct feed {
 	uint64_t events;
 	int err;
 };
+
+/* FNV-1a, per task (per CPU for switches) in index order, then combined. */
+#define FNV0 1469598103934665603ull
+struct hash {
+	uint64_t *task, *sw;	/* per task, per CPU */
+	uint32_t nr, cap, nr_sw, cap_sw;
+	uint64_t moves;
+	int err;
+};
+
+/* Slot i of a per-task or per-CPU hash array, grown as needed; NULL: no memory. */
+static uint64_t *slot(uint64_t **a, uint32_t *nr, uint32_t *cap, uint32_t i)
+{
+	if (i >= *cap) {
+		uint32_t ncap = (i + 1) * 2;
+		uint64_t *t = realloc(*a, ncap * sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (uint32_t k = *cap; k < ncap; k++)
+			t[k] = FNV0;
+		*a = t;
+		*cap = ncap;
+	}
+	if (i >= *nr)
+		*nr = i + 1;
+	return &(*a)[i];
+}
+
+static uint64_t fnv(uint64_t h, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		h = (h ^ ((v >> (8 * i)) & 0xff)) * 1099511628211ull;
+	return h;
+}
+
+static int h_ops(void *arg, uint32_t task, uint64_t first, const struct ir_op *op, uint32_t n)
+{
+	struct hash *h = arg;
+	uint64_t *x = slot(&h->task, &h->nr, &h->cap, task);
+
+	(void)first;
+	if (!x)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		*x = fnv(fnv(*x, (uint64_t)op[i].kind | (uint64_t)op[i].flags << 8 | (uint64_t)op[i].cpu << 16 |
+				 (uint64_t)op[i].arg << 32), op[i].ns);
+	return 0;
+}
+
+static int h_sw(void *arg, int cpu, uint64_t first, const struct ir_sw_rec *r, uint64_t n)
+{
+	struct hash *h = arg;
+	uint64_t *x = slot(&h->sw, &h->nr_sw, &h->cap_sw, (uint32_t)cpu);
+
+	(void)first;
+	if (!x)
+		return -1;
+	for (uint64_t i = 0; i < n; i++)
+		*x = fnv(fnv(*x, (uint32_t)r[i].task), r[i].ns);
+	return 0;
+}
+
+static int h_moves(void *arg, uint64_t first, const struct ir_move_rec *m, uint64_t n)
+{
+	struct hash *h = arg;
+
+	(void)first;
+	for (uint64_t i = 0; i < n; i++)
+		h->moves = fnv(fnv(h->moves, (uint64_t)m[i].task | (uint64_t)m[i].dest << 32), m[i].ns);
+	return 0;
+}
+
+/* The check line: the records' hash and the whole-trace figures. */
+static void check(const struct ir_workload *w, struct hash *h)
+{
+	uint64_t all = FNV0, sw = FNV0;
+
+	for (uint32_t i = 0; i < w->nr_tasks; i++) {
+		all = fnv(all, i < h->nr ? h->task[i] : FNV0);
+		all = fnv(fnv(fnv(all, w->task[i].nr_ops), (uint64_t)(uint32_t)w->task[i].prio << 8 | w->task[i].start),
+			  w->task[i].start_ns << 16 ^ w->task[i].start_cpu);
+	}
+	for (int c = 0; c < w->nr_cpus; c++)
+		sw = fnv(sw, (uint32_t)c < h->nr_sw ? h->sw[c] : FNV0);
+	printf("check hash %016llx-%016llx-%016llx tasks %u ops %llu wakes", (unsigned long long)all,
+	       (unsigned long long)sw, (unsigned long long)h->moves, w->nr_tasks, (unsigned long long)w->nr_ops);
+	for (int k = 0; k < IR_WK__COUNT; k++)
+		printf(" %llu", (unsigned long long)w->wakes[k]);
+	printf(" completion %llu wait %llu/%llu/%llu idle_wake %llu resched %llu probed %llu/%llu/%llu/%llu\n",
+	       (unsigned long long)w->completion_ns, (unsigned long long)w->wait->n,
+	       (unsigned long long)ir_hist_quantile(w->wait, 0.5), (unsigned long long)ir_hist_quantile(w->wait, 0.99),
+	       (unsigned long long)w->idle_wake_ns, (unsigned long long)w->resched_ns,
+	       (unsigned long long)w->probed_lb_cost[0], (unsigned long long)w->probed_lb_cost[1],
+	       (unsigned long long)w->probed_lb_cost[2], (unsigned long long)w->probed_max_idle_balance_cost);
+}
+
+/* The whole-trace workload hashed as the sink would see it. */
+static void hash_whole(const struct ir_workload *w, struct hash *h)
+{
+	for (uint32_t i = 0; i < w->nr_tasks; i++)
+		if (w->task[i].nr_ops && h_ops(h, i, 0, w->task[i].ops, w->task[i].nr_ops))
+			h->err = 1;
+	for (int c = 0; c < w->nr_cpus; c++)
+		if (h_sw(h, c, 0, w->sw[c], w->nr_sw[c]))
+			h->err = 1;
+	h_moves(h, 0, w->moves, w->nr_moves);
+}
 
 static int feed(void *arg, const struct ir_event *ev)
 {
@@ -60,28 +175,58 @@ int main(int argc, char **argv)
 	struct ir_workload *w;
 	struct ir_sim_params sp;
 	struct feed f = { 0 };
+	struct hash h = { .moves = FNV0 };
+	struct ir_wl_sink sink = { .arg = &h, .ops = h_ops, .sw = h_sw, .moves = h_moves };
 	struct rusage ru;
 	char err[1024];
 	double t0;
+	uint64_t window = 0;
+	bool stream = argc >= 3 && !strcmp(argv[1], "--stream"), whole = argc >= 2 && !strcmp(argv[1], "--whole");
 
-	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: sim_rate TRACE [TOPOLOGY]\n");
+	if (whole) {
+		argc--;
+		argv++;
+	} else if (stream) {
+		window = strtoull(argv[2], NULL, 10);
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc < 2 || argc > 3 || (stream && !window)) {
+		fprintf(stderr, "usage: sim_rate [--whole | --stream WINDOW_NS] TRACE [TOPOLOGY]\n");
 		return 1;
 	}
 	if (ir_trace_open(argv[1], &t, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return 2;
 	}
-	f.b = ir_wl_new(ir_trace_info(t)->nr_cpus);
+	f.b = window ? ir_wl_new_stream(ir_trace_info(t)->nr_cpus, window, &sink) : ir_wl_new(ir_trace_info(t)->nr_cpus);
 	t0 = cpu_now();
 	if (!f.b || ir_trace_run(t, feed, &f, err, sizeof(err)) || f.err) {
 		fprintf(stderr, "sim_rate: %s\n", f.err ? "out of memory" : err);
 		return 2;
 	}
-	w = ir_wl_finish(f.b, ir_trace_info(t)->last_ts);
+	if (!(w = ir_wl_finish(f.b, ir_trace_info(t)->last_ts)) || h.err) {
+		fprintf(stderr, "sim_rate: out of memory\n");
+		return 2;
+	}
 	printf("extract events %llu cpu_s %.3f tasks %u ops %llu workload_bytes %llu bytes_per_event %.1f\n",
 	       (unsigned long long)f.events, cpu_now() - t0, w->nr_tasks, (unsigned long long)w->nr_ops,
 	       (unsigned long long)w->bytes, (double)w->bytes / (double)f.events);
+	if (!window)
+		hash_whole(w, &h);
+	check(w, &h);
+	if (window || whole) {
+		if (window)
+			printf("stream window_ns %llu pins_released %llu\n", (unsigned long long)window,
+			       (unsigned long long)w->pins_released);
+		getrusage(RUSAGE_SELF, &ru);
+		printf("maxrss_kb %ld\n", ru.ru_maxrss);
+		ir_workload_free(w);
+		ir_trace_close(t);
+		free(h.task);
+		free(h.sw);
+		return 0;
+	}
 	if (argc == 3 && ir_topology_from_arg(argv[2], &topo, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return 2;
@@ -105,6 +250,8 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru);
 	printf("maxrss_kb %ld\n", ru.ru_maxrss);
 	ir_workload_free(w);
+	free(h.task);
+	free(h.sw);
 	ir_domains_free(dom);
 	ir_topology_free(topo);
 	ir_trace_close(t);

@@ -11,6 +11,9 @@
  *
  * The workload is extracted once and shared read-only by every simulation
  * (one per policy and sweep point, on as many threads as there are CPUs).
+ * It can also be extracted as a stream (ir_wl_new_stream(): windows of
+ * recorded time sealed to a sink and dropped, memory bounded by the tasks
+ * and a window); the simulations do not consume a stream yet.
  * Times are nanoseconds; simulated time starts at 0 = the trace's first event.
  */
 #ifndef IDLEREPLAY_SIM_H
@@ -108,8 +111,12 @@ struct ir_move_rec {
 
 struct ir_workload {
 	int nr_cpus;
+	uint32_t pins_released;	/* streamed: patches given up (workload.c, IR_WL_PIN_MAX;
+				 * saturates) */
 	uint64_t first_ts, last_ts;
 	uint32_t nr_tasks;
+	bool streamed;		/* from ir_wl_new_stream(): counts and figures only; ops,
+				 * sw and moves NULL (they went to the sink) */
 	struct ir_sim_task *task;
 	uint64_t nr_ops;
 	uint64_t wakes[IR_WK__COUNT];
@@ -133,7 +140,7 @@ struct ir_workload {
 	uint64_t probe_calls;
 	uint64_t probed_lb_cost[3];
 	uint64_t probed_max_idle_balance_cost;
-	uint64_t bytes;		/* memory the workload holds */
+	uint64_t bytes;		/* memory the workload holds (streamed: what it held at most) */
 };
 
 struct ir_wl_builder;
@@ -143,6 +150,25 @@ int ir_wl_feed(struct ir_wl_builder *b, const struct ir_event *ev);
 /* End at last_ts and hand over the workload (the builder is freed). */
 struct ir_workload *ir_wl_finish(struct ir_wl_builder *b, uint64_t last_ts);
 void ir_wl_abort(struct ir_wl_builder *b);
+
+/*
+ * Streaming extraction (workload.c's header has the design): at each
+ * boundary of window_ns of recorded time, what can no longer change is
+ * handed to the sink, in index order per task and per CPU, and dropped.
+ * ir_wl_finish() seals the rest and gives the whole-trace counts and
+ * figures without ops.  A callback returns 0, or non-zero to fail the
+ * extraction (ir_wl_feed() then returns -1); NULL callbacks discard.
+ */
+struct ir_wl_sink {
+	void *arg;
+	int (*ops)(void *arg, uint32_t task, uint64_t first, const struct ir_op *op, uint32_t n);
+	int (*sw)(void *arg, int cpu, uint64_t first, const struct ir_sw_rec *rec, uint64_t n);
+	int (*moves)(void *arg, uint64_t first, const struct ir_move_rec *m, uint64_t n);
+};
+/* A reference (a wakeup's placement still to come) holds a task's ops back
+ * at most this many ops; beyond it the patch is given up (pins_released). */
+#define IR_WL_PIN_MAX 65536
+struct ir_wl_builder *ir_wl_new_stream(int nr_cpus, uint64_t window_ns, const struct ir_wl_sink *sink);
 void ir_workload_free(struct ir_workload *w);
 /* Share of wakeups the workload reproduces (everything but unexplained). */
 double ir_workload_explained(const struct ir_workload *w);

@@ -12,8 +12,54 @@
  * event: try_to_wake_up() emits sched_waking on the waker's CPU (v4.3+),
  * wake_up_new_task() sched_wakeup_new, __schedule() sched_switch.
  *
- * Memory: the live builder state is per task (bounded by the tasks the
- * trace holds); the programs grow with the trace (16 bytes per op).
+ * Memory, and the streaming design (issue 13, "memory flat in trace length")
+ * ---------------------------------------------------------------------------
+ * ir_wl_new() keeps every op (16 bytes each, ~27 bytes per trace event with
+ * the frozen mode's records): linear in the trace.  ir_wl_new_stream() is
+ * the first half of a flat design and is built: it cuts the recorded time
+ * into windows of window_ns and, at each window boundary, *seals* what can
+ * no longer change, hands it to a sink in order, and drops it.
+ *
+ *  - What may still change.  Extraction patches ops after emitting them:
+ *    sched_wakeup places the wakeup sched_waking announced (pending_op),
+ *    a sched_waking on a still-running task is cancelled or turned into a
+ *    block at its next switch (early_op), a wakeup taken back by
+ *    not_queued() turns its waker's IR_OP_WAKE into a no-op (wake_op, while
+ *    woken_ts is set), and each task's last op may get its PREEMPTED flag or
+ *    be popped.  So task i's ops are sealed up to, not including, the lowest
+ *    of: its last op, and every live reference into its ops held by any
+ *    task.  A reference that would hold a task's ops back more than
+ *    IR_WL_PIN_MAX ops is released (counted in pins_released; the later
+ *    patch is then not applied): that bounds what one lost sched_wakeup can
+ *    keep.  Switch and move records (frozen mode) never change after the
+ *    event that made them: they are sealed whole.
+ *  - Order.  A wakeup taken at a point of the waker's burst is an op of the
+ *    waker at a fixed index; the wakee's block op refers to it only through
+ *    the waker's op stream, so a boundary between them changes nothing:
+ *    each task's ops reach the sink in index order, once, unchanged
+ *    (unit-sim test_stream_window_boundary builds a chain across a 1 ns
+ *    window and checks it op by op against the unwindowed build).
+ *  - Whole-trace figures (completion, the recorded wait histogram, the
+ *    share of wakeups explained, idle-wake and resched latencies, probed
+ *    costs, nr_ops per task, each task's final prio and start) are counters
+ *    in struct ir_workload; ir_wl_finish() of a stream gives them with no
+ *    ops.  That is the first pass of the flat design: its memory is the
+ *    tasks, the staged (unsealed) ops and one window, not the trace
+ *    (bench/sim.sh measures it at 1x, 4x and 9x).
+ *
+ * Not built yet (the second half): simulations that consume sealed windows.
+ * The design chosen for it: one shared extraction over a second read of the
+ * trace, sealing into per-task segment lists; every simulation (policy,
+ * sweep point, frozen) runs on its own thread and reads ops through an
+ * accessor that, when a task's next op is not sealed yet, pulls the next
+ * window (a producer thread feeding the builder, since ir_trace_run() is a
+ * push reader); a segment is freed once every simulation's cursor for that
+ * task has passed it, and a simulation more than K windows ahead of the
+ * oldest live segment waits unless every other one waits too (so it cannot
+ * deadlock).  Memory is then the tasks, K windows and the policies' drift
+ * behind one another.  Results are those of the whole-trace workload, as
+ * the sealed ops are the same ops (the task table and nr_ops come from the
+ * first pass).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -52,7 +98,8 @@ struct btask {
 	uint32_t wake_owner;
 	uint64_t off_ts;	/* when it was last switched out runnable */
 	uint32_t mark;		/* arrivals compaction: already kept */
-	uint32_t cap;
+	uint32_t cap;		/* of its staged ops */
+	uint64_t base;		/* global index of ops[0]: ops before it were sealed and dropped (stream) */
 };
 
 struct ir_wl_builder {
@@ -80,7 +127,26 @@ struct ir_wl_builder {
 	bool preempting;		/* this switch preempts its prev */
 	uint64_t last_run_end;
 	int oom;
+	/* streaming (ir_wl_new_stream): windows of recorded time, sealed to a sink */
+	bool stream;
+	uint64_t window_ns, next_seal;
+	struct ir_wl_sink sink;
+	uint64_t *lim;			/* per task: seal below this index */
+	uint32_t lim_cap;
+	uint64_t *sw_base;		/* per CPU: global index of sw[c][0] */
+	uint64_t moves_base;
+	uint64_t staged, staged_peak;	/* records held unsealed (ops, switches, moves) */
 };
+
+/* Global op j of task i while it is staged (not sealed), else NULL. */
+static struct ir_op *op_at(const struct ir_wl_builder *b, uint32_t i, int64_t j)
+{
+	const struct ir_sim_task *t = &b->w->task[i];
+
+	if (j < 0 || (uint64_t)j >= t->nr_ops || (uint64_t)j < b->bt[i].base)
+		return NULL;
+	return &t->ops[(uint64_t)j - b->bt[i].base];
+}
 
 /* ---------------------------------------------------------------- hist */
 
@@ -259,7 +325,7 @@ static struct ir_op *push(struct ir_wl_builder *b, uint32_t i, enum ir_op_kind k
 	struct btask *bt = &b->bt[i];
 	struct ir_op *op;
 
-	if (t->nr_ops == bt->cap) {
+	if (t->nr_ops - bt->base == bt->cap) {
 		uint32_t ncap = bt->cap ? bt->cap * 2 : 8;
 		struct ir_op *n = realloc(t->ops, ncap * sizeof(*n));
 
@@ -270,10 +336,11 @@ static struct ir_op *push(struct ir_wl_builder *b, uint32_t i, enum ir_op_kind k
 		t->ops = n;
 		bt->cap = ncap;
 	}
-	op = &t->ops[t->nr_ops++];
+	op = &t->ops[t->nr_ops++ - bt->base];
 	memset(op, 0, sizeof(*op));
 	op->kind = (uint8_t)kind;
 	b->w->nr_ops++;
+	b->staged++;
 	return op;
 }
 
@@ -342,7 +409,7 @@ static void sw_rec(struct ir_wl_builder *b, int cpu, uint64_t ts, int32_t task)
 {
 	struct ir_workload *w = b->w;
 
-	if (w->nr_sw[cpu] == b->sw_cap[cpu]) {
+	if (w->nr_sw[cpu] - b->sw_base[cpu] == b->sw_cap[cpu]) {
 		uint64_t ncap = b->sw_cap[cpu] ? b->sw_cap[cpu] * 2 : 64;
 		struct ir_sw_rec *n = realloc(w->sw[cpu], ncap * sizeof(*n));
 
@@ -353,7 +420,8 @@ static void sw_rec(struct ir_wl_builder *b, int cpu, uint64_t ts, int32_t task)
 		w->sw[cpu] = n;
 		b->sw_cap[cpu] = ncap;
 	}
-	w->sw[cpu][w->nr_sw[cpu]++] = (struct ir_sw_rec){ ts - w->first_ts, task };
+	w->sw[cpu][w->nr_sw[cpu]++ - b->sw_base[cpu]] = (struct ir_sw_rec){ ts - w->first_ts, task };
+	b->staged++;
 }
 
 /* The task we thought ran on cpu left unseen (a switch the trace lost, or
@@ -421,7 +489,7 @@ static int64_t task_of(struct ir_wl_builder *b, int32_t pid, int cpu, uint64_t t
 			run_on(b, (uint32_t)i, cpu, ts);
 			b->bt[i].run_since = b->cpu_seen[cpu] ? ts : b->w->first_ts;
 			if (!b->cpu_seen[cpu])
-				b->w->sw[cpu][b->w->nr_sw[cpu] - 1].ns = 0;
+				b->w->sw[cpu][b->w->nr_sw[cpu] - 1 - b->sw_base[cpu]].ns = 0;
 		} else {
 			b->bt[i].state = T_BLOCKED;
 			b->bt[i].block_ts = b->w->first_ts;
@@ -443,12 +511,12 @@ static void early_cancel(struct ir_wl_builder *b, uint32_t i)
 	struct btask *bt = &b->bt[i];
 
 	if (bt->early_op >= 0) {
-		struct ir_sim_task *o = &b->w->task[bt->early_owner];
+		struct ir_op *o = op_at(b, bt->early_owner, bt->early_op);
 
-		if ((uint64_t)bt->early_op < o->nr_ops) {
-			o->ops[bt->early_op].kind = IR_OP_RUN;	/* a run of 0 ns: no-op */
-			o->ops[bt->early_op].ns = 0;
-			o->ops[bt->early_op].arg = 0;
+		if (o) {
+			o->kind = IR_OP_RUN;	/* a run of 0 ns: no-op */
+			o->ns = 0;
+			o->arg = 0;
 		}
 	}
 	bt->early = 0;
@@ -503,18 +571,17 @@ static void not_queued(struct ir_wl_builder *b, uint32_t i)
 {
 	struct btask *bt = &b->bt[i];
 	struct ir_sim_task *t = &b->w->task[i];
-	struct ir_op *last = t->nr_ops ? &t->ops[t->nr_ops - 1] : NULL;
+	struct ir_op *last = t->nr_ops ? op_at(b, i, (int64_t)t->nr_ops - 1) : NULL;
 
 	if (bt->woken_ts && last && (last->kind == IR_OP_BLOCK_TASK || last->kind == IR_OP_BLOCK_DELAY)) {
 		if (last->kind == IR_OP_BLOCK_TASK) {
-			struct ir_sim_task *o = &b->w->task[bt->wake_owner];
+			struct ir_op *o = op_at(b, bt->wake_owner, bt->wake_op);
 
-			if (bt->wake_op < 0 || (uint64_t)bt->wake_op >= o->nr_ops ||
-			    o->ops[bt->wake_op].kind != IR_OP_WAKE || o->ops[bt->wake_op].arg != i)
+			if (!o || o->kind != IR_OP_WAKE || o->arg != i)
 				return;
-			o->ops[bt->wake_op].kind = IR_OP_RUN;	/* a run of 0 ns: no-op */
-			o->ops[bt->wake_op].ns = 0;
-			o->ops[bt->wake_op].arg = 0;
+			o->kind = IR_OP_RUN;	/* a run of 0 ns: no-op */
+			o->ns = 0;
+			o->arg = 0;
 			b->w->wakes[IR_WK_TASK]--;
 		} else {
 			b->w->wakes[IR_WK_IRQ]--;
@@ -522,6 +589,7 @@ static void not_queued(struct ir_wl_builder *b, uint32_t i)
 		b->w->wakes[IR_WK_UNEXPLAINED]++;
 		t->nr_ops--;
 		b->w->nr_ops--;
+		b->staged--;
 		bt->woken_ts = 0;
 		bt->wake_op = -1;
 	} else if (!bt->woken_ts && last && last->kind == IR_OP_RUN && (last->flags & IR_OP_F_PREEMPTED)) {
@@ -580,8 +648,8 @@ static void on_switch(struct ir_wl_builder *b, const struct ir_event *ev)
 
 				if (op)
 					op->flags |= IR_OP_F_PREEMPTED;
-				else if (t->nr_ops && t->ops[t->nr_ops - 1].kind == IR_OP_RUN)
-					t->ops[t->nr_ops - 1].flags |= IR_OP_F_PREEMPTED;
+				else if (t->nr_ops && op_at(b, (uint32_t)p, (int64_t)t->nr_ops - 1)->kind == IR_OP_RUN)
+					op_at(b, (uint32_t)p, (int64_t)t->nr_ops - 1)->flags |= IR_OP_F_PREEMPTED;
 				else if ((op = push(b, (uint32_t)p, IR_OP_RUN)))
 					op->flags = IR_OP_F_PREEMPTED, op->cpu = (uint16_t)c;
 				bt->state = T_RUNNABLE;
@@ -693,10 +761,10 @@ static void on_wake(struct ir_wl_builder *b, const struct ir_event *ev)
 		}
 		/* the placement of the wakeup sched_waking announced */
 		if (bt->pending_op >= 0) {
-			struct ir_sim_task *o = &b->w->task[bt->pending_owner];
+			struct ir_op *o = op_at(b, bt->pending_owner, bt->pending_op);
 
-			if ((uint64_t)bt->pending_op < o->nr_ops)
-				placed(&o->ops[bt->pending_op], ev, bt->wake_base_ts);
+			if (o)
+				placed(o, ev, bt->wake_base_ts);
 			bt->pending_op = -1;
 		}
 		return;
@@ -759,7 +827,7 @@ static void on_migrate(struct ir_wl_builder *b, const struct ir_event *ev)
 	if (i < 0 || ev->mig.orig_cpu == ev->mig.dest_cpu || ev->mig.dest_cpu < 0 ||
 	    ev->mig.dest_cpu >= w->nr_cpus || b->bt[i].state != T_RUNNABLE || b->bt[i].in_wakeup)
 		return;
-	if (w->nr_moves == b->moves_cap) {
+	if (w->nr_moves - b->moves_base == b->moves_cap) {
 		uint64_t ncap = b->moves_cap ? b->moves_cap * 2 : 64;
 		struct ir_move_rec *n = realloc(w->moves, ncap * sizeof(*n));
 
@@ -770,7 +838,8 @@ static void on_migrate(struct ir_wl_builder *b, const struct ir_event *ev)
 		w->moves = n;
 		b->moves_cap = ncap;
 	}
-	w->moves[w->nr_moves++] = (struct ir_move_rec){ ev->ts - w->first_ts, (uint32_t)i, (uint16_t)ev->mig.dest_cpu };
+	b->staged++;
+	w->moves[w->nr_moves++ - b->moves_base] = (struct ir_move_rec){ ev->ts - w->first_ts, (uint32_t)i, (uint16_t)ev->mig.dest_cpu };
 	b->bt[i].cpu = (uint16_t)ev->mig.dest_cpu;
 	arrive(b, (uint32_t)i);
 }
@@ -822,10 +891,10 @@ static void on_wakeup_new(struct ir_wl_builder *b, const struct ir_event *ev)
 	}
 	bt = &b->bt[c];
 	if (bt->pending_op >= 0) {
-		struct ir_sim_task *o = &b->w->task[bt->pending_owner];
+		struct ir_op *o = op_at(b, bt->pending_owner, bt->pending_op);
 
-		if ((uint64_t)bt->pending_op < o->nr_ops)
-			placed(&o->ops[bt->pending_op], ev, bt->wake_base_ts);
+		if (o)
+			placed(o, ev, bt->wake_base_ts);
 		bt->pending_op = -1;
 	}
 	b->w->task[c].start_cpu = (uint16_t)ev->wake.target_cpu;
@@ -836,6 +905,103 @@ static void on_wakeup_new(struct ir_wl_builder *b, const struct ir_event *ev)
 	bt->woken_ts = ev->ts;
 	b->w->wakes[IR_WK_FORK]++;
 	arrive(b, (uint32_t)c);
+}
+
+/* A reference into task o's op j keeps it (and what follows) staged, unless
+ * it holds more than IR_WL_PIN_MAX ops back: then it is released. */
+static bool pin(struct ir_wl_builder *b, uint32_t o, int64_t j)
+{
+	uint64_t n = b->w->task[o].nr_ops;
+
+	if (j < 0 || (uint64_t)j >= n || (uint64_t)j < b->bt[o].base)
+		return true;	/* nothing left to patch there */
+	if (n - (uint64_t)j > IR_WL_PIN_MAX) {
+		if (b->w->pins_released != UINT32_MAX)
+			b->w->pins_released++;
+		return false;
+	}
+	if ((uint64_t)j < b->lim[o])
+		b->lim[o] = (uint64_t)j;
+	return true;
+}
+
+/* Hand what can no longer change to the sink and drop it (all: everything,
+ * at the end).  Allocation-free once lim has grown to the task count. */
+static void seal(struct ir_wl_builder *b, bool all)
+{
+	struct ir_workload *w = b->w;
+	const struct ir_wl_sink *k = &b->sink;
+
+	if (w->nr_tasks > b->lim_cap) {
+		uint32_t ncap = w->nr_tasks * 2;
+		uint64_t *n = realloc(b->lim, ncap * sizeof(*n));
+
+		if (!n) {
+			b->oom = 1;
+			return;
+		}
+		b->lim = n;
+		b->lim_cap = ncap;
+	}
+	for (uint32_t i = 0; i < w->nr_tasks; i++)
+		b->lim[i] = all || !w->task[i].nr_ops ? w->task[i].nr_ops : w->task[i].nr_ops - 1;
+	for (uint32_t i = 0; i < w->nr_tasks && !all; i++) {
+		struct btask *bt = &b->bt[i];
+
+		if (bt->state == T_DEAD)
+			continue;	/* a pid seen again is a new task: its references are never used */
+		if (bt->pending_op >= 0 && !pin(b, bt->pending_owner, bt->pending_op))
+			bt->pending_op = -1;
+		if (bt->early_op >= 0 && !pin(b, bt->early_owner, bt->early_op))
+			bt->early_op = -1;
+		if (bt->woken_ts && bt->wake_op >= 0 && !pin(b, bt->wake_owner, bt->wake_op))
+			bt->wake_op = -1;
+	}
+	for (uint32_t i = 0; i < w->nr_tasks; i++) {
+		struct ir_sim_task *t = &w->task[i];
+		struct btask *bt = &b->bt[i];
+		uint64_t n = b->lim[i] > bt->base ? b->lim[i] - bt->base : 0;
+
+		if (!n)
+			continue;
+		if (k->ops && k->ops(k->arg, i, bt->base, t->ops, (uint32_t)n))
+			b->oom = 1;
+		memmove(t->ops, t->ops + n, (t->nr_ops - b->lim[i]) * sizeof(*t->ops));
+		bt->base = b->lim[i];
+		b->staged -= n;
+	}
+	for (int c = 0; c < w->nr_cpus; c++) {
+		uint64_t n = w->nr_sw[c] - b->sw_base[c];
+
+		if (!n)
+			continue;
+		if (k->sw && k->sw(k->arg, c, b->sw_base[c], w->sw[c], n))
+			b->oom = 1;
+		b->sw_base[c] = w->nr_sw[c];
+		b->staged -= n;
+	}
+	if (w->nr_moves > b->moves_base) {
+		uint64_t n = w->nr_moves - b->moves_base;
+
+		if (k->moves && k->moves(k->arg, b->moves_base, w->moves, n))
+			b->oom = 1;
+		b->moves_base = w->nr_moves;
+		b->staged -= n;
+	}
+}
+
+struct ir_wl_builder *ir_wl_new_stream(int nr_cpus, uint64_t window_ns, const struct ir_wl_sink *sink)
+{
+	struct ir_wl_builder *b = ir_wl_new(nr_cpus);
+
+	if (!b)
+		return NULL;
+	b->stream = true;
+	b->window_ns = window_ns ? window_ns : 1;
+	if (sink)
+		b->sink = *sink;
+	b->w->streamed = true;
+	return b;
 }
 
 struct ir_wl_builder *ir_wl_new(int nr_cpus)
@@ -856,12 +1022,13 @@ struct ir_wl_builder *ir_wl_new(int nr_cpus)
 	b->w->nr_sw = calloc((size_t)nr_cpus, sizeof(*b->w->nr_sw));
 	b->w->sw = calloc((size_t)nr_cpus, sizeof(*b->w->sw));
 	b->sw_cap = calloc((size_t)nr_cpus, sizeof(*b->sw_cap));
+	b->sw_base = calloc((size_t)nr_cpus, sizeof(*b->sw_base));
 	b->cur = malloc((size_t)nr_cpus * sizeof(*b->cur));
 	b->cpu_seen = calloc((size_t)nr_cpus, sizeof(*b->cpu_seen));
 	b->arr = calloc((size_t)nr_cpus, sizeof(*b->arr));
 	b->nr_arr = calloc((size_t)nr_cpus, sizeof(*b->nr_arr));
 	b->arr_cap = calloc((size_t)nr_cpus, sizeof(*b->arr_cap));
-	if (!b->w->wait || !b->idle_wait || !b->preempt_wait || !b->probe_cost || !b->w->nr_sw || !b->w->sw || !b->sw_cap || !b->cur || !b->cpu_seen ||
+	if (!b->w->wait || !b->idle_wait || !b->preempt_wait || !b->probe_cost || !b->w->nr_sw || !b->w->sw || !b->sw_cap || !b->sw_base || !b->cur || !b->cpu_seen ||
 	    !b->arr || !b->nr_arr || !b->arr_cap)
 		goto fail;
 	for (int c = 0; c < nr_cpus; c++)
@@ -881,7 +1048,15 @@ int ir_wl_feed(struct ir_wl_builder *b, const struct ir_event *ev)
 	if (!b->started) {
 		b->started = true;
 		b->w->first_ts = ev->ts;
+		b->next_seal = ev->ts + b->window_ns;
 	}
+	if (b->stream && ev->ts >= b->next_seal) {
+		/* a window boundary: between two events, nothing half-made */
+		seal(b, false);
+		b->next_seal = ev->ts + b->window_ns - (ev->ts - b->w->first_ts) % b->window_ns;
+	}
+	if (b->staged > b->staged_peak)
+		b->staged_peak = b->staged;
 	if (ev->common_pid == 0 && b->cur[ev->cpu] >= 0 &&
 	    !(ev->type == IR_EV_SWITCH && ev->sw.prev_pid > 0))
 		lost_switch_out(b, ev->cpu, ev->ts);	/* the idle task runs there */
@@ -962,6 +1137,25 @@ struct ir_workload *ir_wl_finish(struct ir_wl_builder *b, uint64_t last_ts)
 	for (int c = 0; c < w->nr_cpus; c++)
 		w->bytes += w->nr_sw[c] * sizeof(struct ir_sw_rec);
 	w->bytes += w->nr_moves * sizeof(struct ir_move_rec);
+	if (b->stream) {
+		/* the rest is sealed; what it held at most instead of everything
+		 * (ops, switch and move records are 16 bytes each) */
+		seal(b, true);
+		if (b->staged > b->staged_peak)
+			b->staged_peak = b->staged;
+		w->bytes = sizeof(*w) + sizeof(*w->wait) + (uint64_t)w->nr_tasks * sizeof(*w->task) +
+			   b->staged_peak * sizeof(struct ir_op);
+		for (uint32_t i = 0; i < w->nr_tasks; i++) {
+			free(w->task[i].ops);
+			w->task[i].ops = NULL;
+		}
+		for (int c = 0; c < w->nr_cpus; c++) {
+			free(w->sw[c]);
+			w->sw[c] = NULL;
+		}
+		free(w->moves);
+		w->moves = NULL;
+	}
 	if (b->oom) {
 		ir_wl_abort(b);
 		return NULL;
@@ -987,6 +1181,8 @@ void ir_wl_abort(struct ir_wl_builder *b)
 	free(b->nr_arr);
 	free(b->arr_cap);
 	free(b->sw_cap);
+	free(b->sw_base);
+	free(b->lim);
 	free(b->idle_wait);
 	free(b->preempt_wait);
 	free(b->probe_cost);

@@ -67,10 +67,8 @@ static void exit_ev(struct ir_wl_builder *b, uint64_t ts, int cpu, int pid)
  * blocks; a timer (the idle task) wakes B; A forks C (12) onto CPU 1, where
  * C preempts B and exits.  Ends at 800 us with A and B running.
  */
-static struct ir_workload *schedule(void)
+static struct ir_workload *schedule_into(struct ir_wl_builder *b)
 {
-	struct ir_wl_builder *b = ir_wl_new(2);
-
 	assert_non_null(b);
 	sw(b, T0, 0, 0, 0, 10);
 	wk(b, IR_EV_WAKING, T0 + 100 * US, 0, 10, 11, 1);
@@ -90,6 +88,11 @@ static struct ir_workload *schedule(void)
 	exit_ev(b, T0 + 700 * US, 1, 12);
 	sw(b, T0 + 700 * US, 1, 12, IR_EXIT_DEAD, 11);
 	return ir_wl_finish(b, T0 + 800 * US);
+}
+
+static struct ir_workload *schedule(void)
+{
+	return schedule_into(ir_wl_new(2));
 }
 
 static const struct ir_sim_task *task(const struct ir_workload *w, int pid)
@@ -112,12 +115,11 @@ static void op_is(const struct ir_op *op, enum ir_op_kind kind, uint64_t ns)
 	assert_int_equal(op->ns, ns);
 }
 
-static void test_extraction(void **state)
+/* The program of schedule(), derived by hand. */
+static void check_schedule(const struct ir_workload *w)
 {
-	struct ir_workload *w = schedule();
 	const struct ir_sim_task *a, *b, *c;
 
-	(void)state;
 	assert_non_null(w);
 	assert_int_equal(w->nr_tasks, 3);
 	a = task(w, 10);
@@ -132,12 +134,14 @@ static void test_extraction(void **state)
 	assert_int_equal(a->ops[1].kind, IR_OP_WAKE);
 	assert_int_equal(a->ops[1].arg, idx(w, 11));
 	assert_int_equal(a->ops[1].cpu, 1);
+	assert_int_equal(a->ops[1].ns, 1 * US);	/* sched_waking to sched_wakeup */
 	op_is(&a->ops[2], IR_OP_RUN, 50 * US);
 	assert_int_equal(a->ops[3].kind, IR_OP_BLOCK_TASK);
 	op_is(&a->ops[4], IR_OP_RUN, 240 * US);
 	assert_int_equal(a->ops[5].kind, IR_OP_FORK);
 	assert_int_equal(a->ops[5].arg, idx(w, 12));
 	assert_int_equal(a->ops[5].cpu, 1);
+	assert_int_equal(a->ops[5].ns, 1 * US);	/* fork to sched_wakeup_new */
 	op_is(&a->ops[6], IR_OP_RUN, 300 * US);
 	assert_int_equal(a->ops[7].kind, IR_OP_END);
 	/* B: asleep from the start until A wakes it; runs 130 us, wakes A onto
@@ -150,6 +154,7 @@ static void test_extraction(void **state)
 	assert_int_equal(b->ops[2].kind, IR_OP_WAKE);
 	assert_int_equal(b->ops[2].arg, idx(w, 10));
 	assert_int_equal(b->ops[2].cpu, 0);
+	assert_int_equal(b->ops[2].ns, 1 * US);
 	op_is(&b->ops[3], IR_OP_RUN, 50 * US);
 	op_is(&b->ops[4], IR_OP_BLOCK_DELAY, 100 * US);
 	assert_int_equal(b->ops[4].cpu, 1);
@@ -175,7 +180,181 @@ static void test_extraction(void **state)
 	assert_int_equal(w->completion_ns, 800 * US);
 	/* the idle CPU's wakeup latency: 20, 10, 10 us */
 	assert_in_range(w->idle_wake_ns, 10 * US - 100, 10 * US + 100);
+}
+
+static void test_extraction(void **state)
+{
+	struct ir_workload *w = schedule();
+
+	(void)state;
+	check_schedule(w);
 	ir_workload_free(w);
+}
+
+/* ------------------------------------------------ streaming extraction */
+
+#define CL_TASKS 8
+#define CL_OPS 32
+#define CL_SW 64
+
+/* A sink that puts the sealed records back together, checking that each
+ * task's (and CPU's) records come in index order, each once. */
+struct collect {
+	struct ir_op ops[CL_TASKS][CL_OPS];
+	uint64_t nr_ops[CL_TASKS];
+	struct ir_sw_rec sw[2][CL_SW];
+	uint64_t nr_sw[2];
+	unsigned calls;
+};
+
+static int c_ops(void *arg, uint32_t task, uint64_t first, const struct ir_op *op, uint32_t n)
+{
+	struct collect *c = arg;
+
+	assert_true(task < CL_TASKS);
+	assert_int_equal(first, c->nr_ops[task]);	/* nothing lost, nothing twice */
+	assert_true(first + n <= CL_OPS);
+	memcpy(&c->ops[task][first], op, n * sizeof(*op));
+	c->nr_ops[task] += n;
+	c->calls++;
+	return 0;
+}
+
+static int c_sw(void *arg, int cpu, uint64_t first, const struct ir_sw_rec *rec, uint64_t n)
+{
+	struct collect *c = arg;
+
+	assert_true(cpu >= 0 && cpu < 2);
+	assert_int_equal(first, c->nr_sw[cpu]);
+	assert_true(first + n <= CL_SW);
+	memcpy(&c->sw[cpu][first], rec, n * sizeof(*rec));
+	c->nr_sw[cpu] += n;
+	return 0;
+}
+
+/* The streamed workload with the sink's records put back in. */
+static struct ir_workload *streamed(struct ir_workload *w, struct collect *c)
+{
+	assert_non_null(w);
+	assert_true(w->streamed);
+	assert_int_equal(w->pins_released, 0);
+	assert_true(w->nr_tasks <= CL_TASKS);
+	for (uint32_t i = 0; i < w->nr_tasks; i++) {
+		assert_null(w->task[i].ops);
+		assert_int_equal(c->nr_ops[i], w->task[i].nr_ops);
+		w->task[i].ops = malloc(CL_OPS * sizeof(struct ir_op));
+		assert_non_null(w->task[i].ops);
+		memcpy(w->task[i].ops, c->ops[i], sizeof(c->ops[i]));
+	}
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(c->nr_sw[k], w->nr_sw[k]);
+		w->sw[k] = malloc(CL_SW * sizeof(struct ir_sw_rec));
+		assert_non_null(w->sw[k]);
+		memcpy(w->sw[k], c->sw[k], sizeof(c->sw[k]));
+	}
+	return w;
+}
+
+/*
+ * A wakeup chain cut by window boundaries: with a 1 ns window a boundary
+ * falls between every two instants, so between each sched_waking and the
+ * sched_wakeup that places it (A wakes B at 100/101 us, B wakes A at
+ * 250/251 us, A forks C at 500/501 us).  The sealed ops, put back together,
+ * must be the hand-derived program (a patch lost at a boundary leaves a
+ * wakeup's lag at 0; a reordered or lost op breaks the sink's order check
+ * or the program), and must simulate frozen exactly as the whole-trace
+ * workload does.  Larger windows cut the chain elsewhere.
+ */
+static void test_stream_window_boundary(void **state)
+{
+	static const uint64_t window[] = { 1, 30 * US, 101 * US, 10 * MS };
+
+	(void)state;
+	for (unsigned k = 0; k < sizeof(window) / sizeof(window[0]); k++) {
+		struct collect *c = calloc(1, sizeof(*c));
+		struct ir_wl_sink sink = { .arg = c, .ops = c_ops, .sw = c_sw };
+		struct ir_workload *w, *whole = schedule();
+		struct ir_sim_params sp;
+		struct ir_sim_result r1, r2;
+
+		assert_non_null(c);
+		w = streamed(schedule_into(ir_wl_new_stream(2, window[k], &sink)), c);
+		if (window[k] == 1)
+			assert_true(c->calls >= 8);	/* the boundaries did cut the chain */
+		check_schedule(w);
+		for (uint32_t i = 0; i < w->nr_tasks; i++)
+			assert_memory_equal(w->task[i].ops, whole->task[i].ops,
+					    whole->task[i].nr_ops * sizeof(struct ir_op));
+		ir_sim_params_default(&sp, 2);
+		sp.frozen = true;
+		assert_int_equal(ir_simulate(w, NULL, NULL, &sp, &r1), 0);
+		assert_int_equal(ir_simulate(whole, NULL, NULL, &sp, &r2), 0);
+		assert_memory_equal(&r1, &r2, sizeof(r1));
+		assert_int_equal(r1.forced, 0);
+		ir_workload_free(w);
+		ir_workload_free(whole);
+		free(c);
+	}
+}
+
+/*
+ * References held across boundaries (2 us windows: one between every two
+ * events).  A wakes B while B still runs on the other CPU (the wake-list
+ * race: sched_waking, then B's blocking switch, then sched_wakeup), and
+ * before B blocks, wakes C, so A's IR_OP_WAKE of B is no longer A's last
+ * op.  B's switch turns the early wakeup into B's block, ended by that op,
+ * which sched_wakeup places 8 us after sched_waking, two windows later.
+ * Sealing A's op before then loses the placement (its lag stays 0).
+ */
+static void test_stream_early_wakeup(void **state)
+{
+	struct collect *c = calloc(1, sizeof(*c));
+	struct ir_wl_sink sink = { .arg = c, .ops = c_ops, .sw = c_sw };
+	struct ir_wl_builder *b = ir_wl_new_stream(2, 2 * US, &sink);
+	struct ir_workload *w;
+	const struct ir_sim_task *a, *bb, *cc;
+
+	(void)state;
+	assert_non_null(c);
+	sw(b, T0, 0, 0, 0, 10);
+	sw(b, T0 + 1 * US, 1, 0, 0, 11);
+	wk(b, IR_EV_WAKING, T0 + 100 * US, 0, 10, 11, 1);	/* B still runs */
+	wk(b, IR_EV_WAKING, T0 + 102 * US, 0, 10, 12, 1);
+	wk(b, IR_EV_WAKEUP, T0 + 103 * US, 0, 10, 12, 1);
+	sw(b, T0 + 105 * US, 1, 11, IR_TASK_INTERRUPTIBLE, 12);
+	wk(b, IR_EV_WAKEUP, T0 + 108 * US, 1, 12, 11, 1);
+	sw(b, T0 + 120 * US, 1, 12, IR_TASK_INTERRUPTIBLE, 11);
+	w = streamed(ir_wl_finish(b, T0 + 200 * US), c);
+	a = task(w, 10);
+	bb = task(w, 11);
+	cc = task(w, 12);
+	/* A: runs 100 us, wakes B (queued 8 us later), runs 2 us, wakes C
+	 * (queued 1 us later), runs to the end */
+	assert_int_equal(a->nr_ops, 6);
+	op_is(&a->ops[0], IR_OP_RUN, 100 * US);
+	assert_int_equal(a->ops[1].kind, IR_OP_WAKE);
+	assert_int_equal(a->ops[1].arg, idx(w, 11));
+	assert_int_equal(a->ops[1].ns, 8 * US);
+	op_is(&a->ops[2], IR_OP_RUN, 2 * US);
+	assert_int_equal(a->ops[3].kind, IR_OP_WAKE);
+	assert_int_equal(a->ops[3].arg, idx(w, 12));
+	assert_int_equal(a->ops[3].ns, 1 * US);
+	op_is(&a->ops[4], IR_OP_RUN, 98 * US);
+	assert_int_equal(a->ops[5].kind, IR_OP_END);
+	/* B: runs 104 us, blocks until A's wakeup, runs the last 80 us */
+	assert_int_equal(bb->nr_ops, 4);
+	op_is(&bb->ops[0], IR_OP_RUN, 104 * US);
+	assert_int_equal(bb->ops[1].kind, IR_OP_BLOCK_TASK);
+	op_is(&bb->ops[2], IR_OP_RUN, 80 * US);
+	assert_int_equal(bb->ops[3].kind, IR_OP_END);
+	/* C: asleep until A's wakeup, runs 15 us, blocks to the end */
+	assert_int_equal(cc->nr_ops, 3);
+	assert_int_equal(cc->ops[0].kind, IR_OP_BLOCK_TASK);
+	op_is(&cc->ops[1], IR_OP_RUN, 15 * US);
+	assert_int_equal(cc->ops[2].kind, IR_OP_END);
+	assert_int_equal(w->wakes[IR_WK_TASK], 2);
+	ir_workload_free(w);
+	free(c);
 }
 
 /* Frozen to the recorded decisions, the simulation is the schedule above:
@@ -206,15 +385,17 @@ static void test_frozen(void **state)
  * A's wakeup is taken back and B sleeps on until a timer wakes it at 100 us;
  * it runs at 110 us.  Its one wait is 10 us, not 100.
  */
-static void test_queued_not_picked(void **state)
+static void queued_not_picked(bool stream)
 {
-	struct ir_wl_builder *b = ir_wl_new(2);
+	struct collect *c = calloc(1, sizeof(*c));
+	struct ir_wl_sink sink = { .arg = c, .ops = c_ops, .sw = c_sw };
+	struct ir_wl_builder *b = stream ? ir_wl_new_stream(2, 1, &sink) : ir_wl_new(2);
 	struct ir_workload *w;
 	const struct ir_sim_task *a, *bt;
 	struct ir_sim_params sp;
 	struct ir_sim_result r;
 
-	(void)state;
+	assert_non_null(c);
 	assert_non_null(b);
 	sw(b, T0, 0, 0, 0, 10);
 	sw(b, T0, 1, 0, 0, 12);
@@ -225,6 +406,8 @@ static void test_queued_not_picked(void **state)
 	wk(b, IR_EV_WAKEUP, T0 + 100 * US, 1, 0, 11, 1);
 	sw(b, T0 + 110 * US, 1, 0, 0, 11);
 	w = ir_wl_finish(b, T0 + 200 * US);
+	if (stream)
+		w = streamed(w, c);	/* B's block, popped at 50 us, must still be staged then */
 	assert_non_null(w);
 	a = task(w, 10);
 	bt = task(w, 11);
@@ -253,6 +436,72 @@ static void test_queued_not_picked(void **state)
 	assert_false(r.stalled);
 	assert_int_equal(r.forced, 0);
 	ir_workload_free(w);
+	free(c);
+}
+
+static void test_queued_not_picked(void **state)
+{
+	(void)state;
+	queued_not_picked(false);
+	queued_not_picked(true);
+}
+
+/*
+ * A wakeup taken back after its sched_wakeup, across boundaries: A wakes B
+ * onto CPU 1 behind D at 10 us, then wakes C at 20 us (so A's IR_OP_WAKE
+ * of B is no longer A's last op); at 50 us CPU 1 goes idle with B still
+ * thought queued there, so not_queued() takes B's wakeup back and turns
+ * A's op into a no-op.  A 1 ns window seals between every two instants:
+ * A's op must still be staged at 50 us.
+ */
+static void taken_back(bool stream)
+{
+	struct collect *c = calloc(1, sizeof(*c));
+	struct ir_wl_sink sink = { .arg = c, .ops = c_ops, .sw = c_sw };
+	struct ir_wl_builder *b = stream ? ir_wl_new_stream(2, 1, &sink) : ir_wl_new(2);
+	struct ir_workload *w;
+	const struct ir_sim_task *a, *bb;
+
+	assert_non_null(c);
+	sw(b, T0, 0, 0, 0, 10);
+	sw(b, T0, 1, 0, 0, 12);
+	wk(b, IR_EV_WAKING, T0 + 10 * US, 0, 10, 11, 1);
+	wk(b, IR_EV_WAKEUP, T0 + 10 * US, 0, 10, 11, 1);
+	wk(b, IR_EV_WAKING, T0 + 20 * US, 0, 10, 13, 0);
+	wk(b, IR_EV_WAKEUP, T0 + 20 * US, 0, 10, 13, 0);
+	sw(b, T0 + 50 * US, 1, 12, IR_TASK_INTERRUPTIBLE, 0);
+	wk(b, IR_EV_WAKING, T0 + 100 * US, 1, 0, 11, 1);
+	wk(b, IR_EV_WAKEUP, T0 + 100 * US, 1, 0, 11, 1);
+	sw(b, T0 + 110 * US, 1, 0, 0, 11);
+	w = ir_wl_finish(b, T0 + 200 * US);
+	if (stream)
+		w = streamed(w, c);
+	assert_non_null(w);
+	a = task(w, 10);
+	bb = task(w, 11);
+	/* A: runs 10 us, its wake of B a no-op, runs 10 us, wakes C, runs on */
+	assert_int_equal(a->nr_ops, 6);
+	op_is(&a->ops[0], IR_OP_RUN, 10 * US);
+	op_is(&a->ops[1], IR_OP_RUN, 0);
+	op_is(&a->ops[2], IR_OP_RUN, 10 * US);
+	assert_int_equal(a->ops[3].kind, IR_OP_WAKE);
+	assert_int_equal(a->ops[3].arg, idx(w, 13));
+	op_is(&a->ops[4], IR_OP_RUN, 180 * US);
+	/* B: asleep until the timer at 100 us, then runs to the end */
+	assert_int_equal(bb->nr_ops, 3);
+	op_is(&bb->ops[0], IR_OP_BLOCK_DELAY, 100 * US);
+	op_is(&bb->ops[1], IR_OP_RUN, 90 * US);
+	assert_int_equal(w->wakes[IR_WK_TASK], 1);
+	assert_int_equal(w->wakes[IR_WK_UNEXPLAINED], 1);
+	ir_workload_free(w);
+	free(c);
+}
+
+static void test_stream_taken_back(void **state)
+{
+	(void)state;
+	taken_back(false);
+	taken_back(true);
 }
 
 /* A workload built directly: n tasks runnable at 0 on CPU 0, each running
@@ -644,6 +893,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_extraction),
+		cmocka_unit_test(test_stream_window_boundary),
+		cmocka_unit_test(test_stream_early_wakeup),
+		cmocka_unit_test(test_stream_taken_back),
 		cmocka_unit_test(test_frozen),
 		cmocka_unit_test(test_queued_not_picked),
 		cmocka_unit_test(test_idle_sibling),
