@@ -105,8 +105,9 @@ static const char *const not_modelled[] = {
 	"SMT contention (siblings run at full speed)",
 	"NOHZ idle balance as the kicked CPU runs it for every idle CPU (each idle CPU balances "
 	"itself at its idle interval); sd->balance_interval doubling on balanced domains; active balance",
-	"WF_SYNC (off: a trace does not say which wakeups were sync), select_idle_smt() of prev, "
+	"WF_SYNC (off: a trace does not say which wakeups were sync), "
 	"the per-CPU kthread waker case of select_idle_sibling()",
+	"the tick's phase (a trace does not record it: ticks fall on multiples of the jiffy)",
 	"cgroups, affinity other than per-CPU kthreads, NUMA balancing, exec balancing",
 };
 
@@ -114,8 +115,9 @@ static const char *const not_modelled[] = {
  * engine/closed_loop.c keys it (EEVDF from v6.6, 147f3efaa241). */
 static const char fair_cfs[] =
 	"the fair class as of v6.1 CFS (the trace's kernel is older than v6.6): vruntime by "
-	"sched_prio_to_weight, slices from sysctl_sched_latency, wakeup preemption by wakeup_gran; "
-	"RT tasks weigh as nice -20";
+	"sched_prio_to_weight, slices from sysctl_sched_latency checked only at the tick "
+	"(check_preempt_tick()), wakeup preemption by wakeup_gran (check_preempt_wakeup()), "
+	"the next and last buddies of pick_next_entity(); RT tasks weigh as nice -20";
 static const char fair_eevdf[] =
 	"the fair class as of v6.6 EEVDF (the trace's kernel is v6.6 or later, or unknown): pick_eevdf() "
 	"takes the eligible task of the earliest deadline, place_entity() places a woken task at "
