@@ -256,6 +256,7 @@ struct ir_lb_env {
 	bool preemption, smt_never_hot;
 	bool llc_spread;		/* v5.10+: no migrate_util inside an LLC */
 	bool load_shift;		/* v5.10+: detach_tasks() moves load >> nr_balance_failed */
+	bool imbalance_pct_117;		/* v5.10+: sd_init()'s default imbalance_pct 117, not 125 */
 };
 struct ir_lb_result {
 	enum ir_lb_verdict why;

@@ -896,6 +896,7 @@ static unsigned periodic_balance(struct sim *s, int c, int l)
 		.sysctl_sched_migration_cost = s->pol->sysctl_sched_migration_cost,
 		.smt_never_hot = s->pol->smt_never_hot != 0,
 		.llc_spread = s->pol->lb_release >= 510, .load_shift = s->pol->lb_release >= 510,
+		.imbalance_pct_117 = s->pol->lb_release >= 510,
 	};
 	struct ir_lb_result r;
 	unsigned moved = 0;

@@ -714,9 +714,14 @@ static void test_imb_numa_nr_levels(void **state)
 	busy(rq, 7, 1, 10 * 1000 * US, 300);
 	r = lb_rules(d, &pt, 2, IR_LB_V519, true);
 	assert_int_equal(r.moved, 0);
-	/* a third local task, on CPU 1 (still 2 idle): 3 + 1 is not below 4;
-	 * (2 - 0) >> 1 = 1 moves, from the longest queue */
+	/* a third local task, on CPU 1 (still 2 idle): 3 + 1 <= 4 is still
+	 * allowed (allow_numa_imbalance() is running <= imb_numa_nr); a fourth,
+	 * on CPU 2: 4 + 1 is above 4; (2 - 0) >> 1 = 1 moves, from the longest
+	 * queue */
 	busy(rq, 1, 2, 10 * 1000 * US, 300);
+	r = lb_rules(d, &pt, 2, IR_LB_V519, true);
+	assert_int_equal(r.moved, 0);
+	busy(rq, 2, 2, 10 * 1000 * US, 300);
 	r = lb_rules(d, &pt, 2, IR_LB_V519, true);
 	assert_int_equal(r.moved, 1);
 	assert_int_equal(r.from_cpu, 4);
@@ -731,7 +736,7 @@ static void test_imb_numa_nr_levels(void **state)
 		r = lb_rules(d, &pt, 2, IR_LB_V519, true);
 		assert_int_equal(r.moved, 1);
 		assert_int_equal(r.from_cpu, 3);
-		m[6].nr_running = 1, m[6].nr_tasks = 0;	/* CPU 1's third task gone */
+		m[6].nr_running = 1, m[6].nr_tasks = 0;	/* CPU 1's second task gone */
 		r = lb_rules(d, &pt, 2, IR_LB_V519, true);
 		assert_int_equal(r.moved, 0);
 	}
@@ -819,6 +824,68 @@ static void test_busiest_queue_tie(void **state)
 	ir_domains_free(t.d);
 }
 
+/* allow_numa_imbalance(running, imb_numa_nr) is running <= imb_numa_nr
+ * (v5.19, 6.1): the guest's topology (imb_numa_nr 2).  Local node: CPU 1
+ * runs one task (dst_running 1 + 1 = 2); node 1: CPU 4 three (3 > 1 + 1:
+ * prefer_sibling forces).  Imbalance 3 - 1 = 2 <= NUMA_IMBALANCE_MIN and
+ * 2 <= 2: allowed, nothing moves (with "<" one task would). */
+static void test_numa_allowance_inclusive(void **state)
+{
+	struct lbt t;
+	int numa;
+
+	(void)state;
+	lbt_init(&t, domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
+	numa = ir_domains_nr_levels(t.d, 0) - 1;
+	busy(t.rq, 1, 1, 10 * 1000 * US, 300);
+	busy(t.rq, 4, 3, 10 * 1000 * US, 300);
+	expect_lb(&t, numa, IR_LB_V519, true, 0, -1);
+	/* the local node idle: dst_running 1, imbalance 3 > 2 is kept */
+	busy(t.rq, 1, 0, 0, 0);
+	expect_lb(&t, numa, IR_LB_V519, true, 1, 4);
+	ir_domains_free(t.d);
+}
+
+/* sd->imbalance_pct of a NUMA level: sd_init()'s default, 125 up to v5.9,
+ * 117 from v5.10 (2208cdaa56c9).  Both nodes overloaded (util 1024 per
+ * CPU): local 102 tasks (avg_load 102 * 256 = 26112), node 1 122 (31232,
+ * 119.6 % of it); domain avg_load 224 * 128 = 28672.  125: 100 * 31232 <=
+ * 125 * 26112, balanced.  117: not; migrate_load, imbalance min(31232 -
+ * 28672, 28672 - 26112) * 4096 / 1024 = 10240 >= a nice-0 task: CPU 4's
+ * moves. */
+static void test_numa_imbalance_pct(void **state)
+{
+	struct lbt t;
+	struct ir_lb_env env;
+	struct ir_lb_result r;
+	int numa;
+
+	(void)state;
+	lbt_init(&t, domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
+	numa = ir_domains_nr_levels(t.d, 0) - 1;
+	assert_int_equal(ir_domains_level(t.d, 0, numa)->imbalance_pct, 125);
+	busy(t.rq, 0, 0, 0, 1024);
+	many(t.rq, 1, 100, 1024);
+	many(t.rq, 2, 1, 1024);
+	many(t.rq, 3, 1, 1024);
+	many(t.rq, 4, 119, 1024);
+	for (int o = 5; o < 8; o++)
+		many(t.rq, o, 1, 1024);
+	env = (struct ir_lb_env){
+		.dom = t.d, .pt = &t.pt, .level = numa, .rules = IR_LB_V519, .now = NOW,
+		.sysctl_sched_migration_cost = 500 * US, .preemption = true,
+		.smt_never_hot = true, .llc_spread = true, .load_shift = true,
+	};
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.moved, 0);
+	assert_int_equal(r.why, IR_LB_BALANCED);
+	env.imbalance_pct_117 = true;
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 4);
+	ir_domains_free(t.d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -839,6 +906,8 @@ int main(void)
 		cmocka_unit_test(test_busiest_queue_tie),
 		cmocka_unit_test(test_migrate_load),
 		cmocka_unit_test(test_asymmetric_levels),
+		cmocka_unit_test(test_numa_allowance_inclusive),
+		cmocka_unit_test(test_numa_imbalance_pct),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
