@@ -210,6 +210,9 @@ def main():
 # (mc5ms_1 and ni_3 pulls, noni_3 SMT lb_gained) and four at the edge left
 # (mc0_3 -> ni cross +38 %, mc5ms_1 SMT lb_gained, mc5ms_3 MC lb_count,
 # noni_1 MC lb_gained): 57 of 99.
+# Two v6.1 rules (branch fidp): allow_numa_imbalance() is running <=
+# imb_numa_nr, and DIE/NUMA imbalance_pct 117 from v5.10: totals move by
+# under one pull per trace; no target joined or left: 57 of 99.
 CHECKED = {
     "vm-ab/mc0_1 -> mc0 cross",
     "vm-ab/mc0_1 -> mc5ms cross",
