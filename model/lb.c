@@ -175,7 +175,11 @@ static void sg_stats(const struct ir_lb_env *env, const struct ir_sched_domain *
 		sgs->group_util += cpu_util(r);
 		sgs->sum_nr_running += r->nr_running;
 		sgs->sum_h_nr_running += r->nr_running;
-		if (!r->nr_running && r->curr_idle)
+		/* idle_cpu(): rq->curr is the idle task.  The balancing CPU's
+		 * curr is still prev: newidle_balance() runs inside
+		 * __schedule()'s pick_next_task(), before context_switch(), so
+		 * it never counts as idle in its own local group */
+		if (!r->nr_running && r->curr_idle && o != env->pt->cpu)
 			sgs->idle_cpus++;
 	}
 	sgs->group_capacity = (unsigned long)sgs->group_weight * SCHED_CAPACITY_SCALE;
