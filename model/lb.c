@@ -179,7 +179,7 @@ static void sg_stats(const struct ir_lb_env *env, const struct ir_sched_domain *
 		 * curr is still prev: newidle_balance() runs inside
 		 * __schedule()'s pick_next_task(), before context_switch(), so
 		 * it never counts as idle in its own local group */
-		if (!r->nr_running && r->curr_idle && o != env->pt->cpu)
+		if (!r->nr_running && r->curr_idle && !(env->this_cpu_busy && o == env->pt->cpu))
 			sgs->idle_cpus++;
 	}
 	sgs->group_capacity = (unsigned long)sgs->group_weight * SCHED_CAPACITY_SCALE;
@@ -385,8 +385,9 @@ static long busiest_group(const struct ir_lb_env *env, const struct ir_sched_dom
 				 * up to imb_numa_nr tasks); then
 				 * imbalance <= NUMA_IMBALANCE_MIN (2) -> 0 */
 				unsigned dst_running = local.sum_nr_running + 1;
+				unsigned imb = imb_numa_nr(env->dom, env->pt->cpu, env->level);
 
-				if (dst_running <= imb_numa_nr(env->dom, env->pt->cpu, env->level) && imbalance <= 2)
+				if ((env->numa_allow_inclusive ? dst_running <= imb : dst_running < imb) && imbalance <= 2)
 					imbalance = 0;
 			}
 			imbalance >>= 1;

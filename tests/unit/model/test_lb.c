@@ -77,7 +77,8 @@ static struct ir_lb_result lb_llc(const struct ir_domains *d, const struct ir_po
 	struct ir_lb_env env = {
 		.dom = d, .pt = pt, .level = level, .rules = IR_LB_V519, .now = NOW,
 		.sysctl_sched_migration_cost = migration_cost, .preemption = preemption,
-		.smt_never_hot = true, .llc_spread = llc_spread,
+		.smt_never_hot = true, .llc_spread = llc_spread, .numa_allow_inclusive = true,
+		.this_cpu_busy = true,
 	};
 	struct ir_lb_result r;
 
@@ -98,7 +99,8 @@ static struct ir_lb_result lb_rules(const struct ir_domains *d, const struct ir_
 	struct ir_lb_env env = {
 		.dom = d, .pt = pt, .level = level, .rules = rules, .now = NOW,
 		.sysctl_sched_migration_cost = 500 * US, .preemption = preemption,
-		.smt_never_hot = true, .llc_spread = true,
+		.smt_never_hot = true, .llc_spread = true, .numa_allow_inclusive = true,
+		.this_cpu_busy = true,
 	};
 	struct ir_lb_result r;
 
