@@ -39,6 +39,11 @@
  *  can_migrate_task()  skips tasks whose cpus_ptr excludes this CPU
  *      (pinned per-CPU kthreads), the running task, and cache-hot tasks
  *      unless sd->nr_balance_failed > sd->cache_nice_tries.
+ *  sd->imbalance_pct  as sd_init() (kernel/sched/topology.c) sets it: SMT
+ *      110, LLC levels (SD_SHARE_PKG_RESOURCES) 117, the others (DIE, NUMA)
+ *      the default, 125 up to v5.9 and 117 from v5.10 (2208cdaa56c9
+ *      "sched/fair: Reduce minimal imbalance threshold"; the Debian 6.1
+ *      guest's debugfs shows NUMA imbalance_pct=117): imbalance_pct().
  *  task_hot()  exec_start within sysctl_sched_migration_cost (0: never hot);
  *      never hot where the domain shares CPU capacity (SMT) from v5.10
  *      (ec73240b1627 "sched/fair: Ignore cache hotness for SMT migration"):
@@ -117,6 +122,18 @@ static const struct ir_rq_snap *rqs(const struct ir_lb_env *env)
 	return r ? r : env->pt->rq;
 }
 
+/* sd->imbalance_pct for this release: sd_init()'s default, the one DIE and
+ * NUMA levels keep, went from 125 to 117 in v5.10 (2208cdaa56c9 "sched/fair:
+ * Reduce minimal imbalance threshold"); SMT (110) and LLC (117) levels set
+ * their own.  model/domains.c builds the v4.15 values. */
+static unsigned imbalance_pct(const struct ir_lb_env *env, const struct ir_sched_domain *sd)
+{
+	if (env->imbalance_pct_117 && sd->imbalance_pct == 125 &&
+	    !(sd->flags & (SD_SHARE_CPUCAPACITY | SD_SHARE_PKG_RESOURCES)))
+		return 117;
+	return sd->imbalance_pct;
+}
+
 static unsigned long cpu_load(const struct ir_rq_snap *r)
 {
 	return (unsigned long)r->nr_running * NICE_0_LOAD;
@@ -158,24 +175,28 @@ static void sg_stats(const struct ir_lb_env *env, const struct ir_sched_domain *
 		sgs->group_util += cpu_util(r);
 		sgs->sum_nr_running += r->nr_running;
 		sgs->sum_h_nr_running += r->nr_running;
-		if (!r->nr_running && r->curr_idle)
+		/* idle_cpu(): rq->curr is the idle task.  The balancing CPU's
+		 * curr is still prev: newidle_balance() runs inside
+		 * __schedule()'s pick_next_task(), before context_switch(), so
+		 * it never counts as idle in its own local group */
+		if (!r->nr_running && r->curr_idle && !(env->this_cpu_busy && o == env->pt->cpu))
 			sgs->idle_cpus++;
 	}
 	sgs->group_capacity = (unsigned long)sgs->group_weight * SCHED_CAPACITY_SCALE;
 	if (env->rules == IR_LB_V415) {
 		/* 4.15 group_is_overloaded() and group_classify() */
 		sgs->group_no_capacity = sgs->sum_nr_running > sgs->group_weight &&
-			sgs->group_capacity * 100 < sgs->group_util * sd->imbalance_pct;
+			sgs->group_capacity * 100 < sgs->group_util * imbalance_pct(env, sd);
 		sgs->group_type = sgs->group_no_capacity ? group_overloaded : group_has_spare;
 		sgs->avg_load = sgs->group_load * SCHED_CAPACITY_SCALE / sgs->group_capacity;
 		return;
 	}
 	/* v5.5+ group_is_overloaded(), group_has_capacity(), group_classify() */
 	if (sgs->sum_nr_running > sgs->group_weight &&
-	    sgs->group_capacity * 100 < sgs->group_util * sd->imbalance_pct)
+	    sgs->group_capacity * 100 < sgs->group_util * imbalance_pct(env, sd))
 		sgs->group_type = group_overloaded;
 	else if (sgs->sum_nr_running < sgs->group_weight ||
-		 sgs->group_capacity * 100 > sgs->group_util * sd->imbalance_pct)
+		 sgs->group_capacity * 100 > sgs->group_util * imbalance_pct(env, sd))
 		sgs->group_type = group_has_spare;
 	else
 		sgs->group_type = group_fully_busy;
@@ -270,7 +291,7 @@ static long busiest_group(const struct ir_lb_env *env, const struct ir_sched_dom
 		 * one task above a local group with capacity counts as full */
 		if (env->rules == IR_LB_V415 && prefer_sibling &&
 		    (local.sum_nr_running < local.group_weight ||
-		     local.group_capacity * 100 > local.group_util * sd->imbalance_pct) &&
+		     local.group_capacity * 100 > local.group_util * imbalance_pct(env, sd)) &&
 		    sgs.sum_nr_running > local.sum_nr_running + 1) {
 			sgs.group_no_capacity = true;
 			sgs.group_type = group_overloaded;
@@ -292,12 +313,12 @@ static long busiest_group(const struct ir_lb_env *env, const struct ir_sched_dom
 		if (!busiest->sum_nr_running)
 			return 0;
 		bool local_capacity = local.sum_nr_running < local.group_weight ||
-			local.group_capacity * 100 > local.group_util * sd->imbalance_pct;
+			local.group_capacity * 100 > local.group_util * imbalance_pct(env, sd);
 
 		if (!(local_capacity && busiest->group_no_capacity)) {
 			if (local.avg_load >= busiest->avg_load || local.avg_load >= avg_load)
 				return 0;
-			if (100 * busiest->avg_load <= sd->imbalance_pct * local.avg_load)
+			if (100 * busiest->avg_load <= imbalance_pct(env, sd) * local.avg_load)
 				return 0;
 		}
 		/* 4.15 calculate_imbalance(), load units; fix_small_imbalance()
@@ -321,7 +342,7 @@ static long busiest_group(const struct ir_lb_env *env, const struct ir_sched_dom
 	if (local.group_type == group_overloaded) {
 		if (local.avg_load >= busiest->avg_load || local.avg_load >= avg_load)
 			return 0;
-		if (100 * busiest->avg_load <= sd->imbalance_pct * local.avg_load)
+		if (100 * busiest->avg_load <= imbalance_pct(env, sd) * local.avg_load)
 			return 0;
 	}
 	if (!(prefer_sibling && local.group_type == group_has_spare &&
@@ -358,12 +379,15 @@ static long busiest_group(const struct ir_lb_env *env, const struct ir_sched_dom
 				(long)(local.idle_cpus - busiest->idle_cpus) : 0;
 		if (env->rules == IR_LB_V519) {
 			if (sd->flags & SD_NUMA) {
-				/* adjust_numa_imbalance(): allow_numa_imbalance(dst_running,
-				 * imb_numa_nr) is dst_running < imb_numa_nr; then
+				/* adjust_numa_imbalance(): allow_numa_imbalance(running,
+				 * imb_numa_nr) is running <= imb_numa_nr (v5.19 and
+				 * 6.1 kernel/sched/fair.c: the destination may take
+				 * up to imb_numa_nr tasks); then
 				 * imbalance <= NUMA_IMBALANCE_MIN (2) -> 0 */
 				unsigned dst_running = local.sum_nr_running + 1;
+				unsigned imb = imb_numa_nr(env->dom, env->pt->cpu, env->level);
 
-				if (dst_running < imb_numa_nr(env->dom, env->pt->cpu, env->level) && imbalance <= 2)
+				if ((env->numa_allow_inclusive ? dst_running <= imb : dst_running < imb) && imbalance <= 2)
 					imbalance = 0;
 			}
 			imbalance >>= 1;

@@ -178,6 +178,10 @@ struct ir_decision_ctx {
 	uint64_t probe_dur;
 	const struct ir_domains *dom;	/* for load_balance(); NULL: ring candidates */
 	const struct ir_point *pt;
+	/* sim/: the closed loop keeps load_balance() without imbalance_pct_117,
+	 * numa_allow_inclusive and this_cpu_busy until its bounds are
+	 * re-measured with them (issue 13; docs/fidelity.md) */
+	bool closed_loop;
 };
 
 /* Fill a context from a point and the domains it was resolved with
@@ -256,6 +260,9 @@ struct ir_lb_env {
 	bool preemption, smt_never_hot;
 	bool llc_spread;		/* v5.10+: no migrate_util inside an LLC */
 	bool load_shift;		/* v5.10+: detach_tasks() moves load >> nr_balance_failed */
+	bool imbalance_pct_117;		/* v5.10+: sd_init()'s default imbalance_pct 117, not 125 */
+	bool numa_allow_inclusive;	/* v5.19+: allow_numa_imbalance() is running <= imb_numa_nr */
+	bool this_cpu_busy;		/* idle_cpu(this CPU) is false: rq->curr is still prev */
 };
 struct ir_lb_result {
 	enum ir_lb_verdict why;

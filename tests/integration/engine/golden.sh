@@ -126,6 +126,10 @@
 # Then the integration merge of sim3, eco4, fidr2 and fidl: regenerated with
 # --update on the merge (eco4's sweep charts, fidr2's overload_p, fidl's look-ahead keys, lead's
 # keys and headline together).
+# Then branch fidp (issue 15), on purpose: two v6.1 load_balance() rules,
+# allow_numa_imbalance() as running <= imb_numa_nr and imbalance_pct 117 at
+# DIE/NUMA levels from v5.10: the vm-* traces' policy decisions and figures
+# change (57 outputs); host-* traces (no NUMA level) do not.
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi

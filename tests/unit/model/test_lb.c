@@ -77,7 +77,8 @@ static struct ir_lb_result lb_llc(const struct ir_domains *d, const struct ir_po
 	struct ir_lb_env env = {
 		.dom = d, .pt = pt, .level = level, .rules = IR_LB_V519, .now = NOW,
 		.sysctl_sched_migration_cost = migration_cost, .preemption = preemption,
-		.smt_never_hot = true, .llc_spread = llc_spread,
+		.smt_never_hot = true, .llc_spread = llc_spread, .numa_allow_inclusive = true,
+		.this_cpu_busy = true,
 	};
 	struct ir_lb_result r;
 
@@ -98,7 +99,8 @@ static struct ir_lb_result lb_rules(const struct ir_domains *d, const struct ir_
 	struct ir_lb_env env = {
 		.dom = d, .pt = pt, .level = level, .rules = rules, .now = NOW,
 		.sysctl_sched_migration_cost = 500 * US, .preemption = preemption,
-		.smt_never_hot = true, .llc_spread = true,
+		.smt_never_hot = true, .llc_spread = true, .numa_allow_inclusive = true,
+		.this_cpu_busy = true,
 	};
 	struct ir_lb_result r;
 
@@ -662,14 +664,9 @@ static void test_overloaded_local(void **state)
 	ir_domains_free(t.d);
 }
 
-/* imb_numa_nr (v5.18 e496132ebedd) above the first NUMA level: scaled by
- * span.  Four nodes of two CPUs (each its own LLC and package), node
- * distances 10 / 12 (pairs) / 20: levels MC (2), NUMA (4), NUMA (8).  At
- * the first NUMA level imb_numa_nr = 4 / 2 LLCs = 2, at the second 2 * 8 /
- * 4 = 4.  There, local CPUs 0-3 run 2 tasks (2 idle), CPUs 4-7 five (none
- * idle, util 300: spare): migrate_task by idle CPUs, 2 - 0 = 2; the local
- * group's 2 + 1 < 4 and 2 <= 2: the imbalance is allowed, nothing moves. */
-static void test_imb_numa_nr_levels(void **state)
+/* Four nodes of two CPUs (each its own LLC and package), node distances
+ * 10 / 12 (pairs) / 20: levels MC (2), NUMA (4), NUMA (8). */
+static struct ir_domains *four_nodes(void)
 {
 	static const char *const text =
 		"idlereplay-topology 1\n"
@@ -688,25 +685,39 @@ static void test_imb_numa_nr_levels(void **state)
 		"node 3 cpus=6-7 distance=20,20,12,10\n";
 	struct ir_topology *t = NULL;
 	struct ir_domains *d;
-	struct ir_rq_snap rq[8] = { 0 };
-	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 8 };
-	struct ir_lb_result r;
 	char err[256] = "";
 
-	(void)state;
-	idle_all(rq, 8);
 	assert_int_equal(ir_topology_parse(text, &t, err, sizeof(err)), 0);
 	d = ir_domains_build(t, err, sizeof(err));
 	ir_topology_free(t);
 	assert_non_null(d);
+	return d;
+}
+
+/* imb_numa_nr (v5.18 e496132ebedd) above the first NUMA level: scaled by
+ * span.  four_nodes(): at the first NUMA level imb_numa_nr = 4 / 2 LLCs =
+ * 2, at the second 2 * 8 / 4 = 4.  There, local CPUs 0-3 run 2 tasks, on
+ * CPU 1 (CPUs 2 and 3 idle; CPU 0, the balancing one, is not idle_cpu()),
+ * CPUs 4-7 five (none idle, util 300: spare): migrate_task by idle CPUs,
+ * 2 - 0 = 2; the local group's 2 + 1 <= 4 and 2 <= 2: the imbalance is
+ * allowed, nothing moves. */
+static void test_imb_numa_nr_levels(void **state)
+{
+	struct ir_domains *d = four_nodes();
+	struct ir_rq_snap rq[8] = { 0 };
+	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 8 };
+	struct ir_lb_result r;
+
+	(void)state;
+	idle_all(rq, 8);
 	assert_int_equal(ir_domains_nr_levels(d, 0), 3);
 	assert_int_equal(ir_domains_level(d, 0, 0)->span_weight, 2);
 	assert_int_equal(ir_domains_level(d, 0, 1)->kind, IR_LVL_NUMA);
 	assert_int_equal(ir_domains_level(d, 0, 1)->span_weight, 4);
 	assert_int_equal(ir_domains_level(d, 0, 2)->span_weight, 8);
 	busy(rq, 0, 0, 0, 0);
-	busy(rq, 1, 1, 10 * 1000 * US, 300);
-	busy(rq, 2, 1, 10 * 1000 * US, 300);
+	busy(rq, 1, 2, 10 * 1000 * US, 300);
+	busy(rq, 2, 0, 0, 0);
 	busy(rq, 3, 0, 0, 0);
 	busy(rq, 4, 2, 10 * 1000 * US, 300);
 	busy(rq, 5, 1, 10 * 1000 * US, 300);
@@ -714,9 +725,13 @@ static void test_imb_numa_nr_levels(void **state)
 	busy(rq, 7, 1, 10 * 1000 * US, 300);
 	r = lb_rules(d, &pt, 2, IR_LB_V519, true);
 	assert_int_equal(r.moved, 0);
-	/* a third local task, on CPU 1 (still 2 idle): 3 + 1 is not below 4;
-	 * (2 - 0) >> 1 = 1 moves, from the longest queue */
-	busy(rq, 1, 2, 10 * 1000 * US, 300);
+	/* a third local task, on CPU 1 (still 2 idle): 3 + 1 <= 4 is still
+	 * allowed (allow_numa_imbalance() is running <= imb_numa_nr); a fourth:
+	 * 4 + 1 is above 4; (2 - 0) >> 1 = 1 moves, from the longest queue */
+	busy(rq, 1, 3, 10 * 1000 * US, 300);
+	r = lb_rules(d, &pt, 2, IR_LB_V519, true);
+	assert_int_equal(r.moved, 0);
+	busy(rq, 1, 4, 10 * 1000 * US, 300);
 	r = lb_rules(d, &pt, 2, IR_LB_V519, true);
 	assert_int_equal(r.moved, 1);
 	assert_int_equal(r.from_cpu, 4);
@@ -731,7 +746,7 @@ static void test_imb_numa_nr_levels(void **state)
 		r = lb_rules(d, &pt, 2, IR_LB_V519, true);
 		assert_int_equal(r.moved, 1);
 		assert_int_equal(r.from_cpu, 3);
-		m[6].nr_running = 1, m[6].nr_tasks = 0;	/* CPU 1's third task gone */
+		m[6].nr_running = 1, m[6].nr_tasks = 0;	/* CPU 1 down to one task */
 		r = lb_rules(d, &pt, 2, IR_LB_V519, true);
 		assert_int_equal(r.moved, 0);
 	}
@@ -819,6 +834,97 @@ static void test_busiest_queue_tie(void **state)
 	ir_domains_free(t.d);
 }
 
+/* allow_numa_imbalance(running, imb_numa_nr) is running <= imb_numa_nr
+ * (v5.19, 6.1): the guest's topology (imb_numa_nr 2).  Local node: CPU 1
+ * runs one task (dst_running 1 + 1 = 2); node 1: CPU 4 three (3 > 1 + 1:
+ * prefer_sibling forces).  Imbalance 3 - 1 = 2 <= NUMA_IMBALANCE_MIN and
+ * 2 <= 2: allowed, nothing moves (with "<" one task would). */
+static void test_numa_allowance_inclusive(void **state)
+{
+	struct lbt t;
+	int numa;
+
+	(void)state;
+	lbt_init(&t, domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
+	numa = ir_domains_nr_levels(t.d, 0) - 1;
+	busy(t.rq, 1, 1, 10 * 1000 * US, 300);
+	busy(t.rq, 4, 3, 10 * 1000 * US, 300);
+	expect_lb(&t, numa, IR_LB_V519, true, 0, -1);
+	/* the local node idle: dst_running 1, imbalance 3 > 2 is kept */
+	busy(t.rq, 1, 0, 0, 0);
+	expect_lb(&t, numa, IR_LB_V519, true, 1, 4);
+	ir_domains_free(t.d);
+}
+
+/* sd->imbalance_pct of a NUMA level: sd_init()'s default, 125 up to v5.9,
+ * 117 from v5.10 (2208cdaa56c9).  Both nodes overloaded (util 1024 per
+ * CPU): local 102 tasks (avg_load 102 * 256 = 26112), node 1 122 (31232,
+ * 119.6 % of it); domain avg_load 224 * 128 = 28672.  125: 100 * 31232 <=
+ * 125 * 26112, balanced.  117: not; migrate_load, imbalance min(31232 -
+ * 28672, 28672 - 26112) * 4096 / 1024 = 10240 >= a nice-0 task: CPU 4's
+ * moves. */
+static void test_numa_imbalance_pct(void **state)
+{
+	struct lbt t;
+	struct ir_lb_env env;
+	struct ir_lb_result r;
+	int numa;
+
+	(void)state;
+	lbt_init(&t, domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
+	numa = ir_domains_nr_levels(t.d, 0) - 1;
+	assert_int_equal(ir_domains_level(t.d, 0, numa)->imbalance_pct, 125);
+	busy(t.rq, 0, 0, 0, 1024);
+	many(t.rq, 1, 100, 1024);
+	many(t.rq, 2, 1, 1024);
+	many(t.rq, 3, 1, 1024);
+	many(t.rq, 4, 119, 1024);
+	for (int o = 5; o < 8; o++)
+		many(t.rq, o, 1, 1024);
+	env = (struct ir_lb_env){
+		.dom = t.d, .pt = &t.pt, .level = numa, .rules = IR_LB_V519, .now = NOW,
+		.sysctl_sched_migration_cost = 500 * US, .preemption = true,
+		.smt_never_hot = true, .llc_spread = true, .load_shift = true,
+	};
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.moved, 0);
+	assert_int_equal(r.why, IR_LB_BALANCED);
+	env.imbalance_pct_117 = true;
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 4);
+	ir_domains_free(t.d);
+}
+
+/* idle_cpu() of the balancing CPU: rq->curr is still prev inside
+ * newidle_balance() (called from __schedule()'s pick_next_task()), so it
+ * is not one of its local group's idle CPUs.  Top level of four_nodes()
+ * (child NUMA: no prefer_sibling): local CPUs 0-3, CPU 1 four tasks,
+ * CPUs 2, 3 idle; CPUs 4-7: CPU 4 two tasks, 5 and 6 one, 7 idle (both
+ * has_spare, util 300).  find_busiest_group(): local->idle_cpus 2 <=
+ * busiest->idle_cpus 1 + 1: balanced.  Counting CPU 0 idle would give 3,
+ * imbalance (3 - 1) >> 1 = 1 (dst_running 5 > imb_numa_nr 4) and CPU 4's
+ * queued task would move. */
+static void test_this_cpu_not_idle(void **state)
+{
+	struct lbt t;
+	struct ir_lb_result r;
+
+	(void)state;
+	lbt_init(&t, four_nodes(), 8);
+	busy(t.rq, 1, 4, 10 * 1000 * US, 300);
+	busy(t.rq, 4, 2, 10 * 1000 * US, 300);
+	busy(t.rq, 5, 1, 10 * 1000 * US, 300);
+	busy(t.rq, 6, 1, 10 * 1000 * US, 300);
+	r = expect_lb(&t, 2, IR_LB_V519, true, 0, -1);
+	assert_int_equal(r.why, IR_LB_BALANCED);
+	/* CPU 3 no longer idle: local 1 <= 2 still balanced; CPU 7 busy
+	 * too (busiest idle 0): 2 > 1, (2 - 0) >> 1 = 1 moves from CPU 4 */
+	busy(t.rq, 7, 1, 10 * 1000 * US, 300);
+	expect_lb(&t, 2, IR_LB_V519, true, 1, 4);
+	ir_domains_free(t.d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -839,6 +945,9 @@ int main(void)
 		cmocka_unit_test(test_busiest_queue_tie),
 		cmocka_unit_test(test_migrate_load),
 		cmocka_unit_test(test_asymmetric_levels),
+		cmocka_unit_test(test_numa_allowance_inclusive),
+		cmocka_unit_test(test_numa_imbalance_pct),
+		cmocka_unit_test(test_this_cpu_not_idle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
