@@ -178,10 +178,6 @@ struct ir_decision_ctx {
 	uint64_t probe_dur;
 	const struct ir_domains *dom;	/* for load_balance(); NULL: ring candidates */
 	const struct ir_point *pt;
-	/* sim/: the closed loop keeps load_balance() without imbalance_pct_117,
-	 * numa_allow_inclusive and this_cpu_busy until its bounds are
-	 * re-measured with them (issue 13; docs/fidelity.md) */
-	bool closed_loop;
 };
 
 /* Fill a context from a point and the domains it was resolved with

@@ -94,8 +94,8 @@ void ir_outcome_lb(const struct ir_decision_ctx *ctx, const struct ir_policy_par
 		.nr_balance_failed = (unsigned)p->nr_balance_failed,
 		.preemption = p->preemption != 0, .smt_never_hot = p->smt_never_hot != 0,
 		.llc_spread = p->lb_release >= 510, .load_shift = p->lb_release >= 510,
-		.imbalance_pct_117 = !ctx->closed_loop && p->lb_release >= 510,
-		.numa_allow_inclusive = !ctx->closed_loop, .this_cpu_busy = !ctx->closed_loop,
+		.imbalance_pct_117 = p->lb_release >= 510,
+		.numa_allow_inclusive = p->lb_release >= 519, .this_cpu_busy = true,
 	};
 	for (int i = 0; i < d->nr_tried; i++) {
 		int lvl = d->tried[i];

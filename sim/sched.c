@@ -954,7 +954,6 @@ static int32_t newidle(struct sim *s, int c)
 	r->idle_stamp = s->now;
 	snapshot(s, c, &pt, false);
 	ir_decision_ctx_init(&ctx, &pt, s->dom);
-	ctx.closed_loop = true;
 	ir_decide(&ctx, s->pol, &s->pst, &d);
 	ir_outcome_lb(&ctx, s->pol, &d, &o);
 	ir_policy_update(&ctx, s->pol, &d, &o, &s->pst);

@@ -55,7 +55,10 @@ BOUNDS = {
     # fidl (6.18.5+ carries the NI_RANDOM backport): 41 simulated against 13
     'host-pipe.dat self migrations': 2.20,
     'vm-numa/a_hackbench_proc_sockets.dat self wait_p99': 0.65,      # was 0.80
-    'vm-numa/a_hackbench_proc_sockets.dat self newidle_pulls': 3.10,  # worse (was 1.60)
+    'vm-numa/a_hackbench_proc_sockets.dat self newidle_pulls': 2.65,  # worse (was 1.60); 3.10 before fidp's load_balance() rules
+    # fidp's v6.1 load_balance() rules (imbalance_pct 117, the inclusive NUMA
+    # allowance, the balancing CPU never idle) in the simulation too: +10.6 %
+    'vm-numa/a_hackbench_proc_sockets.dat self idle_ns': 0.12,        # worse (was within 10 %)
     'vm-numa/d_idle_periodic_wakers.dat self idle_ns': 0.20,
     'vm-numa/d_idle_periodic_wakers.dat self wait_p99': 6.40,         # the simulated tail is longer
     'vm-numa/d_idle_periodic_wakers.dat self migrations': 0.30,
