@@ -907,6 +907,15 @@ static void test_probed_costs(void **state)
 	assert_int_equal(d.cost[0], 5 * US);
 	assert_int_equal(d.cost[1], 100 * US);
 	assert_int_equal(d.cost[2], 10 * US);
+	/* a probed cost of 0 is the kernel's value (a domain whose
+	 * max_newidle_lb_cost was never raised since sd_init()), not "unknown":
+	 * the walk costs 0 there, not the policy's 1 us */
+	c.probe_cost[0] = 0;
+	ir_decide(&c, &p, NULL, &d);
+	expect_tried(&d, 3, (const int[]){ 0, 1, 2 }, -1);
+	assert_int_equal(d.cost[0], 0);
+	assert_int_equal(d.cost[1], 100 * US);
+	c.probe_cost[0] = 5 * US;
 	/* the call took 50 us: 5, then the 45 left, then nothing */
 	c.probe_dur = 50 * US;
 	ir_decide(&c, &p, NULL, &d);
