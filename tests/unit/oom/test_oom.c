@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Allocation failures in the files that carry rules: every allocation of
- * ir_domains_build(), ir_tally_init(), rec_events_select() and
- * rec_meta_build() is made to fail in turn (failalloc.c, linked with
+ * ir_domains_build(), ir_tally_init(), rec_events_select(),
+ * rec_meta_build(), ir_policy_run_init() and ir_topology_from_arg() is made
+ * to fail in turn (failalloc.c, linked with
  * --wrap; no hook in the code under test).  Each must give up cleanly: a
  * NULL or error return, one error line saying what failed where the
  * function has one, nothing half-built handed back, and nothing leaked
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <dirent.h>
+#include <unistd.h>
 
 #include "model/model.h"
 #include "record/record_int.h"
@@ -155,6 +157,79 @@ static void test_meta(void **state)
 	assert_true(n > 1 && n < MAX_TRIES);
 }
 
+/* ir_policy_run_init(): the learning policies' per-CPU state, and a
+ * randomised policy's extra seeds, each allocation failing in turn: an
+ * error, and the run left empty (ir_policy_run_free() already done). */
+static void test_policy_run(void **state)
+{
+	static const char *const spec[] = { "bump", "proportional:seeds=3", "baseline" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(spec) / sizeof(spec[0]); i++) {
+		unsigned n;
+
+		for (n = 1; n < MAX_TRIES; n++) {
+			struct ir_policy_run run = { .nr_seeds = 0 };
+			int r;
+
+			assert_int_equal(ir_policy_parse(spec[i], &run.p, NULL, 0), 0);
+			failalloc_arm(n);
+			r = ir_policy_run_init(&run, 4);
+			if (!failalloc_disarm()) {
+				assert_int_equal(r, 0);
+				assert_int_equal(run.nr_seeds, i == 1 ? 3 : 1);
+				assert_non_null(run.seed_tot);
+				ir_policy_run_free(&run);
+				break;
+			}
+			assert_int_equal(r, -1);
+			assert_null(run.seed_tot);
+			assert_null(run.seed_st);
+		}
+		/* bump: the totals, then two per-CPU tables; proportional with
+		 * 3 seeds: totals, 3 tables, the seed array, 3 x 3 tables */
+		assert_true(n > (i == 2 ? 1u : 3u) && n < MAX_TRIES);
+	}
+}
+
+/* ir_topology_from_arg(): a spec of each grammar and a topology file, each
+ * allocation failing in turn: an error with its text, no topology. */
+static void test_topology(void **state)
+{
+	char path[] = "/tmp/ir-oom-topo-XXXXXX";
+	const char *arg[] = { "sockets=2,cores=2,threads=2,nodes=2", "smt=0-1,2-3;mc=0-3", path };
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_true(write(fd, "idlereplay-topology 1\nonline 0-1\ncpu 0 node=0\ncpu 1 node=0\n", 58) == 58);
+	assert_int_equal(close(fd), 0);
+	for (size_t i = 0; i < sizeof(arg) / sizeof(arg[0]); i++) {
+		unsigned n;
+
+		for (n = 1; n < MAX_TRIES; n++) {
+			struct ir_topology *t = NULL;
+			char err[512] = "";
+			int r;
+
+			failalloc_arm(n);
+			r = ir_topology_from_arg(arg[i], &t, err, sizeof(err));
+			if (!failalloc_disarm()) {
+				assert_int_equal(r, IR_OK);
+				assert_int_equal(ir_topology_nr_cpus(t), i == 2 ? 2 : 8 - 4 * (int)(i == 1));
+				ir_topology_free(t);
+				break;
+			}
+			assert_int_equal(r, IR_ERR_INPUT);
+			assert_null(t);
+			/* one line saying what failed, never an empty one */
+			assert_non_null(strstr(err, "out of memory"));
+		}
+		assert_true(n > 1 && n < MAX_TRIES);
+	}
+	assert_int_equal(unlink(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -162,6 +237,8 @@ int main(void)
 		cmocka_unit_test(test_tally),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_meta),
+		cmocka_unit_test(test_policy_run),
+		cmocka_unit_test(test_topology),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
