@@ -556,6 +556,14 @@ static void test_json(void **state)
 	tr.bail_agree = 9;
 	tr.bail_n = 10;
 	snprintf(tr.policy, sizeof(tr.policy), "mainline");
+	/* per level: expected and actual (MC), expected only (SMT), actual
+	 * only (NUMA), neither (the others: left out of both) */
+	tr.probed = true;
+	tr.expected[IR_LVL_MC] = 1.75, tr.actual[IR_LVL_MC] = 2;
+	tr.expected[IR_LVL_SMT] = 0.5;
+	tr.actual[IR_LVL_NUMA] = 1;
+	tr.err_n = 3;
+	ob.probe_only_points = 11;
 
 	doc = ir_report_json(&in);
 	assert_non_null(doc);
@@ -571,6 +579,22 @@ static void test_json(void **state)
 	/* every probed call that pulled (7), not only the matched ones (5) */
 	assert_int_equal(num(gt, "kernel_pulls"), 7);
 	assert_int_equal(num(gt, "predicted_pulls"), 4);
+	assert_string_equal(json_object_get_string(obj(gt, "mode")), "probed");
+	assert_string_equal(json_object_get_string(obj(gt, "policy")), "mainline");
+	assert_int_equal(num(gt, "probe_only_points"), 11);
+	assert_int_equal(num(obj(gt, "avg_idle_rel_error"), "samples"), 3);
+	{
+		json_object *e = obj(gt, "expected_pulls_by_level"), *a = obj(gt, "actual_pulls_by_level");
+
+		assert_int_equal(json_object_object_length(e), 3);
+		assert_int_equal(json_object_object_length(a), 3);
+		assert_float_equal(num(e, "MC"), 1.75, 1e-12);
+		assert_float_equal(num(e, "SMT"), 0.5, 1e-12);
+		assert_float_equal(num(e, "NUMA"), 0.0, 1e-12);
+		assert_int_equal(num(a, "MC"), 2);
+		assert_int_equal(num(a, "SMT"), 0);
+		assert_int_equal(num(a, "NUMA"), 1);
+	}
 
 	pols = obj(doc, "policies");
 	assert_int_equal(json_object_array_length(pols), 2);
