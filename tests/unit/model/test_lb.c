@@ -564,6 +564,57 @@ static void test_outcome_lb(void **state)
 	ir_domains_free(d);
 }
 
+/* ir_outcome_lb() at MC of sockets=1,cores=2,threads=2 for a policy whose
+ * lb_release is rel: tasks moved */
+static int moved_at_release(const struct ir_point *pt0, unsigned rel)
+{
+	struct ir_domains *d = domains("sockets=1,cores=2,threads=2");
+	struct ir_point pt = *pt0;
+	struct ir_decision dec = { .nr_tried = 1, .tried = { 1 }, .kind = { IR_LVL_MC },
+				   .cost = { 20 * US }, .stop_level = -1 };
+	struct ir_decision_ctx ctx;
+	struct ir_policy_params p;
+	struct ir_outcome o;
+
+	pt.nr_levels = 2;
+	pt.rq_ts = NOW;
+	for (int l = 0; l < IR_MAX_LEVELS; l++)
+		pt.ring[l] = (struct ir_cand){ .pid = -1, .cpu = -1 };
+	ir_decision_ctx_init(&ctx, &pt, d);
+	assert_int_equal(ir_policy_parse("mainline", &p, NULL, 0), 0);
+	p.lb_release = rel;
+	p.preemption = 0;
+	p.smt_never_hot = 1;
+	ir_outcome_lb(&ctx, &p, &dec, &o);
+	ir_domains_free(d);
+	return o.moved;
+}
+
+/* The two v5.10 rules a policy's lb_release switches on at 510:
+ * calculate_imbalance()'s task-count spread inside an LLC (16b0a7a1a0af)
+ * and detach_tasks()' load >> nr_balance_failed (5a7f55590467).  The
+ * runqueues and counts are test_llc_spread's and test_migrate_load's, whose
+ * comments derive them: 2 tasks then 1; 1 task then none. */
+static void test_outcome_lb_release(void **state)
+{
+	struct lbt t;
+
+	(void)state;
+	lbt_init(&t, NULL, 4);
+	busy(t.rq, 0, 0, 0, 0);
+	busy(t.rq, 1, 1, 0, 1024);
+	busy(t.rq, 2, 3, 10 * 1000 * US, 1024);
+	busy(t.rq, 3, 1, 0, 1024);
+	assert_int_equal(moved_at_release(&t.pt, 509), 2);
+	assert_int_equal(moved_at_release(&t.pt, 510), 1);
+	busy(t.rq, 0, 0, 0, 1024);
+	busy(t.rq, 1, 3, 10 * 1000 * US, 1024);
+	busy(t.rq, 2, 2, 10 * 1000 * US, 1024);
+	busy(t.rq, 3, 2, 10 * 1000 * US, 1024);
+	assert_int_equal(moved_at_release(&t.pt, 509), 1);
+	assert_int_equal(moved_at_release(&t.pt, 510), 0);
+}
+
 /* find_busiest_group() v5.5+, a busiest group that is not overloaded: of a
  * group of one CPU (SMT) only a single task is balanced; more move.  The
  * idle-CPU comparison is for groups of more than one CPU. */
@@ -827,6 +878,7 @@ int main(void)
 		cmocka_unit_test(test_numa_allowance),
 		cmocka_unit_test(test_pinned),
 		cmocka_unit_test(test_llc_spread),
+		cmocka_unit_test(test_outcome_lb_release),
 		cmocka_unit_test(test_busiest_queue_util),
 		cmocka_unit_test(test_three_cores),
 		cmocka_unit_test(test_numa_v516),
