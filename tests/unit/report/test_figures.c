@@ -969,9 +969,16 @@ static void test_seeds_level_cost(void **state)
 		tot[i].level_cost_ns[IR_LVL_SMT] = 3 + (uint64_t)i;
 		tot[i].level_cost_ns[IR_LVL_MC] = 1 + (uint64_t)i;
 		tot[i].cost_ns = 4 + 2 * (uint64_t)i;
+		/* idle recovered 2 and 4 ns (mean 3), lost 0 and 0 (mean 0):
+		 * exact means, so a sum started off by one shows in the rounding */
+		tot[i].idle_recovered_ns = 2 + 2 * (uint64_t)i;
+		tot[i].idle_lost_ns = 0;
 	}
+	t.idle_recovered_ns = 99, t.idle_lost_ns = 99;	/* seed 0's: replaced */
 	ir_tally_seeds(&t, &r);
 	assert_int_equal(t.cost_ns, 5);
+	assert_int_equal(t.idle_recovered_ns, 3);
+	assert_int_equal(t.idle_lost_ns, 0);
 	assert_in_range(t.level[IR_LVL_SMT].cost_ns, 3, 4);
 	assert_in_range(t.level[IR_LVL_MC].cost_ns, 1, 2);
 	for (int l = 0; l < IR_LVL__COUNT; l++) {
