@@ -450,6 +450,16 @@ static void test_report_truth(void **state)
 	t.err_bins[IR_TRUTH_BINS / 2] = 1;
 	t.err_n = 1;
 	assert_float_equal(ir_truth_err_quantile(&t, 0.0), 0.5 + 1.0 / IR_TRUTH_BINS, 1e-9);
+	/* the last regular bin (99.99 % to 100 %) ends at 1.0; the ">= 100 %"
+	 * bin must not read the same: it is reported beyond 1.0 */
+	memset(&t, 0, sizeof(t));
+	t.err_bins[IR_TRUTH_BINS - 1] = 1;
+	t.err_n = 1;
+	assert_float_equal(ir_truth_err_quantile(&t, 0.5), 1.0, 1e-12);
+	memset(&t, 0, sizeof(t));
+	t.err_bins[IR_TRUTH_BINS] = 1;
+	t.err_n = 1;
+	assert_true(ir_truth_err_quantile(&t, 0.5) > 1.0);
 	memset(&t, 0, sizeof(t));
 	assert_float_equal(ir_truth_err_quantile(&t, 0.5), -1, 0);
 	/* the level a kernel pull came from is the ring holding the task, among
