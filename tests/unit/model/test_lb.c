@@ -287,6 +287,34 @@ static void test_busiest_queue_util(void **state)
 	ir_domains_free(t.d);
 }
 
+/* find_busiest_queue(), migrate_util (v5.7+): busiest_util starts at 0 and
+ * a runqueue is taken only when "busiest_util < util", so a queue whose
+ * utilisation is 0 is never the busiest, even the only one with 2+ tasks:
+ * nothing moves; at util 1 it is taken.  Node 1 (8 CPUs): 7 single tasks
+ * at util 1024 and CPU 15 with 3 tasks: 9 tasks on 8 CPUs, 8192 * 100 <
+ * 7168 * 117: group_overloaded; node 0 idle, has_spare; NUMA has no
+ * SD_SHARE_PKG_RESOURCES: migrate_util. */
+static void test_busiest_queue_util_zero(void **state)
+{
+	struct lbt t;
+	struct ir_lb_result r;
+	int numa;
+
+	(void)state;
+	lbt_init(&t, domains("sockets=2,cores=8,nodes=2"), 16);
+	numa = ir_domains_nr_levels(t.d, 0) - 1;
+	for (int o = 8; o < 15; o++)
+		busy(t.rq, o, 1, 0, 1024);
+	busy(t.rq, 15, 3, 10 * 1000 * US, 0);
+	r = lb(t.d, &t.pt, numa, 500 * US, true);
+	assert_int_equal(r.moved, 0);
+	busy(t.rq, 15, 3, 10 * 1000 * US, 1);
+	r = lb(t.d, &t.pt, numa, 500 * US, true);
+	assert_true(r.moved >= 1);
+	assert_int_equal(r.from_cpu, 15);
+	ir_domains_free(t.d);
+}
+
 /* detach_tasks(), migrate_load: both groups of MC overloaded.  Local {0,1}:
  * 3 tasks on 2 CPUs, load 3072, avg_load 1536; busiest {2,3}: 4 tasks,
  * avg_load 2048; the domain's avg_load 7168 * 1024 / 4096 = 1792; 100 * 2048
@@ -880,6 +908,7 @@ int main(void)
 		cmocka_unit_test(test_llc_spread),
 		cmocka_unit_test(test_outcome_lb_release),
 		cmocka_unit_test(test_busiest_queue_util),
+		cmocka_unit_test(test_busiest_queue_util_zero),
 		cmocka_unit_test(test_three_cores),
 		cmocka_unit_test(test_numa_v516),
 		cmocka_unit_test(test_outcome_lb),
