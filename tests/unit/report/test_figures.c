@@ -557,6 +557,9 @@ static void test_json(void **state)
 	tt[0].level[IR_LVL_NUMA].pulls = 1;
 	tt[0].level[IR_LVL_NUMA].attempts = 1;
 	fill(&tt[1]);
+	/* every bail kind under its own key (the schema's names) */
+	tt[1].bails[IR_BAIL_LOWEST_COST] = 4;
+	tt[1].bails[IR_BAIL_TTWU_PENDING] = 5;
 	memset(&tr, 0, sizeof(tr));
 	tr.pull_tp = 1;
 	tr.pull_pred = 4;
@@ -651,6 +654,9 @@ static void test_json(void **state)
 	assert_int_equal(num(obj(nc, "pulls"), "total"), 2);
 	assert_int_equal(num(obj(obj(nc, "attempts"), "by_level"), "MC"), 1);
 	assert_int_equal(num(obj(nc, "bails"), "not_overloaded"), 0);
+	assert_int_equal(num(obj(nc, "bails"), "lowest_cost"), 4);
+	assert_int_equal(num(obj(nc, "bails"), "ttwu_pending"), 5);
+	assert_int_equal(json_object_object_length(obj(nc, "bails")), IR_BAIL__COUNT - 1);
 	assert_null(json_object_object_get(obj(nc, "bails"), "none"));	/* not a bail */
 	/* a level nobody tried or pulled at is left out */
 	assert_null(json_object_object_get(obj(obj(nc, "attempts"), "by_level"), "NUMA"));
