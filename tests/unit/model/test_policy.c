@@ -261,6 +261,13 @@ static void test_lb_rules_of(void **state)
 		p.lb_release = want[i].rel;
 		assert_int_equal(ir_lb_rules_of(&p), want[i].rules);
 	}
+	/* each policy's default: the 2018 policies patch v4.15, the others
+	 * follow v5.19+ (policy.c's defaults) */
+	for (int k = 0; k < IR_POL__COUNT; k++) {
+		ir_policy_defaults((enum ir_policy_kind)k, &p);
+		assert_int_equal(p.lb_release, k == IR_POL_BASELINE || k == IR_POL_DOMAIN_COST ||
+				 k == IR_POL_NO_CHECK ? 415 : 519);
+	}
 }
 
 int main(void)

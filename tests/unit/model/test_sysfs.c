@@ -208,6 +208,14 @@ static void test_bad_sysfs(void **state)
 		"node 1 cpus=0-1\n");
 	free(text);
 	assert_int_equal(teardown(NULL), 0);
+	/* a machine of one CPU, CPU 0 */
+	assert_int_equal(setup(NULL), 0);
+	put("sys/devices/system/cpu/online", "0\n");
+	put("sys/devices/system/cpu/cpu0/topology/core_cpus_list", "0\n");
+	assert_int_equal(ir_topology_capture(root, &text, err, sizeof(err)), IR_OK);
+	assert_string_equal(text, "idlereplay-topology 1\nonline 0\ncpu 0 core_cpus=0\n");
+	free(text);
+	assert_int_equal(teardown(NULL), 0);
 	memcpy(root, saved, sizeof(root));
 }
 

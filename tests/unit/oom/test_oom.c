@@ -202,9 +202,16 @@ static void test_topology(void **state)
 
 	(void)state;
 	assert_true(fd >= 0);
-	assert_true(write(fd, "idlereplay-topology 1\nonline 0-1\ncpu 0 node=0\ncpu 1 node=0\n", 58) == 58);
+	static const char text[] = "idlereplay-topology 1\nonline 0-1\n"
+		"cpu 0 core_cpus=0-1 package_cpus=0-1 node=0 cache=L2:0-1\n"
+		"cpu 1 core_cpus=0-1 package_cpus=0-1 node=0 cache=L2:0-1\n";
+
+	assert_true(write(fd, text, sizeof(text) - 1) == (ssize_t)(sizeof(text) - 1));
 	assert_int_equal(close(fd), 0);
-	for (size_t i = 0; i < sizeof(arg) / sizeof(arg[0]); i++) {
+	/* every later allocation failing too, then only the nth: a failure
+	 * the code ignored would show as a success */
+	for (size_t i = 0; i < 2 * sizeof(arg) / sizeof(arg[0]); i++) {
+		const size_t a = i % (sizeof(arg) / sizeof(arg[0]));
 		unsigned n;
 
 		for (n = 1; n < MAX_TRIES; n++) {
@@ -212,11 +219,14 @@ static void test_topology(void **state)
 			char err[512] = "";
 			int r;
 
-			failalloc_arm(n);
-			r = ir_topology_from_arg(arg[i], &t, err, sizeof(err));
+			if (i < sizeof(arg) / sizeof(arg[0]))
+				failalloc_arm(n);
+			else
+				failalloc_arm_once(n);
+			r = ir_topology_from_arg(arg[a], &t, err, sizeof(err));
 			if (!failalloc_disarm()) {
 				assert_int_equal(r, IR_OK);
-				assert_int_equal(ir_topology_nr_cpus(t), i == 2 ? 2 : 8 - 4 * (int)(i == 1));
+				assert_int_equal(ir_topology_nr_cpus(t), a == 2 ? 2 : 8 - 4 * (int)(a == 1));
 				ir_topology_free(t);
 				break;
 			}
