@@ -462,6 +462,13 @@ static void test_report_truth(void **state)
 	assert_true(ir_truth_err_quantile(&t, 0.5) > 1.0);
 	memset(&t, 0, sizeof(t));
 	assert_float_equal(ir_truth_err_quantile(&t, 0.5), -1, 0);
+	/* a probed avg_idle of 1 ns is a value like any other (only 0 has no
+	 * relative error): one sample */
+	pt = probed(1, 1, 5 * US, -1, 0);
+	ir_outcome(&pt, &d, &o);
+	ir_truth_add(&t, &pt, &ctx, &d, &o);
+	assert_int_equal(t.err_n, 1);
+	memset(&t, 0, sizeof(t));
 	/* the level a kernel pull came from is the ring holding the task, among
 	 * the point's levels only */
 	pt = probed(300 * US, 1, 5 * US, 1, 1);
