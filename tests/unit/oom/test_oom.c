@@ -240,6 +240,38 @@ static void test_topology(void **state)
 	assert_int_equal(unlink(path), 0);
 }
 
+/* rec_events_add(): the grown list, then the name's copy, failing in
+ * turn: an error each time (the caller then reports "out of memory"),
+ * and the list as it was, still NULL-terminated. */
+static void test_events_add(void **state)
+{
+	unsigned n;
+
+	(void)state;
+	for (n = 1; n < MAX_TRIES; n++) {
+		char **names = calloc(2, sizeof(*names));
+		int r;
+
+		assert_non_null(names);
+		names[0] = strdup("sched/sched_switch");
+		assert_non_null(names[0]);
+		failalloc_arm_once(n);
+		r = rec_events_add(&names, "probe/newidle");
+		if (!failalloc_disarm()) {
+			assert_int_equal(r, 0);
+			assert_string_equal(names[1], "probe/newidle");
+			assert_null(names[2]);
+			rec_events_free(names);
+			break;
+		}
+		assert_true(r < 0);
+		assert_string_equal(names[0], "sched/sched_switch");
+		assert_null(names[1]);
+		rec_events_free(names);
+	}
+	assert_int_equal(n, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_meta),
 		cmocka_unit_test(test_policy_run),
 		cmocka_unit_test(test_topology),
+		cmocka_unit_test(test_events_add),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
