@@ -454,8 +454,10 @@ static int spec_shape(const char *arg, struct ir_topology **out, char *err, size
 	FILE *f;
 	int rc = IR_ERR_INPUT;
 
-	if (!s)
+	if (!s) {
+		ir_seterr(err, errlen, "topology: out of memory");
 		return IR_ERR_INPUT;
+	}
 	for (char *kv = strtok_r(s, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(kv, '='), *end;
 		long *dst = NULL, v;
@@ -504,8 +506,10 @@ static int spec_shape(const char *arg, struct ir_topology **out, char *err, size
 		goto out;
 	}
 	f = open_memstream(&text, &tlen);
-	if (!f)
+	if (!f) {
+		ir_seterr(err, errlen, "topology: out of memory");
 		goto out;
+	}
 	long per_sock = cores * threads, per_node = total / nodes;
 	long per_cls = clusters ? cores / clusters * threads : threads;
 	fprintf(f, "idlereplay-topology 1\nonline 0-%ld\n", total - 1);
@@ -529,8 +533,10 @@ static int spec_shape(const char *arg, struct ir_topology **out, char *err, size
 		}
 		fputc('\n', f);
 	}
-	if (fclose(f))
+	if (fclose(f)) {
+		ir_seterr(err, errlen, "topology: out of memory");
 		goto out;
+	}
 	rc = ir_topology_parse(text, out, err, errlen);
 out:
 	free(text);
@@ -556,8 +562,10 @@ static int spec_levels(const char *arg, struct ir_topology **out, char *err, siz
 	struct ir_topology *t = NULL;
 	int max = -1, rc = IR_ERR_INPUT;
 
-	if (!s)
+	if (!s) {
+		ir_seterr(err, errlen, "topology: out of memory");
 		return IR_ERR_INPUT;
+	}
 	/* first pass: the highest CPU named anywhere sizes the masks */
 	for (const char *p = arg; *p; ) {
 		if (isdigit((unsigned char)*p)) {
@@ -578,8 +586,10 @@ static int spec_levels(const char *arg, struct ir_topology **out, char *err, siz
 		goto out;
 	}
 	t = ir_topology_alloc(max + 1);
-	if (!t)
+	if (!t) {
+		ir_seterr(err, errlen, "topology: out of memory");
 		goto out;
+	}
 	for (char *lv = strtok_r(s, ";", &save); lv; lv = strtok_r(NULL, ";", &save)) {
 		char *eq = strchr(lv, '='), *gsave = NULL;
 		struct ir_topo_level *L;
@@ -599,12 +609,17 @@ static int spec_levels(const char *arg, struct ir_topology **out, char *err, siz
 			goto out;
 		}
 		L->span = calloc((size_t)t->nr_cpus * t->nwords, sizeof(ir_cpumask_word));
-		if (!L->span)
+		if (!L->span) {
+			ir_seterr(err, errlen, "topology: out of memory");
 			goto out;
+		}
 		t->nr_explicit++;
 		for (char *g = strtok_r(eq, ",", &gsave); g; g = strtok_r(NULL, ",", &gsave)) {
 			ir_cpumask_word *grp = calloc(t->nwords, sizeof(*grp));
 			int bad = !grp;
+
+			if (bad)
+				ir_seterr(err, errlen, "topology: out of memory");
 
 			for (char *q = g; *q; q++)
 				if (*q == '+')

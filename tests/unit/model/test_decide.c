@@ -572,6 +572,49 @@ static void test_bump(void **state)
 	ir_policy_state_free(&st);
 }
 
+/* update_newidle_cost() (155213a2aed4): a raise restarts the decay clock
+ * ("sd->last_decay_max_lb_cost = jiffies" in the raising branch), so the
+ * raised cost decays a full second after the raise, not a second after the
+ * previous decay.  Hand-computed: max 20000 (bump's MC default) at 5 ns; a
+ * failed walk at 0.6 s raises it to 3/2 of that, 30000; a success at 1.2 s
+ * (cost 20000, below the max) is within a second of the raise: no decay;
+ * at 1.6 s + 1 ns it decays to 30000 * 253 / 256 = 29648. */
+static void test_bump_decay_after_raise(void **state)
+{
+	struct ir_policy_params p;
+	struct ir_policy_state st;
+	struct ir_decision_ctx c = { .cpu = 0, .now = 5, .avg_idle = 2000 * US, .overload = true, .nr_levels = 1,
+				     .kind = { IR_LVL_MC } };
+	struct ir_point pt = { .cpu = 0, .nr_levels = 1,
+			       .ring = { { .pid = 3, .cpu = 1, .src_nr_running = 2, .gain_ns = 5 } } };
+	static const struct { uint64_t now; bool pulls; uint64_t max; } step[] = {
+		{ 5, true, 20000 },
+		{ 5 + 600000000ull, false, 30000 },
+		{ 5 + 1200000000ull, true, 30000 },
+		{ 5 + 1600000000ull, true, 30000 },	/* exactly a second: not after */
+		{ 5 + 1600000001ull, true, 29648 },
+	};
+	struct ir_decision d;
+	struct ir_outcome o;
+
+	(void)state;
+	assert_int_equal(ir_policy_parse("bump", &p, NULL, 0), 0);
+	assert_int_equal(ir_policy_state_init(&st, &p, 1), 0);
+	for (size_t i = 0; i < sizeof(step) / sizeof(step[0]); i++) {
+		c.now = step[i].now;
+		pt.ring[0].pid = step[i].pulls ? 3 : -1;
+		ir_decide(&c, &p, &st, &d);
+		assert_int_equal(d.bail, IR_BAIL_NONE);
+		assert_int_equal(d.cost[0], 20000);
+		ir_outcome(&pt, &d, &o);
+		assert_int_equal(o.pulled, step[i].pulls);
+		ir_policy_update(&c, &p, &d, &o, &st);
+		assert_int_equal(st.max_newidle_lb_cost[0], step[i].max);
+	}
+	assert_int_equal(st.last_decay_max_lb_cost[0], 5 + 1600000001ull);
+	ir_policy_state_free(&st);
+}
+
 /* ir_evaluate(): every policy decides, is evaluated, and the learning ones
  * learn, in one call per point.  bump's failed walks raise its costs until
  * it bails where mainline, with the same parameters, still tries. */
@@ -864,6 +907,15 @@ static void test_probed_costs(void **state)
 	assert_int_equal(d.cost[0], 5 * US);
 	assert_int_equal(d.cost[1], 100 * US);
 	assert_int_equal(d.cost[2], 10 * US);
+	/* a probed cost of 0 is the kernel's value (a domain whose
+	 * max_newidle_lb_cost was never raised since sd_init()), not "unknown":
+	 * the walk costs 0 there, not the policy's 1 us */
+	c.probe_cost[0] = 0;
+	ir_decide(&c, &p, NULL, &d);
+	expect_tried(&d, 3, (const int[]){ 0, 1, 2 }, -1);
+	assert_int_equal(d.cost[0], 0);
+	assert_int_equal(d.cost[1], 100 * US);
+	c.probe_cost[0] = 5 * US;
 	/* the call took 50 us: 5, then the 45 left, then nothing */
 	c.probe_dur = 50 * US;
 	ir_decide(&c, &p, NULL, &d);
@@ -1119,6 +1171,7 @@ int main(void)
 		cmocka_unit_test(test_proportional),
 		cmocka_unit_test(test_proportional_counters),
 		cmocka_unit_test(test_bump),
+		cmocka_unit_test(test_bump_decay_after_raise),
 		cmocka_unit_test(test_thresholds),
 		cmocka_unit_test(test_evaluate),
 		cmocka_unit_test(test_equal_candidates),

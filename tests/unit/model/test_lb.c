@@ -289,6 +289,34 @@ static void test_busiest_queue_util(void **state)
 	ir_domains_free(t.d);
 }
 
+/* find_busiest_queue(), migrate_util (v5.7+): busiest_util starts at 0 and
+ * a runqueue is taken only when "busiest_util < util", so a queue whose
+ * utilisation is 0 is never the busiest, even the only one with 2+ tasks:
+ * nothing moves; at util 1 it is taken.  Node 1 (8 CPUs): 7 single tasks
+ * at util 1024 and CPU 15 with 3 tasks: 9 tasks on 8 CPUs, 8192 * 100 <
+ * 7168 * 117: group_overloaded; node 0 idle, has_spare; NUMA has no
+ * SD_SHARE_PKG_RESOURCES: migrate_util. */
+static void test_busiest_queue_util_zero(void **state)
+{
+	struct lbt t;
+	struct ir_lb_result r;
+	int numa;
+
+	(void)state;
+	lbt_init(&t, domains("sockets=2,cores=8,nodes=2"), 16);
+	numa = ir_domains_nr_levels(t.d, 0) - 1;
+	for (int o = 8; o < 15; o++)
+		busy(t.rq, o, 1, 0, 1024);
+	busy(t.rq, 15, 3, 10 * 1000 * US, 0);
+	r = lb(t.d, &t.pt, numa, 500 * US, true);
+	assert_int_equal(r.moved, 0);
+	busy(t.rq, 15, 3, 10 * 1000 * US, 1);
+	r = lb(t.d, &t.pt, numa, 500 * US, true);
+	assert_true(r.moved >= 1);
+	assert_int_equal(r.from_cpu, 15);
+	ir_domains_free(t.d);
+}
+
 /* detach_tasks(), migrate_load: both groups of MC overloaded.  Local {0,1}:
  * 3 tasks on 2 CPUs, load 3072, avg_load 1536; busiest {2,3}: 4 tasks,
  * avg_load 2048; the domain's avg_load 7168 * 1024 / 4096 = 1792; 100 * 2048
@@ -564,6 +592,57 @@ static void test_outcome_lb(void **state)
 	assert_int_equal(o.pid, 201);
 	assert_int_equal(o.idle_recovered_ns, 6000);
 	ir_domains_free(d);
+}
+
+/* ir_outcome_lb() at MC of sockets=1,cores=2,threads=2 for a policy whose
+ * lb_release is rel: tasks moved */
+static int moved_at_release(const struct ir_point *pt0, unsigned rel)
+{
+	struct ir_domains *d = domains("sockets=1,cores=2,threads=2");
+	struct ir_point pt = *pt0;
+	struct ir_decision dec = { .nr_tried = 1, .tried = { 1 }, .kind = { IR_LVL_MC },
+				   .cost = { 20 * US }, .stop_level = -1 };
+	struct ir_decision_ctx ctx;
+	struct ir_policy_params p;
+	struct ir_outcome o;
+
+	pt.nr_levels = 2;
+	pt.rq_ts = NOW;
+	for (int l = 0; l < IR_MAX_LEVELS; l++)
+		pt.ring[l] = (struct ir_cand){ .pid = -1, .cpu = -1 };
+	ir_decision_ctx_init(&ctx, &pt, d);
+	assert_int_equal(ir_policy_parse("mainline", &p, NULL, 0), 0);
+	p.lb_release = rel;
+	p.preemption = 0;
+	p.smt_never_hot = 1;
+	ir_outcome_lb(&ctx, &p, &dec, &o);
+	ir_domains_free(d);
+	return o.moved;
+}
+
+/* The two v5.10 rules a policy's lb_release switches on at 510:
+ * calculate_imbalance()'s task-count spread inside an LLC (16b0a7a1a0af)
+ * and detach_tasks()' load >> nr_balance_failed (5a7f55590467).  The
+ * runqueues and counts are test_llc_spread's and test_migrate_load's, whose
+ * comments derive them: 2 tasks then 1; 1 task then none. */
+static void test_outcome_lb_release(void **state)
+{
+	struct lbt t;
+
+	(void)state;
+	lbt_init(&t, NULL, 4);
+	busy(t.rq, 0, 0, 0, 0);
+	busy(t.rq, 1, 1, 0, 1024);
+	busy(t.rq, 2, 3, 10 * 1000 * US, 1024);
+	busy(t.rq, 3, 1, 0, 1024);
+	assert_int_equal(moved_at_release(&t.pt, 509), 2);
+	assert_int_equal(moved_at_release(&t.pt, 510), 1);
+	busy(t.rq, 0, 0, 0, 1024);
+	busy(t.rq, 1, 3, 10 * 1000 * US, 1024);
+	busy(t.rq, 2, 2, 10 * 1000 * US, 1024);
+	busy(t.rq, 3, 2, 10 * 1000 * US, 1024);
+	assert_int_equal(moved_at_release(&t.pt, 509), 1);
+	assert_int_equal(moved_at_release(&t.pt, 510), 0);
 }
 
 /* find_busiest_group() v5.5+, a busiest group that is not overloaded: of a
@@ -933,7 +1012,9 @@ int main(void)
 		cmocka_unit_test(test_numa_allowance),
 		cmocka_unit_test(test_pinned),
 		cmocka_unit_test(test_llc_spread),
+		cmocka_unit_test(test_outcome_lb_release),
 		cmocka_unit_test(test_busiest_queue_util),
+		cmocka_unit_test(test_busiest_queue_util_zero),
 		cmocka_unit_test(test_three_cores),
 		cmocka_unit_test(test_numa_v516),
 		cmocka_unit_test(test_outcome_lb),

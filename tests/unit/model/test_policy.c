@@ -244,9 +244,36 @@ static void test_policy_for_kernel(void **state)
 	assert_int_equal(ir_policy_for_kernel(4, 15, -1, "UTIL_EST"), IR_POL_BASELINE);
 }
 
+/* The load_balance() rules by release (model/lb.c's header): the rework of
+ * 0b0695f2b34a from 5.5, the NUMA allowance of adjust_numa_imbalance() in
+ * 5.16-5.18, and its 5.19 form.  Releases are major * 100 + minor. */
+static void test_lb_rules_of(void **state)
+{
+	static const struct { unsigned rel; enum ir_lb_rules rules; } want[] = {
+		{ 415, IR_LB_V415 }, { 504, IR_LB_V415 }, { 505, IR_LB_V516 }, { 515, IR_LB_V516 },
+		{ 516, IR_LB_V516 }, { 518, IR_LB_V516 }, { 519, IR_LB_V519 }, { 618, IR_LB_V519 },
+	};
+	struct ir_policy_params p;
+
+	(void)state;
+	ir_policy_defaults(IR_POL_MAINLINE, &p);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		p.lb_release = want[i].rel;
+		assert_int_equal(ir_lb_rules_of(&p), want[i].rules);
+	}
+	/* each policy's default: the 2018 policies patch v4.15, the others
+	 * follow v5.19+ (policy.c's defaults) */
+	for (int k = 0; k < IR_POL__COUNT; k++) {
+		ir_policy_defaults((enum ir_policy_kind)k, &p);
+		assert_int_equal(p.lb_release, k == IR_POL_BASELINE || k == IR_POL_DOMAIN_COST ||
+				 k == IR_POL_NO_CHECK ? 415 : 519);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lb_rules_of),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_param_keys),

@@ -166,12 +166,66 @@ static void test_missing_online(void **state)
 	assert_string_equal(err, want);
 }
 
+/* What a damaged sysfs gives: an online list that is not a cpulist (or
+ * names no CPU) is refused with the file named; a node whose cpulist is
+ * not one is left out, as is a distance row that is not numbers (its node
+ * line keeps its CPUs). */
+static void test_bad_sysfs(void **state)
+{
+	static const char *const bad_online[] = { "x-y\n", "\n", "3-1\n" };
+	char saved[sizeof(root)], *text = NULL, err[512] = "", want[512];
+
+	(void)state;
+	memcpy(saved, root, sizeof(root));
+	for (size_t i = 0; i < sizeof(bad_online) / sizeof(bad_online[0]); i++) {
+		char shown[16];
+
+		assert_int_equal(setup(NULL), 0);
+		put("sys/devices/system/cpu/online", bad_online[i]);
+		assert_int_equal(ir_topology_capture(root, &text, err, sizeof(err)), IR_ERR_INPUT);
+		assert_null(text);
+		snprintf(shown, sizeof(shown), "%s", bad_online[i]);
+		shown[strcspn(shown, "\n")] = '\0';
+		snprintf(want, sizeof(want), "topology: %s/sys/devices/system/cpu/online: bad cpulist '%s'",
+			 root, shown);
+		assert_string_equal(err, want);
+		assert_int_equal(teardown(NULL), 0);
+	}
+	assert_int_equal(setup(NULL), 0);
+	put("sys/devices/system/cpu/online", "0-1\n");
+	put("sys/devices/system/cpu/cpu0/topology/core_cpus_list", "0\n");
+	put("sys/devices/system/cpu/cpu1/topology/core_cpus_list", "1\n");
+	put("sys/devices/system/node/node0/cpulist", "zero\n");
+	put("sys/devices/system/node/node0/distance", "10 20\n");
+	put("sys/devices/system/node/node1/cpulist", "0-1\n");
+	put("sys/devices/system/node/node1/distance", "20 1O\n");	/* a letter O */
+	assert_int_equal(ir_topology_capture(root, &text, err, sizeof(err)), IR_OK);
+	assert_string_equal(text,
+		"idlereplay-topology 1\n"
+		"online 0-1\n"
+		"cpu 0 core_cpus=0 node=1\n"
+		"cpu 1 core_cpus=1 node=1\n"
+		"node 1 cpus=0-1\n");
+	free(text);
+	assert_int_equal(teardown(NULL), 0);
+	/* a machine of one CPU, CPU 0 */
+	assert_int_equal(setup(NULL), 0);
+	put("sys/devices/system/cpu/online", "0\n");
+	put("sys/devices/system/cpu/cpu0/topology/core_cpus_list", "0\n");
+	assert_int_equal(ir_topology_capture(root, &text, err, sizeof(err)), IR_OK);
+	assert_string_equal(text, "idlereplay-topology 1\nonline 0\ncpu 0 core_cpus=0\n");
+	free(text);
+	assert_int_equal(teardown(NULL), 0);
+	memcpy(root, saved, sizeof(root));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_capture),
 		cmocka_unit_test(test_missing_online),
 		cmocka_unit_test(test_current_names),
+		cmocka_unit_test(test_bad_sysfs),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

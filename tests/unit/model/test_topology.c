@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "model/model.h"
@@ -143,6 +144,130 @@ static void test_spec_errors(void **state)
 	assert_int_equal(ir_topology_from_arg("nonsense", &t, err, sizeof(err)), IR_ERR_INPUT);
 	assert_string_equal(err, "topology: 'nonsense' is neither a file nor a spec");
 	assert_null(t);
+}
+
+/* Every refusal of a SPEC string or a topology argument, each with its own
+ * line (the spec grammar in topology.c's comments), and the edges of the
+ * accepted values: a value of 4096 is taken, 4097 refused; 4096 CPUs are
+ * taken, more are not. */
+static void test_spec_every_error(void **state)
+{
+	static const struct { const char *arg; int rc; const char *err; } cases[] = {
+		{ "", IR_ERR_USAGE, "topology: empty argument" },
+		{ "sockets=2,bogus", IR_ERR_INPUT, "topology: bad spec item 'bogus'" },
+		{ "sockets=2,llc=die", IR_ERR_INPUT, "topology: llc must be core or socket, not 'die'" },
+		{ "sockets=2,dies=2", IR_ERR_INPUT, "topology: unknown spec key 'dies'" },
+		{ "sockets=4097", IR_ERR_INPUT, "topology: bad value '4097' for sockets" },
+		{ "cores=2x", IR_ERR_INPUT, "topology: bad value '2x' for cores" },
+		{ "threads=", IR_ERR_INPUT, "topology: bad value '' for threads" },
+		{ "nodes=-1", IR_ERR_INPUT, "topology: bad value '-1' for nodes" },
+		{ "sockets=4096,cores=2", IR_ERR_INPUT, "topology: spec gives too many CPUs (8192)" },
+		{ "sockets=2,cores=3,clusters=2", IR_ERR_INPUT, "topology: 2 clusters do not divide 3 cores" },
+		{ "sockets=3,nodes=2", IR_ERR_INPUT, "topology: 2 nodes do not divide 3 sockets of 1 CPUs" },
+		{ "smt=0-1;mc", IR_ERR_INPUT, "topology: bad level 'mc' (want NAME=CPUS,CPUS)" },
+		{ "smt=0;smt=0;smt=0;smt=0;smt=0;smt=0;smt=0;smt=0;smt=0", IR_ERR_INPUT,
+		  "topology: more than 8 levels" },
+		{ "smt=a-b", IR_ERR_INPUT, "topology: no CPUs in 'smt=a-b'" },
+		{ "smt=0-99999", IR_ERR_INPUT, "topology: CPU number too large in 'smt=0-99999'" },
+		{ "smt=0-1,3-2", IR_ERR_INPUT, "topology: bad cpulist '3-2' in level smt" },
+	};
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ir_topology *t = (struct ir_topology *)&err;	/* must be cleared */
+
+		strcpy(err, "unset");
+		assert_int_equal(ir_topology_from_arg(cases[i].arg, &t, err, sizeof(err)), cases[i].rc);
+		assert_string_equal(err, cases[i].err);
+		assert_null(t);
+	}
+}
+
+static int nr_cpus_of(const char *arg)
+{
+	struct ir_topology *t = NULL;
+	char err[256] = "";
+	int n;
+
+	if (ir_topology_from_arg(arg, &t, err, sizeof(err)))
+		fail_msg("%s: %s", arg, err);
+	n = ir_topology_nr_cpus(t);
+	ir_topology_free(t);
+	return n;
+}
+
+static void test_spec_edges(void **state)
+{
+	struct ir_domains *d;
+	char buf[256];
+
+	(void)state;
+	assert_int_equal(nr_cpus_of("sockets=4096"), 4096);
+	assert_int_equal(nr_cpus_of("sockets=1,cores=1,threads=4096"), 4096);
+	assert_int_equal(nr_cpus_of("threads=2"), 2);	/* the others default to 1 */
+	assert_int_equal(nr_cpus_of("nodes=1"), 1);
+	/* llc=socket is the default; llc=cores is llc=core */
+	d = domains_of("sockets=1,cores=4,llc=socket");
+	levels_of(d, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "MC{0-3}");
+	ir_domains_free(d);
+	d = domains_of("sockets=1,cores=4,llc=cores");
+	levels_of(d, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "PKG{0-3}");
+	ir_domains_free(d);
+	/* one cluster per core pair, two threads each: CLS spans 4 CPUs */
+	d = domains_of("sockets=1,cores=4,threads=2,clusters=2");
+	levels_of(d, 5, buf, sizeof(buf));
+	assert_string_equal(buf, "SMT{4-5} CLS{4-7} MC{0-7}");
+	ir_domains_free(d);
+	/* eight levels are allowed */
+	assert_int_equal(nr_cpus_of("smt=0;smt=0;smt=0;smt=0;smt=0;smt=0;smt=0;smt=0"), 1);
+}
+
+/* A topology file: read whole however long (a 30 kB file, past the first
+ * 8 kB buffer), and a file's error names the file; a directory is a read
+ * error, not a spec. */
+static void test_topology_file(void **state)
+{
+	char dir[] = "/tmp/ir-topo-XXXXXX", path[64], err[512];
+	struct ir_topology *t = NULL;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/topo", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "idlereplay-topology 1\nonline 0-15\n");
+	for (int i = 0; i < 300; i++)
+		fprintf(f, "# padding line %03d to take the file past two read buffers of 8 kB: "
+			"xxxxxxxxxxxxxxxxxxxx\n", i);
+	for (int c = 0; c < 16; c++)
+		fprintf(f, "cpu %d core_cpus=%d-%d package_cpus=0-15 node=0\n", c, c & ~1, c | 1);
+	assert_true(ftell(f) > 20000);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(ir_topology_from_arg(path, &t, err, sizeof(err)), IR_OK);
+	assert_int_equal(ir_topology_nr_cpus(t), 16);
+	ir_topology_free(t);
+	t = NULL;
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "idlereplay-topology 2\n");
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(ir_topology_from_arg(path, &t, err, sizeof(err)), IR_ERR_INPUT);
+	{
+		char want[512];
+
+		snprintf(want, sizeof(want), "topology: %s: line 1: expected 'idlereplay-topology 1'", path);
+		assert_string_equal(err, want);
+		assert_int_equal(ir_topology_from_arg(dir, &t, err, sizeof(err)), IR_ERR_INPUT);
+		snprintf(want, sizeof(want), "topology: %s: read error", dir);
+		assert_string_equal(err, want);
+	}
+	assert_null(t);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
 }
 
 /* The vm-numa guest: CLS equals SMT, PKG and NODE equal MC. */
@@ -412,6 +537,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_cpulist),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_spec_errors),
+		cmocka_unit_test(test_spec_every_error),
+		cmocka_unit_test(test_spec_edges),
+		cmocka_unit_test(test_topology_file),
 		cmocka_unit_test(test_vm_numa),
 		cmocka_unit_test(test_two_cpus),
 		cmocka_unit_test(test_spec_strings),

@@ -22,13 +22,20 @@ int __wrap_asprintf(char **out, const char *fmt, ...);
 FILE *__wrap_open_memstream(char **buf, size_t *size);
 
 static unsigned fail_at, calls;
-static bool failed;
+static bool failed, once;
 
 void failalloc_arm(unsigned n)
 {
 	fail_at = n;
 	calls = 0;
 	failed = false;
+	once = false;
+}
+
+void failalloc_arm_once(unsigned n)
+{
+	failalloc_arm(n);
+	once = true;
 }
 
 bool failalloc_disarm(void)
@@ -41,6 +48,8 @@ bool failalloc_disarm(void)
 static bool fail_now(void)
 {
 	if (!fail_at || ++calls < fail_at)
+		return false;
+	if (once && calls > fail_at)
 		return false;
 	failed = true;
 	errno = ENOMEM;

@@ -15,6 +15,8 @@
  * later one until failalloc_disarm(): code that goes on after a failure
  * meets another.  n = 0 disarms. */
 void failalloc_arm(unsigned n);
+/* Fail the nth only: code that ignored the failure would go on and succeed. */
+void failalloc_arm_once(unsigned n);
 /* Disarm; returns whether a failure was injected since failalloc_arm(). */
 bool failalloc_disarm(void);
 

@@ -3,6 +3,7 @@
  * record/events.c's list of event names: rec_events_add() appends to a
  * NULL-terminated list (the newidle kprobe's formats join the sched events
  * in the trace.dat), keeping what was there.  No tracefs needed.
+ * rec_events_enable() on a tracefs instance of its own (root).
  * rec_events_select() on hand-built tracing directories: the sched events
  * of SPEC section 5 (the list is written out here, not taken from
  * record/events.c), required and optional.
@@ -162,10 +163,41 @@ static void test_select(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* rec_events_enable() on a tracefs instance of its own: the events named
+ * are enabled in that instance only; a name the kernel has no event for
+ * stops it with an error naming the event, and the caller's "< 0" test
+ * sees it.  Runs before test_select, which binds a fake tracing directory
+ * over the real one in this process. */
+static void test_enable(void **state)
+{
+	char name[64], err[256] = "", *const good[] = { "sched/sched_switch", "sched/sched_waking", NULL };
+	char *const bad[] = { "sched/sched_switch", "sched/sched_no_such_event_idlereplay", NULL };
+	struct tracefs_instance *ti;
+
+	(void)state;
+	if (!tracefs_tracing_dir() || geteuid() != 0) {
+		fprintf(stderr, "skipped: needs root and a tracing directory to create an instance\n");
+		skip();
+	}
+	snprintf(name, sizeof(name), "idlereplay-test-events-%d", (int)getpid());
+	ti = tracefs_instance_create(name);
+	if (!ti)
+		fail_msg("tracefs instance %s: %s", name, strerror(errno));
+	assert_int_equal(rec_events_enable(ti, good, err, sizeof(err)), 0);
+	assert_int_equal(tracefs_event_is_enabled(ti, "sched", "sched_switch"), TRACEFS_ALL_ENABLED);
+	assert_int_equal(tracefs_event_is_enabled(ti, "sched", "sched_waking"), TRACEFS_ALL_ENABLED);
+	assert_int_equal(tracefs_event_is_enabled(ti, "sched", "sched_wakeup"), TRACEFS_ALL_DISABLED);
+	assert_true(rec_events_enable(ti, bad, err, sizeof(err)) < 0);
+	assert_true(!strncmp(err, "cannot enable sched/sched_no_such_event_idlereplay: ", 52));
+	tracefs_instance_destroy(ti);
+	tracefs_instance_free(ti);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_add),
+		cmocka_unit_test(test_enable),
 		cmocka_unit_test(test_select),
 	};
 

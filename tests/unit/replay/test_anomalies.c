@@ -206,6 +206,62 @@ static void test_dead_tasks_dropped(void **state)
 	ir_state_free(s);
 }
 
+/* With a timeline attached (the HTML report's), each repaired anomaly is
+ * marked where it was found, and a repaired busy span is drawn as busy:
+ * hand-placed, CPU 0 busy [T0, T0+1] (its idle entry missed, found when
+ * 100 runs on CPU 1) and [T0+4, T0+6] (its idle exit missed: pid 300
+ * runs), CPU 1 busy [T0+1, T0+10] (us). */
+static void test_anomalies_on_timeline(void **state)
+{
+	static const struct { enum ir_anomaly kind; int cpu; uint64_t ts; } want[] = {
+		{ IR_ANOM_MISSING_IDLE_ENTRY, 0, T0 + 1 * US },
+		{ IR_ANOM_LOST_EVENTS, 1, T0 + 2 * US },
+		{ IR_ANOM_MISSING_IDLE_EXIT, 0, T0 + 4 * US },
+		{ IR_ANOM_QUEUED_NOT_PICKED, 0, T0 + 6 * US },
+	};
+	struct ir_state *s = mk(2, NULL, NULL, NULL);
+	struct ir_timeline *tl = ir_timeline_new(2, 0, 0);
+	struct ir_event lost = { .ts = T0 + 2 * US, .cpu = 1, .common_pid = 100, .type = IR_EV_OTHER,
+				 .missed = 3 };
+	struct ir_timeline_view v;
+	double busy[2] = { 0, 0 };
+
+	(void)state;
+	assert_non_null(tl);
+	ir_state_set_timeline(s, tl);
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 0);
+	sw(s, T0 + 1 * US, 1, 0, S_RUN, 100);		/* 100 still "running" on CPU 0 */
+	ir_state_feed(s, &lost);
+	other(s, T0 + 4 * US, 0, 300);			/* CPU 0 thought idle */
+	wake(s, T0 + 5 * US, 0, 300, 301, 0);		/* 301 queued behind 300 */
+	sw(s, T0 + 6 * US, 0, 300, S_SLEEP, 0);		/* idle with 301 queued */
+	ir_state_finish(s, T0 + 10 * US);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct ir_timeline_mark *m;
+		uint64_t total;
+		int n;
+
+		assert_int_equal(ir_state_observed(s)->anomalies[want[i].kind], 1);
+		m = ir_timeline_marks(tl, want[i].kind, &n, &total);
+		assert_int_equal(n, 1);
+		assert_int_equal(total, 1);
+		assert_int_equal(m[0].cpu, want[i].cpu);
+		assert_int_equal(m[0].ts, want[i].ts);
+	}
+	ir_timeline_finish(tl);
+	assert_int_equal(ir_timeline_get(tl, false, T0 + 10 * US, &v), 0);
+	for (int c = 0; c < 2; c++)
+		for (int b = 0; b < v.n; b++)
+			busy[c] += v.busy[c * v.stride + b];
+	assert_true(busy[0] > 3 * US - 0.5 && busy[0] < 3 * US + 0.5);
+	assert_true(busy[1] > 9 * US - 0.5 && busy[1] < 9 * US + 0.5);
+	assert_int_equal(ir_state_observed(s)->cpu[0].busy_ns, 3 * US);
+	assert_int_equal(ir_state_observed(s)->cpu[1].busy_ns, 9 * US);
+	ir_state_free(s);
+	ir_timeline_free(tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +276,7 @@ int main(void)
 		cmocka_unit_test(test_lost_events),
 		cmocka_unit_test(test_cpu_out_of_range),
 		cmocka_unit_test(test_dead_tasks_dropped),
+		cmocka_unit_test(test_anomalies_on_timeline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -108,6 +108,33 @@ static void test_no_late_arrival(void **state)
 	assert_int_equal(k, IR_PT_LATE);
 }
 
+/* A probed call is one whose entry came after prev's switch-in, in the
+ * trace's order: an entry stamped with the very ns of the switch-in (a
+ * coarse trace clock; the events are read in order) belongs to this run of
+ * 100, so 101's arrival inside the call makes a late point, as in
+ * test_no_late_arrival's probed case. */
+static void test_probe_at_switch_in(void **state)
+{
+	struct pts pts;
+	struct ir_state_params p;
+	struct ir_state *s;
+
+	(void)state;
+	ir_state_params_default(&p);
+	p.probe_seed = 1;
+	s = mk(2, &p, NULL, &pts);
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 500);
+	probe_in(s, T0, 0, 100, 0, 1);
+	wake(s, T0 + 50 * US, 1, 500, 101, 0);
+	probe_out(s, T0 + 99 * US, 0, 100, 1);
+	sw(s, T0 + 100 * US, 0, 100, S_SLEEP, 101);
+	ir_state_finish(s, T0 + 1 * MS);
+	assert_int_equal(pts.n, 1);
+	assert_int_equal(pts.p[0].kind, IR_PT_LATE);
+	ir_state_free(s);
+}
+
 /* Probed mode: the idle task re-entering newidle balance (no switch) is a
  * point of its own and re-stamps idle_stamp; without probes nothing shows it. */
 static void test_reentry_point(void **state)
@@ -419,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_idle_point),
 		cmocka_unit_test(test_point_resolved_at_finish),
 		cmocka_unit_test(test_no_late_arrival),
+		cmocka_unit_test(test_probe_at_switch_in),
 		cmocka_unit_test(test_reentry_point),
 		cmocka_unit_test(test_ring_flat_gain),
 		cmocka_unit_test(test_ring_two_levels),

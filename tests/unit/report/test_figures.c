@@ -450,8 +450,25 @@ static void test_report_truth(void **state)
 	t.err_bins[IR_TRUTH_BINS / 2] = 1;
 	t.err_n = 1;
 	assert_float_equal(ir_truth_err_quantile(&t, 0.0), 0.5 + 1.0 / IR_TRUTH_BINS, 1e-9);
+	/* the last regular bin (99.99 % to 100 %) ends at 1.0; the ">= 100 %"
+	 * bin must not read the same: it is reported beyond 1.0 */
+	memset(&t, 0, sizeof(t));
+	t.err_bins[IR_TRUTH_BINS - 1] = 1;
+	t.err_n = 1;
+	assert_float_equal(ir_truth_err_quantile(&t, 0.5), 1.0, 1e-12);
+	memset(&t, 0, sizeof(t));
+	t.err_bins[IR_TRUTH_BINS] = 1;
+	t.err_n = 1;
+	assert_true(ir_truth_err_quantile(&t, 0.5) > 1.0);
 	memset(&t, 0, sizeof(t));
 	assert_float_equal(ir_truth_err_quantile(&t, 0.5), -1, 0);
+	/* a probed avg_idle of 1 ns is a value like any other (only 0 has no
+	 * relative error): one sample */
+	pt = probed(1, 1, 5 * US, -1, 0);
+	ir_outcome(&pt, &d, &o);
+	ir_truth_add(&t, &pt, &ctx, &d, &o);
+	assert_int_equal(t.err_n, 1);
+	memset(&t, 0, sizeof(t));
 	/* the level a kernel pull came from is the ring holding the task, among
 	 * the point's levels only */
 	pt = probed(300 * US, 1, 5 * US, 1, 1);
@@ -547,6 +564,9 @@ static void test_json(void **state)
 	tt[0].level[IR_LVL_NUMA].pulls = 1;
 	tt[0].level[IR_LVL_NUMA].attempts = 1;
 	fill(&tt[1]);
+	/* every bail kind under its own key (the schema's names) */
+	tt[1].bails[IR_BAIL_LOWEST_COST] = 4;
+	tt[1].bails[IR_BAIL_TTWU_PENDING] = 5;
 	memset(&tr, 0, sizeof(tr));
 	tr.pull_tp = 1;
 	tr.pull_pred = 4;
@@ -556,6 +576,14 @@ static void test_json(void **state)
 	tr.bail_agree = 9;
 	tr.bail_n = 10;
 	snprintf(tr.policy, sizeof(tr.policy), "mainline");
+	/* per level: expected and actual (MC), expected only (SMT), actual
+	 * only (NUMA), neither (the others: left out of both) */
+	tr.probed = true;
+	tr.expected[IR_LVL_MC] = 1.75, tr.actual[IR_LVL_MC] = 2;
+	tr.expected[IR_LVL_SMT] = 0.5;
+	tr.actual[IR_LVL_NUMA] = 1;
+	tr.err_n = 3;
+	ob.probe_only_points = 11;
 
 	doc = ir_report_json(&in);
 	assert_non_null(doc);
@@ -571,6 +599,22 @@ static void test_json(void **state)
 	/* every probed call that pulled (7), not only the matched ones (5) */
 	assert_int_equal(num(gt, "kernel_pulls"), 7);
 	assert_int_equal(num(gt, "predicted_pulls"), 4);
+	assert_string_equal(json_object_get_string(obj(gt, "mode")), "probed");
+	assert_string_equal(json_object_get_string(obj(gt, "policy")), "mainline");
+	assert_int_equal(num(gt, "probe_only_points"), 11);
+	assert_int_equal(num(obj(gt, "avg_idle_rel_error"), "samples"), 3);
+	{
+		json_object *e = obj(gt, "expected_pulls_by_level"), *a = obj(gt, "actual_pulls_by_level");
+
+		assert_int_equal(json_object_object_length(e), 3);
+		assert_int_equal(json_object_object_length(a), 3);
+		assert_float_equal(num(e, "MC"), 1.75, 1e-12);
+		assert_float_equal(num(e, "SMT"), 0.5, 1e-12);
+		assert_float_equal(num(e, "NUMA"), 0.0, 1e-12);
+		assert_int_equal(num(a, "MC"), 2);
+		assert_int_equal(num(a, "SMT"), 0);
+		assert_int_equal(num(a, "NUMA"), 1);
+	}
 
 	pols = obj(doc, "policies");
 	assert_int_equal(json_object_array_length(pols), 2);
@@ -617,6 +661,9 @@ static void test_json(void **state)
 	assert_int_equal(num(obj(nc, "pulls"), "total"), 2);
 	assert_int_equal(num(obj(obj(nc, "attempts"), "by_level"), "MC"), 1);
 	assert_int_equal(num(obj(nc, "bails"), "not_overloaded"), 0);
+	assert_int_equal(num(obj(nc, "bails"), "lowest_cost"), 4);
+	assert_int_equal(num(obj(nc, "bails"), "ttwu_pending"), 5);
+	assert_int_equal(json_object_object_length(obj(nc, "bails")), IR_BAIL__COUNT - 1);
 	assert_null(json_object_object_get(obj(nc, "bails"), "none"));	/* not a bail */
 	/* a level nobody tried or pulled at is left out */
 	assert_null(json_object_object_get(obj(obj(nc, "attempts"), "by_level"), "NUMA"));
@@ -945,9 +992,16 @@ static void test_seeds_level_cost(void **state)
 		tot[i].level_cost_ns[IR_LVL_SMT] = 3 + (uint64_t)i;
 		tot[i].level_cost_ns[IR_LVL_MC] = 1 + (uint64_t)i;
 		tot[i].cost_ns = 4 + 2 * (uint64_t)i;
+		/* idle recovered 2 and 4 ns (mean 3), lost 0 and 0 (mean 0):
+		 * exact means, so a sum started off by one shows in the rounding */
+		tot[i].idle_recovered_ns = 2 + 2 * (uint64_t)i;
+		tot[i].idle_lost_ns = 0;
 	}
+	t.idle_recovered_ns = 99, t.idle_lost_ns = 99;	/* seed 0's: replaced */
 	ir_tally_seeds(&t, &r);
 	assert_int_equal(t.cost_ns, 5);
+	assert_int_equal(t.idle_recovered_ns, 3);
+	assert_int_equal(t.idle_lost_ns, 0);
 	assert_in_range(t.level[IR_LVL_SMT].cost_ns, 3, 4);
 	assert_in_range(t.level[IR_LVL_MC].cost_ns, 1, 2);
 	for (int l = 0; l < IR_LVL__COUNT; l++) {
