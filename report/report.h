@@ -304,7 +304,7 @@ void ir_merge_warn(struct ir_merge *m, FILE *warn);
  */
 struct ir_perfetto;
 struct ir_perfetto_counts {
-	uint64_t task_slices, idle_slices, points, flows, counters, pulls, anomalies;
+	uint64_t task_slices, idle_slices, repaired_slices, points, flows, counters, pulls, anomalies;
 };
 struct ir_perfetto *ir_perfetto_new(FILE *out, const struct ir_trace_info *ti,
 				    const struct ir_tally *tallies, int n);
