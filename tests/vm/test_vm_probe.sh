@@ -43,7 +43,14 @@ trap 'rm -rf "$WORK"' EXIT
 # (NULL call from a tracefs buffer_size_kb write).  oops=panic turns an
 # oops into a reboot, which -no-reboot turns into qemu's exit, so it costs
 # seconds instead of the timeout; such a boot is printed and retried, at
-# most IRVM_BOOTS times in all.  Anything else that leaves no trace fails.
+# most IRVM_BOOTS times in all.  The same kernel under TCG has also hung
+# at boot with three CPUs stuck (RCU stall reports from the first
+# softirqs on, no progress for 20 minutes): panic_on_rcu_stall (sysctl,
+# v4.10; settable from the command line since v5.8) turns that hang into
+# a panic after rcu_cpu_stall_timeout seconds of guest time, retried the
+# same way.  A boot is bounded by IRVM_BOOT_TIMEOUT (default 420 s, so
+# three boots fit meson's 1500 s).  Anything else that leaves no trace
+# fails.
 boots=${IRVM_BOOTS:-3}
 n=0
 while :; do
@@ -52,12 +59,25 @@ while :; do
 	truncate -s 256M "$WORK/out.img"
 	start=$(date +%s)
 	# -no-reboot + poweroff -f in the guest ends qemu; the timeout is a guard.
-	timeout -k 10 1200 qemu-system-x86_64 -accel tcg -machine pc -cpu max,vendor=GenuineIntel \
+	timeout -k 10 "${IRVM_BOOT_TIMEOUT:-420}" qemu-system-x86_64 -accel tcg -machine pc -cpu max,vendor=GenuineIntel \
 		-m 1G -smp 4,sockets=1,cores=2,threads=2 \
 		-kernel "/boot/vmlinuz-$KV" -initrd "$WORK/initrd.gz" \
-		-append "console=ttyS0 quiet panic=-1 oops=panic mitigations=off" \
+		-append "console=ttyS0 quiet panic=-1 oops=panic mitigations=off rcupdate.rcu_cpu_stall_timeout=60 sysctl.kernel.panic_on_rcu_stall=1" \
 		-drive "file=$WORK/out.img,format=raw,if=virtio" \
-		-display none -serial "file:$WORK/console.log" -monitor none -no-reboot </dev/null
+		-display none -serial "file:$WORK/console.log" -monitor none -no-reboot </dev/null &
+	qpid=$!
+	# Host-side watchdog for a hang before the sysctl applies: the first
+	# RCU stall report (60 s of guest time without a quiescent state) ends
+	# the boot, which is then retried like a panic.
+	while kill -0 "$qpid" 2>/dev/null; do
+		if grep -q 'detected stalls on CPUs' "$WORK/console.log" 2>/dev/null; then
+			echo "Kernel panic (host watchdog): RCU stall reported by the guest" >> "$WORK/console.log"
+			kill "$qpid" 2>/dev/null
+			break
+		fi
+		sleep 2
+	done
+	wait "$qpid"
 	rc=$?
 	echo "qemu exit $rc after $(( $(date +%s) - start )) s (kernel $KV, boot $n of at most $boots)"
 	mkdir "$WORK/out"
@@ -65,8 +85,8 @@ while :; do
 		break
 	fi
 	if grep -qE 'Oops:|BUG: |Kernel panic' "$WORK/console.log" && [ $n -lt "$boots" ]; then
-		echo "guest kernel oops on boot $n (the guest kernel's bug, retried):"
-		grep -m1 -E 'Oops:|BUG: |Kernel panic' "$WORK/console.log"
+		echo "guest kernel oops, panic or RCU stall on boot $n (the guest kernel's, retried):"
+		grep -m1 -E 'Oops:|BUG: |Kernel panic|detected stalls' "$WORK/console.log"
 		grep -A14 -m1 'Call Trace:' "$WORK/console.log"
 		continue
 	fi
