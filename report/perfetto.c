@@ -4,7 +4,11 @@
  * {"traceEvents": [...]}, timestamps in microseconds), which ui.perfetto.dev
  * and chrome://tracing open, to set beside the recorded trace.dat:
  *  - process 1, one thread per CPU: complete ("X") slices of each task and
- *    of idle, from the recorded sched_switch events;
+ *    of idle, from the recorded sched_switch events, and the spans the
+ *    replay reconstructed (SPEC 9 repairs of a missing idle exit or entry,
+ *    each CPU's start before its first event) as slices of their own
+ *    marked "repaired": so each CPU's idle slices add up to the replay's
+ *    idle time;
  *    newidle points as thread-scoped instants ("i") whose args hold every
  *    policy's decision and outcome; observed newidle pulls as flow arrows
  *    ("s" on the source CPU, "f" on the puller, bound to the enclosing
@@ -16,8 +20,9 @@
  *  - process 2: one counter per policy, its cumulative idle lost (ns), and
  *    one thread per policy with an instant wherever it would pull (its
  *    first seed's draw for a randomised policy);
+ *  - process 3 (with sweeps): the same rows and counters per sweep point;
  *  - processes 100 + i (closed loop only): policy instance i's simulated
- *    schedule (ir_perfetto_sim()).
+ *    schedule (ir_perfetto_sim()), sweep points included.
  * Streamed: constant memory per CPU, nothing kept per event.
  */
 #include <inttypes.h>
