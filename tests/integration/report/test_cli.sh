@@ -30,7 +30,7 @@ grep -q '^assumed   mode probed (costs and avg_idle from newidle probes): sched_
 # text: the headline first (2330 - 1281 = 1049 avoided; net (49.5 - 162.57) - (90 - 295.6) ms),
 # fidelity near the top, parameters once with units
 expect 0 "$IR" report "$FIX/host-a.json"
-head -20 "$WORK/out" | grep -q '^  domain-cost:preset=cover: avoids 1049 migrations (+122.73 ms idle) vs baseline; .*: net +92.5[0-9] ms vs baseline$' ||
+head -20 "$WORK/out" | grep -q '^  domain-cost:preset=cover: avoids 1049 migrations (122.73 ms more idle) vs baseline; .*: net 92.5[0-9] ms better than baseline$' ||
 	fail "text: domain-cost headline not at the top"
 head -20 "$WORK/out" | grep -q '^FIDELITY: ' || fail "text: fidelity not near the top"
 grep -q '^  proportional:seed=3  *lb_release 519; smt_never_hot 1; ni_random 1; seed 3; seeds 32;$' "$WORK/out" || fail "text: a policy's own parameter"
@@ -114,7 +114,8 @@ grep -q "again.json: the same trace as $FIX/host-a.json" "$WORK/err" || fail "me
 # headline first, warnings near the top
 expect 0 "$IR" report merge "$FIX/host-a.json" "$FIX/host-b.json"
 sed -n 2p "$WORK/out" | grep -q '^WARNING: 1 of 2 hosts lost events' || fail "merge: lost-events warning not near the top"
-grep -q '^  domain-cost:preset=cover: avoids 2122 migrations' "$WORK/out" || fail "merge: headline"
+grep -q '^  domain-cost:preset=cover: avoids 2122 migrations ([0-9.]* [mu]*s more idle) vs baseline; .*: net [0-9.]* [mu]*s better than baseline$' "$WORK/out" ||
+	fail "merge: headline (the idle traded and the net effect in words)"
 expect 0 "$IR" report merge --format html -o "$WORK/fleet.html" "$FIX/host-a.json" "$FIX/host-b.json"
 grep -q 'id="headline"' "$WORK/fleet.html" && grep -q '</html>' "$WORK/fleet.html" || fail "merge: html"
 expect 1 "$IR" report merge --name a --name b --name c "$FIX/host-a.json" "$FIX/host-b.json"
