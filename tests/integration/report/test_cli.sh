@@ -138,4 +138,9 @@ expect 1 "$IR" report compare "$FIX/host-a.json"
 expect 1 "$IR" report compare "$FIX/host-a.json" "$FIX/host-b.json" --format html
 # Unwritable output: exit 2, and nothing left behind.
 expect 2 "$IR" report "$FIX/host-a.json" -o "$WORK/nodir/x.txt"
+# The man page's SYNOPSIS shows every command --help lists (a user reads it first)
+synopsis=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$SRC/docs/idlereplay.1")
+for c in $("$IR" --help | awk '/^commands:/{f=1; next} f && !NF {exit} f {print $1}'); do
+	grep -qx "\.B idlereplay $c" <<<"$synopsis" || fail "man page SYNOPSIS does not show 'idlereplay $c'"
+done
 echo ok
