@@ -99,6 +99,13 @@ cut -d, -f1 "$WORK/out" | sed -n 2,4p | tr '\n' ' ' | grep -qx 'first host-b vm 
 expect 0 "$IR" report merge --format csv "$WORK/sample.json" "$WORK/pipe.json"
 cut -d, -f1 "$WORK/out" | sed -n 2,3p | tr '\n' '|' | grep -qx 'vm (sample)|vm (pipe)|' ||
 	fail "merge: hosts named alike: $(cut -d, -f1 "$WORK/out" | sed -n 2,3p | tr '\n' '|')"
+# the distribution table stays aligned when its ranges are long (ms and us
+# ranges of two very different hosts): every row as long as its header
+for pair in "$WORK/sample.json $WORK/pipe.json" "$FIX/host-a.json $FIX/host-b.json"; do
+	expect 0 "$IR" report merge $pair
+	widths=$(sed -n '/^Per host vs/,/^$/p' "$WORK/out" | sed '1d;$d' | awk '{print length($0)}' | sort -u)
+	[ -n "$widths" ] && [ "$(wc -l <<<"$widths")" = 1 ] || fail "merge: distribution table not aligned ($pair): $(echo $widths)"
+done
 mkdir -p "$WORK/d1" "$WORK/d2"
 cp "$FIX/host-a.json" "$WORK/d1/r.json" && cp "$FIX/host-b.json" "$WORK/d2/r.json"
 expect 0 "$IR" report merge --format csv "$WORK/d2/r.json" "$WORK/d1/r.json" "$WORK/pipe.json"
