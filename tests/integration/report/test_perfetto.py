@@ -117,6 +117,18 @@ def draw(p, key):
     return sum(c[key] for c in p["per_cpu"])
 
 
+def final_idle_lost(name, ev, pid):
+    """Process pid's cumulative idle lost counters: label -> last value; each
+    series never decreases."""
+    last = {}
+    for e in ev:
+        if e["ph"] == "C" and e["pid"] == pid:
+            for k, v in e["args"].items():
+                check(v >= last.get(k, 0), f"{name}: cumulative idle lost of {k} decreases")
+                last[k] = v
+    return last
+
+
 def agree(name, doc, rep, switches_per_cpu=None):
     ev = doc["traceEvents"]
     obs = rep["observed"]
@@ -149,12 +161,7 @@ def agree(name, doc, rep, switches_per_cpu=None):
         for reason, n in p["bails"].items():
             check(bails[reason] == n, f"{name}: {label}: bail {reason} {bails[reason]}, report {n}")
     # cumulative idle lost: the last counter value is the report's total
-    last = {}
-    for e in ev:
-        if e["ph"] == "C" and e["pid"] == 2:
-            for k, v in e["args"].items():
-                check(v >= last.get(k, 0), f"{name}: cumulative idle lost of {k} decreases")
-                last[k] = v
+    last = final_idle_lost(name, ev, 2)
     for p in rep["policies"]:
         lost = draw(p, "idle_lost_ns")
         check(last.get(p["label"], 0) == lost,
@@ -224,12 +231,7 @@ def sweeps(name, doc, rep):
     rows = collections.Counter(e["tid"] for e in ev if e.get("cat") == "sweep_pull")
     check(all(e["pid"] == 3 and e["ph"] == "i" for e in ev if e.get("cat") == "sweep_pull"),
           f"{name}: sweep rows outside process 3")
-    last = {}
-    for e in ev:
-        if e["ph"] == "C" and e["pid"] == 3:
-            for k, v in e["args"].items():
-                check(v >= last.get(k, 0), f"{name}: cumulative idle lost of {k} decreases")
-                last[k] = v
+    last = final_idle_lost(name, ev, 3)
     tid = {v: k for k, v in labels.items()}
     n = 0
     for s in rep.get("sweeps", []):
