@@ -577,7 +577,7 @@ int ir_perfetto_finish(struct ir_perfetto *p, uint64_t end_ts, struct ir_perfett
 	fputs(",\"kernel\":", p->f);
 	put_str(p->f, p->ti->kernel, sizeof(p->ti->kernel));
 	fprintf(p->f, ",\"first_ts_ns\":%" PRIu64 ",\"note\":\"ts 0 is first_ts_ns; policy figures of "
-		"processes 1-2 are open-loop estimates; processes %d+ are simulated schedules (closed loop)\"",
+		"processes 1-3 are open-loop estimates; processes %d+ are simulated schedules (closed loop)\"",
 		p->base, IR_PF_SIM_PID);
 	sim_meta(p);
 	fputs("}}\n", p->f);
