@@ -126,6 +126,10 @@
 # Then the integration merge of sim3, eco4, fidr2 and fidl: regenerated with
 # --update on the merge (eco4's sweep charts, fidr2's overload_p, fidl's look-ahead keys, lead's
 # keys and headline together).
+# eco6 (new-user pass): the headline says the idle traded and the net effect
+# in words ("245.2 us more idle", "net 225.2 us worse than baseline"), and the
+# HTML's early bails moved to a table of their own: text and HTML outputs
+# regenerated with --update; JSON, CSV and decisions unchanged.
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi
