@@ -355,7 +355,7 @@ with tempfile.TemporaryDirectory() as tmp:
           and len(stderr.splitlines()) == 1, f"capped export: one warning naming {left} left out: {stderr!r}")
     # sweep points: their rows, counters and simulated schedules
     # (one policy beside the sweeps: fewer schedules to write and read)
-    sw, rep4 = export(host, ["--policy", "baseline", "--sweep", "baseline.sysctl_sched_migration_cost=0:500us:250us",
+    sw, rep4 = export(host, ["--policy", "baseline", "--policy", "proportional", "--sweep", "baseline.sysctl_sched_migration_cost=0:500us:250us",
                              "--sweep", "proportional.seed=1:2:1"], tmp)
     structure("host-hackbench sweep", sw)
     agree("host-hackbench sweep", sw, rep4)
