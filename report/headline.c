@@ -7,6 +7,7 @@
  * Shared by the text, HTML and fleet renderers; reads only the document.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,15 +44,28 @@ int ir_headlines(json_object *doc, struct ir_headline *h, int max)
 	return n;
 }
 
+/* "X more" / "X less" / "the same": a signed difference in words, since
+ * the headline mixes figures where more is worse (idle) and better (net). */
+static const char *diff_words(char *buf, size_t len, double ns, const char *more, const char *less)
+{
+	char v[32];
+
+	if (ns == 0 || isnan(ns))
+		snprintf(buf, len, "the same");
+	else
+		snprintf(buf, len, "%s %s", ir_fmt_dns(v, sizeof(v), fabs(ns)), ns > 0 ? more : less);
+	return buf;
+}
+
 const char *ir_headline_text(const struct ir_headline *h, const char *ref, char *buf, size_t len)
 {
-	char tr[32], rec[32], cost[32], net[32], mig[64];
+	char tr[48], rec[32], cost[32], net[48], mig[64];
 	double a = h->avoided;
 
-	ir_fmt_dsns(tr, sizeof(tr), h->idle_traded_ns);
+	diff_words(tr, sizeof(tr), h->idle_traded_ns, "more idle", "less idle");
 	ir_fmt_dns(rec, sizeof(rec), h->idle_recovered_ns);
 	ir_fmt_dns(cost, sizeof(cost), h->cost_ns);
-	ir_fmt_dsns(net, sizeof(net), h->net_ns);
+	diff_words(net, sizeof(net), h->net_ns, "better", "worse");
 	if (h->reference || !h->has_ref) {
 		snprintf(buf, len, "%s%s: %.0f migration%s; recovers %s of idle for %s of modelled balancing",
 			 ir_tsafe(h->label), h->reference ? " (reference)" : "", h->pulls, h->pulls == 1 ? "" : "s",
@@ -64,8 +78,10 @@ const char *ir_headline_text(const struct ir_headline *h, const char *ref, char 
 		snprintf(mig, sizeof(mig), "%.0f more migration%s", -a, a == -1 ? "" : "s");
 	else
 		snprintf(mig, sizeof(mig), "same migrations");
-	snprintf(buf, len, "%s: %s (%s idle) vs %s; recovers %s of idle for %s of modelled balancing: net %s vs %s",
-		 ir_tsafe(h->label), mig, tr, ir_tsafe(ref), rec, cost, net, ir_tsafe(ref));
+	/* net: idle recovered less balancing, against the reference's */
+	snprintf(buf, len, "%s: %s (%s%s) vs %s; recovers %s of idle for %s of modelled balancing: net %s %s %s",
+		 ir_tsafe(h->label), mig, tr, h->idle_traded_ns == 0 ? " idle" : "", ir_tsafe(ref), rec, cost,
+		 net, h->net_ns == 0 ? "as" : "than", ir_tsafe(ref));
 	return buf;
 }
 

@@ -652,10 +652,11 @@ static const char css[] =
 	".val.in{fill:#fff}.wide text{font-size:18px}.wide .ttl{font-size:21px}.scroll{overflow-x:auto;max-width:100%}table{display:block;overflow-x:auto;max-width:100%}"
 	".grid{stroke:#e3e8ee;stroke-width:1}.axis{stroke:#7a8794;stroke-width:1}"
 	".mark{fill:none;stroke:#d62728;stroke-width:2}"
-	"table{border-collapse:collapse;margin:6px 0 12px;font-variant-numeric:tabular-nums}"
-	"th,td{padding:3px 10px;border-bottom:1px solid #e3e8ee;text-align:right;white-space:nowrap}"
+	"table{border-collapse:collapse;margin:6px 0 12px;font-variant-numeric:tabular-nums;font-size:13px}"
+	"table.kv td{white-space:normal;text-align:left}table.kv td:first-child{white-space:nowrap}"
+	"th,td{padding:3px 6px;border-bottom:1px solid #e3e8ee;text-align:right;white-space:nowrap}"
 	"th{background:#f4f6f9;font-weight:600;white-space:normal;vertical-align:bottom}td:first-child,th:first-child{text-align:left}"
-	".muted{color:#6b7886}td.bails{white-space:normal;font-size:12px;text-align:left;min-width:160px}"
+	".muted{color:#6b7886}"
 	"body{overflow-wrap:break-word}svg{max-width:100%;height:auto}#headline li{margin:3px 0}\n";
 
 static void td_ns(FILE *out, int64_t ns)
@@ -683,6 +684,50 @@ static void td_ratio(FILE *out, double v)
 static const char *plabel(json_object *p)
 {
 	return jstr(p, "label", jstr(p, "name", "?"));
+}
+
+/* Early bails by reason, a table of its own so that the policy table fits
+ * 800 px: a column per reason some policy took, none for reasons no policy
+ * took. */
+static void bails_table(FILE *out, json_object *pol, int np)
+{
+	const char *reason[IR_BAIL__COUNT];
+	int nr = 0;
+
+	for (int r = 0; r < np; r++) {
+		json_object *b = jget(jidx(pol, r), "bails");
+
+		if (!b || !json_object_is_type(b, json_type_object))
+			continue;
+		json_object_object_foreach(b, k, v) {
+			int i = 0;
+
+			while (i < nr && strcmp(reason[i], k))
+				i++;
+			if (i == nr && nr < IR_BAIL__COUNT && json_object_get_int64(v) > 0)
+				reason[nr++] = k;
+		}
+	}
+	if (!nr)
+		return;
+	fputs("<table id=\"bails\"><tr><th>early bails (points)</th>", out);
+	for (int i = 0; i < nr; i++) {
+		fputs("<th>", out);
+		ir_html_text(out, reason[i]);
+		fputs("</th>", out);
+	}
+	fputs("</tr>\n", out);
+	for (int r = 0; r < np; r++) {
+		json_object *p = jidx(pol, r);
+
+		fputs("<tr><td>", out);
+		ir_html_text(out, plabel(p));
+		fputs("</td>", out);
+		for (int i = 0; i < nr; i++)
+			fprintf(out, "<td>%" PRId64 "</td>", jint(jget(p, "bails"), reason[i]));
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n", out);
 }
 
 static void section_header(FILE *out, json_object *doc)
@@ -873,9 +918,9 @@ static void section_policies(FILE *out, json_object *doc)
 		fputs("</th>", out);
 	}
 	fputs("<th>avoided</th><th>idle lost</th><th>idle recovered</th><th>idle traded</th><th>balance cost</th>"
-	      "<th>bails</th></tr>\n", out);
+	      "</tr>\n", out);
 	for (int r = 0; r < np; r++) {
-		json_object *p = jidx(pol, r), *bails = jget(p, "bails");
+		json_object *p = jidx(pol, r);
 
 		fputs("<tr><td>", out);
 		ir_html_text(out, plabel(p));
@@ -894,16 +939,10 @@ static void section_policies(FILE *out, json_object *doc)
 		else
 			fputs("<td></td>", out);
 		td_ns(out, jint(p, "balance_cost_ns"));
-		fputs("<td class=\"muted bails\">", out);
-		if (bails && json_object_is_type(bails, json_type_object)) {
-			json_object_object_foreach(bails, k, v) {
-				ir_html_text(out, k);
-				fprintf(out, " %" PRId64 " ", json_object_get_int64(v));
-			}
-		}
-		fputs("</td></tr>\n", out);
+		fputs("</tr>\n", out);
 	}
 	fputs("</table>\n", out);
+	bails_table(out, pol, np);
 	section_params(out, pol);
 }
 
@@ -1077,7 +1116,7 @@ static void section_fidelity(FILE *out, json_object *doc)
 	}
 	fputs("<h2>Assumptions and topology</h2>\n", out);
 	if (a && json_object_is_type(a, json_type_object)) {
-		fputs("<table><tr><th>assumed (not visible in the trace)</th><th>value</th></tr>\n", out);
+		fputs("<table class=\"kv\"><tr><th>assumed (not visible in the trace)</th><th>value</th></tr>\n", out);
 		json_object_object_foreach(a, k, v) {
 			fputs("<tr><td>", out);
 			ir_html_text(out, k);

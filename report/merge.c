@@ -510,7 +510,9 @@ static void write_text(const struct ir_merge *m, FILE *out, double *tmp)
 		fprintf(out, "  %s\n", ir_headline_text(&h, m->reference ? m->reference : "-", line, sizeof(line)));
 	}
 	fprintf(out, "\nPer host vs %s: total, then median [p10, p90] over hosts\n", ir_tsafe(m->reference ? m->reference : "-"));
-	fprintf(out, "  %-24s %5s %9s %20s %11s %24s %11s %24s\n", "policy", "hosts", "avoided", "median [p10, p90]",
+	/* wide enough for "-1234567 [-1234567, -1234567]" and "-999.99 ms [-999.99 ms,
+	 * -999.99 ms]": the columns stay aligned whatever the fleet's figures */
+	fprintf(out, "  %-24s %5s %9s  %28s %11s  %35s %11s  %35s\n", "policy", "hosts", "avoided", "median [p10, p90]",
 		"idle traded", "median [p10, p90]", "net", "median [p10, p90]");
 	for (int k = 0; k < m->npols; k++) {
 		fprintf(out, "  %-24.24s", ir_tsafe(m->pols[k]));
@@ -523,7 +525,7 @@ static void write_text(const struct ir_merge *m, FILE *out, double *tmp)
 			snprintf(dd, sizeof(dd), "%s [%s, %s]", fmt_v(b[1], 48, d.median, pol_kind[dcols[c]], true),
 				 fmt_v(b[2], 48, d.p10, pol_kind[dcols[c]], true),
 				 fmt_v(b[3], 48, d.p90, pol_kind[dcols[c]], true));
-			fprintf(out, c ? " %11s %24s" : " %9s %20s", fmt_v(b[0], 48, d.total, pol_kind[dcols[c]], true), dd);
+			fprintf(out, c ? " %11s  %35s" : " %9s  %28s", fmt_v(b[0], 48, d.total, pol_kind[dcols[c]], true), dd);
 		}
 		fputc('\n', out);
 	}

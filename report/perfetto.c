@@ -4,7 +4,11 @@
  * {"traceEvents": [...]}, timestamps in microseconds), which ui.perfetto.dev
  * and chrome://tracing open, to set beside the recorded trace.dat:
  *  - process 1, one thread per CPU: complete ("X") slices of each task and
- *    of idle, from the recorded sched_switch events;
+ *    of idle, from the recorded sched_switch events, and the spans the
+ *    replay reconstructed (SPEC 9 repairs of a missing idle exit or entry,
+ *    each CPU's start before its first event) as slices of their own
+ *    marked "repaired": so each CPU's idle slices add up to the replay's
+ *    idle time;
  *    newidle points as thread-scoped instants ("i") whose args hold every
  *    policy's decision and outcome; observed newidle pulls as flow arrows
  *    ("s" on the source CPU, "f" on the puller, bound to the enclosing
@@ -16,8 +20,9 @@
  *  - process 2: one counter per policy, its cumulative idle lost (ns), and
  *    one thread per policy with an instant wherever it would pull (its
  *    first seed's draw for a randomised policy);
+ *  - process 3 (with sweeps): the same rows and counters per sweep point;
  *  - processes 100 + i (closed loop only): policy instance i's simulated
- *    schedule (ir_perfetto_sim()).
+ *    schedule (ir_perfetto_sim()), sweep points included.
  * Streamed: constant memory per CPU, nothing kept per event.
  */
 #include <inttypes.h>
@@ -29,11 +34,27 @@
 
 #define PID_CPUS 1
 #define PID_POLICIES 2
+#define PID_SWEEPS 3
+
+/* How the open slice of a CPU began: a recorded sched_switch, or the
+ * replay's reconstruction (the slice is then named and marked so). */
+enum pf_how { PF_RECORDED, PF_INFERRED, PF_MISSING_IDLE_EXIT, PF_MISSING_IDLE_ENTRY };
+static const char *const how_reason[] = {
+	[PF_INFERRED] = "before_first_switch",	/* replay/state.c first_sight() */
+	[PF_MISSING_IDLE_EXIT] = "missing_idle_exit",
+	[PF_MISSING_IDLE_ENTRY] = "missing_idle_entry",
+};
+static const char *const how_suffix[] = {
+	[PF_RECORDED] = "", [PF_INFERRED] = " (inferred)",
+	[PF_MISSING_IDLE_EXIT] = " (repaired)", [PF_MISSING_IDLE_ENTRY] = " (repaired)",
+};
 
 struct pf_cpu {
+	bool seen;			/* an event on this CPU was read */
 	bool open;			/* a slice runs since start */
+	enum pf_how how;
 	int32_t pid;
-	char comm[IR_COMM_LEN + 1];
+	char comm[IR_COMM_LEN + 1];	/* empty: not known yet */
 	uint64_t start;
 	int64_t nr_running, avg_idle;	/* last written, -1 none */
 };
@@ -136,38 +157,90 @@ struct ir_perfetto *ir_perfetto_new(FILE *out, const struct ir_trace_info *ti,
 	snprintf(name, sizeof(name), "CPUs (recorded%s%.128s)", ti->kernel[0] ? ", " : "", ti->kernel);
 	meta(p, "process_name", PID_CPUS, 0, name, 1);
 	meta(p, "process_name", PID_POLICIES, 0, "newidle policies (modelled, open-loop)", 2);
+	for (int i = 0; i < n; i++)
+		if (tallies[i].sweep >= 0) {
+			meta(p, "process_name", PID_SWEEPS, 0, "sweep points (modelled, open-loop)", 3);
+			break;
+		}
 	for (int c = 0; c < p->nr_cpus; c++) {
 		snprintf(name, sizeof(name), "CPU %d", c);
 		meta(p, "thread_name", PID_CPUS, c, name, c);
 	}
-	/* thread 0 holds the counters; policy i's pulls are thread i + 1 */
-	for (int i = 0; i < n; i++)
-		if (tallies[i].sweep < 0) {
-			snprintf(name, sizeof(name), "%.200s: would pull", tallies[i].label);
-			meta(p, "thread_name", PID_POLICIES, i + 1, name, i + 1);
-		}
+	/* thread 0 holds the counters; policy instance i's pulls are thread
+	 * i + 1, in process 2, or 3 for a sweep point */
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%.200s: would pull", tallies[i].label);
+		meta(p, "thread_name", tallies[i].sweep < 0 ? PID_POLICIES : PID_SWEEPS, i + 1, name, i + 1);
+	}
 	return p;
 }
 
-static void close_slice(struct ir_perfetto *p, int c, uint64_t end)
+/* The open slice of CPU c ends at end.  A task slice whose comm is not
+ * known yet (a repaired or inferred one) takes it from the recorded switch
+ * that ends it, when that switch names it as prev. */
+static void close_slice(struct ir_perfetto *p, int c, uint64_t end, const struct ir_event *ev)
 {
 	struct pf_cpu *s = &p->cpu[c];
 
 	if (!s->open)
 		return;
+	if (s->pid > 0 && !s->comm[0] && ev && ev->type == IR_EV_SWITCH && ev->sw.prev_pid == s->pid &&
+	    ev->sw.prev_comm) {
+		size_t len = strnlen(ev->sw.prev_comm, ev->sw.prev_comm_len);
+
+		len = len > IR_COMM_LEN ? IR_COMM_LEN : len;
+		memcpy(s->comm, ev->sw.prev_comm, len);
+		s->comm[len] = 0;
+	}
 	begin(p, "X", PID_CPUS, c, s->start);
 	fputs(",\"dur\":", p->f);
 	fprintf(p->f, "%" PRIu64 ".%03u", (end - s->start) / 1000, (unsigned)((end - s->start) % 1000));
 	if (s->pid == 0) {
-		fputs(",\"name\":\"idle\",\"cat\":\"idle\",\"args\":{\"pid\":0}}", p->f);
+		fprintf(p->f, ",\"name\":\"idle%s\",\"cat\":\"idle\",\"args\":{\"pid\":0", how_suffix[s->how]);
 		p->counts.idle_slices++;
 	} else {
+		char name[IR_COMM_LEN + 32];
+
+		if (s->comm[0])
+			snprintf(name, sizeof(name), "%s%s", s->comm, how_suffix[s->how]);
+		else
+			snprintf(name, sizeof(name), "pid %" PRId32 "%s", s->pid, how_suffix[s->how]);
 		fputs(",\"name\":", p->f);
-		put_str(p->f, s->comm, sizeof(s->comm));
-		fprintf(p->f, ",\"cat\":\"task\",\"args\":{\"pid\":%" PRId32 "}}", s->pid);
+		put_str(p->f, name, sizeof(name));
+		fprintf(p->f, ",\"cat\":\"task\",\"args\":{\"pid\":%" PRId32, s->pid);
 		p->counts.task_slices++;
 	}
+	if (s->how != PF_RECORDED) {
+		fprintf(p->f, ",\"repaired\":true,\"reason\":\"%s\"", how_reason[s->how]);
+		p->counts.repaired_slices++;
+	}
+	fputs("}}", p->f);
 	s->open = false;
+}
+
+/* CPU c runs pid (0: idle) from ts on; comm may be NULL (not known). */
+static void open_slice(struct ir_perfetto *p, int c, uint64_t ts, int32_t pid, const char *comm, size_t len,
+		       enum pf_how how)
+{
+	struct pf_cpu *s = &p->cpu[c];
+
+	s->open = true;
+	s->how = how;
+	s->start = ts;
+	s->pid = pid > 0 ? pid : 0;
+	len = comm ? strnlen(comm, len) : 0;
+	if (len > IR_COMM_LEN)
+		len = IR_COMM_LEN;
+	memcpy(s->comm, comm ? comm : "", len);
+	s->comm[len] = 0;
+}
+
+/* The replay rebuilt what CPU c ran from ts on (SPEC 9 repairs): the slice
+ * so far ends there, a marked one begins. */
+static void repair(struct ir_perfetto *p, int c, uint64_t ts, int32_t pid, enum pf_how how)
+{
+	close_slice(p, c, ts, NULL);
+	open_slice(p, c, ts, pid, NULL, 0, how);
 }
 
 static void counter(struct ir_perfetto *p, int c, uint64_t ts, const char *what, int64_t v, int64_t *last)
@@ -188,26 +261,47 @@ static void cpu_counters(struct ir_perfetto *p, const struct ir_state *st, int c
 	counter(p, c, ts, "avg_idle", (int64_t)ir_state_avg_idle(st, c), &p->cpu[c].avg_idle);
 }
 
+/* The CPU whose switch into idle the replay found missing at this event
+ * (replay/state.c missing_idle_entry()), given the slices as they stand:
+ * the idle task's own event on a CPU thought busy; else, for a switch, the
+ * other CPU whose task it switches in, which the replay now has idle. */
+static int idle_entry_cpu(struct ir_perfetto *p, const struct ir_event *ev, const struct ir_state *st)
+{
+	int c = ev->cpu;
+
+	if (ev->common_pid == 0 && p->cpu[c].open && p->cpu[c].pid > 0)
+		return c;
+	if (ev->type == IR_EV_SWITCH && ev->sw.next_pid > 0)
+		for (int o = 0; o < p->nr_cpus; o++)
+			if (o != c && p->cpu[o].open && p->cpu[o].pid == ev->sw.next_pid && ir_state_curr(st, o) == 0)
+				return o;
+	return c;
+}
+
 /* The anomalies this event made the replay count, each an instant where it
- * was found: a repaired idle entry on the CPU the switched-in task was
- * thought to run on (the recorded slice still shows it there), every other
- * kind on the event's CPU. */
+ * was found; a missing idle exit or entry also ends the slice there and
+ * opens a repaired one, so the CPU's idle slices add up to the replay's
+ * idle time.  Called before the event's own switch is applied. */
 static void anomalies(struct ir_perfetto *p, const struct ir_event *ev, const struct ir_state *st)
 {
 	const struct ir_observed *obs = ir_state_observed(st);
+	bool in = ev->cpu >= 0 && ev->cpu < p->nr_cpus;
 
 	for (int k = 0; k < IR_ANOM__COUNT; k++) {
-		int c = ev->cpu;
-
-		if (obs->anomalies[k] == p->anom[k])
-			continue;
-		if (k == IR_ANOM_MISSING_IDLE_ENTRY && ev->type == IR_EV_SWITCH && ev->sw.next_pid > 0)
-			for (int o = 0; o < p->nr_cpus; o++)
-				if (o != ev->cpu && p->cpu[o].open && p->cpu[o].pid == ev->sw.next_pid)
-					c = o;
 		for (; p->anom[k] < obs->anomalies[k]; p->anom[k]++) {
-			if (c < 0 || c >= p->nr_cpus)
+			int c = ev->cpu;
+
+			if (!in)
 				continue;	/* cpu_out_of_range: no track to put it on */
+			if (k == IR_ANOM_MISSING_IDLE_EXIT) {
+				/* an event from a task on a CPU thought idle */
+				if (!p->cpu[c].open || p->cpu[c].pid == 0)
+					repair(p, c, ev->ts, ev->common_pid, PF_MISSING_IDLE_EXIT);
+			} else if (k == IR_ANOM_MISSING_IDLE_ENTRY) {
+				c = idle_entry_cpu(p, ev, st);
+				if (p->cpu[c].open && p->cpu[c].pid > 0)
+					repair(p, c, ev->ts, 0, PF_MISSING_IDLE_ENTRY);
+			}
 			begin(p, "i", PID_CPUS, c, ev->ts);
 			fprintf(p->f, ",\"s\":\"t\",\"name\":\"%s\",\"cat\":\"anomaly\"}", ir_anomaly_name[k]);
 			p->counts.anomalies++;
@@ -223,21 +317,22 @@ void ir_perfetto_event(struct ir_perfetto *p, const struct ir_event *ev, const s
 		p->base = ev->ts;
 		p->based = true;
 	}
+	if (c >= 0 && c < p->nr_cpus && !p->cpu[c].seen) {
+		/* what ran before a CPU's first event is inferred from it, as the
+		 * replay does (first_sight()): its task, or idle */
+		bool sw = ev->type == IR_EV_SWITCH;
+
+		p->cpu[c].seen = true;
+		open_slice(p, c, p->base, sw ? ev->sw.prev_pid : ev->common_pid, sw ? ev->sw.prev_comm : NULL,
+			   sw ? ev->sw.prev_comm_len : 0, PF_INFERRED);
+	}
 	anomalies(p, ev, st);
 	if (c < 0 || c >= p->nr_cpus)
 		return;
 	if (ev->type == IR_EV_SWITCH) {
-		struct pf_cpu *s = &p->cpu[c];
-		size_t len = ev->sw.next_comm ? strnlen(ev->sw.next_comm, ev->sw.next_comm_len) : 0;
-
-		close_slice(p, c, ev->ts);
-		s->open = true;
-		s->start = ev->ts;
-		s->pid = ev->sw.next_pid;
-		if (len > IR_COMM_LEN)
-			len = IR_COMM_LEN;
-		memcpy(s->comm, ev->sw.next_comm ? ev->sw.next_comm : "", len);
-		s->comm[len] = 0;
+		close_slice(p, c, ev->ts, ev);
+		open_slice(p, c, ev->ts, ev->sw.next_pid, ev->sw.next_comm, ev->sw.next_comm ? ev->sw.next_comm_len : 0,
+			   PF_RECORDED);
 	}
 	/* the CPUs whose runqueue this event may have changed */
 	cpu_counters(p, st, c, ev->ts);
@@ -255,7 +350,8 @@ void ir_perfetto_event(struct ir_perfetto *p, const struct ir_event *ev, const s
 static const char *const kind_name[] = { "idle", "pulled", "late" };
 
 /* The next policy instance's key ("label":), comma-separated; sweep points
- * are left out: false for them. */
+ * are left out of the newidle instants' args (the sweep rows and counters
+ * hold theirs): false for them. */
 static bool policy_key(struct ir_perfetto *p, int i, bool *first)
 {
 	if (p->tallies[i].sweep >= 0)
@@ -267,11 +363,40 @@ static bool policy_key(struct ir_perfetto *p, int i, bool *first)
 	return true;
 }
 
+/* Cumulative idle lost of policy instances [i, j) (the policies, or one
+ * sweep's points), one counter keyed by label, when one of them lost idle
+ * at this point. */
+static void idle_lost_counter(struct ir_perfetto *p, uint64_t ts, const struct ir_outcome *o, int i, int j)
+{
+	const struct ir_tally *t = &p->tallies[i];
+	bool lost = false;
+
+	for (int k = i; k < j; k++)
+		lost |= o[k].idle_lost_ns > 0;
+	if (!lost)
+		return;
+	begin(p, "C", t->sweep < 0 ? PID_POLICIES : PID_SWEEPS, 0, ts);
+	if (t->sweep < 0) {
+		fputs(",\"name\":\"idle lost (cumulative, ns)\",\"args\":{", p->f);
+	} else {
+		/* a sweep point's label is "policy.param=value" */
+		fprintf(p->f, ",\"name\":\"%.*s idle lost (cumulative, ns)\",\"args\":{",
+			(int)strcspn(t->label, "=\"\\"), t->label);
+	}
+	for (int k = i; k < j; k++) {
+		fputs(k > i ? "," : "", p->f);
+		put_str(p->f, p->tallies[k].label, sizeof(p->tallies[k].label));
+		fprintf(p->f, ":%" PRIu64, p->idle_lost[k]);
+	}
+	fputs("}}", p->f);
+	p->counts.counters++;
+}
+
 void ir_perfetto_point(struct ir_perfetto *p, const struct ir_point *pt, const struct ir_decision_ctx *ctx,
 		       const struct ir_decision *d, const struct ir_outcome *o)
 {
 	FILE *f = p->f;
-	bool lost = false, first = true;
+	bool first = true;
 
 	if (pt->cpu < 0 || pt->cpu >= p->nr_cpus)
 		return;
@@ -310,37 +435,33 @@ void ir_perfetto_point(struct ir_perfetto *p, const struct ir_point *pt, const s
 		p->counts.flows++;
 	}
 
-	/* where each policy would pull: its own row */
+	/* where each policy (or sweep point) would pull: its own row */
 	for (int i = 0; i < p->n; i++) {
-		if (!o[i].pulled || p->tallies[i].sweep >= 0)
+		bool sw = p->tallies[i].sweep >= 0;
+
+		if (!o[i].pulled)
 			continue;
-		begin(p, "i", PID_POLICIES, i + 1, pt->ts);
-		fprintf(f, ",\"s\":\"t\",\"name\":\"pull\",\"cat\":\"policy_pull\",\"args\":{\"cpu\":%d,"
+		begin(p, "i", sw ? PID_SWEEPS : PID_POLICIES, i + 1, pt->ts);
+		fprintf(f, ",\"s\":\"t\",\"name\":\"pull\",\"cat\":\"%s\",\"args\":{\"cpu\":%d,"
 			"\"from_cpu\":%" PRId32 ",\"level\":\"%s\",\"pid\":%" PRId32 ",\"moved\":%d}}",
-			pt->cpu, o[i].from_cpu, ir_level_name[o[i].level_kind], o[i].pid, o[i].moved);
+			sw ? "sweep_pull" : "policy_pull", pt->cpu, o[i].from_cpu, ir_level_name[o[i].level_kind],
+			o[i].pid, o[i].moved);
 		p->counts.pulls++;
 	}
 
 	for (int i = 0; i < p->n; i++)
-		if (o[i].idle_lost_ns) {
-			p->idle_lost[i] += o[i].idle_lost_ns;
-			lost = true;
-		}
-	if (!lost)
-		return;
-	begin(p, "C", PID_POLICIES, 0, pt->ts);
-	fputs(",\"name\":\"idle lost (cumulative, ns)\",\"args\":{", f);
-	first = true;
-	for (int i = 0; i < p->n; i++)
-		if (policy_key(p, i, &first))
-			fprintf(f, "%" PRIu64, p->idle_lost[i]);
-	fputs("}}", f);
-	p->counts.counters++;
+		p->idle_lost[i] += o[i].idle_lost_ns;
+	/* the tallies hold the policies, then each sweep's points in a run */
+	for (int i = 0, j; i < p->n; i = j) {
+		for (j = i + 1; j < p->n && p->tallies[j].sweep == p->tallies[i].sweep; j++)
+			;
+		idle_lost_counter(p, pt->ts, o, i, j);
+	}
 }
 
 bool ir_perfetto_sim_wanted(const struct ir_perfetto *p, int i)
 {
-	return p && i >= 0 && i < p->n && p->tallies[i].sweep < 0;
+	return p && i >= 0 && i < p->n;
 }
 
 static void put_dur(FILE *f, uint64_t d)
@@ -450,13 +571,13 @@ static void sim_meta(struct ir_perfetto *p)
 int ir_perfetto_finish(struct ir_perfetto *p, uint64_t end_ts, struct ir_perfetto_counts *counts)
 {
 	for (int c = 0; c < p->nr_cpus; c++)
-		close_slice(p, c, end_ts > p->cpu[c].start ? end_ts : p->cpu[c].start);
+		close_slice(p, c, end_ts > p->cpu[c].start ? end_ts : p->cpu[c].start, NULL);
 	fputs("\n],\"otherData\":{\"generator\":\"idlereplay " IDLEREPLAY_VERSION "\",\"trace\":", p->f);
 	put_str(p->f, p->ti->path, sizeof(p->ti->path));
 	fputs(",\"kernel\":", p->f);
 	put_str(p->f, p->ti->kernel, sizeof(p->ti->kernel));
 	fprintf(p->f, ",\"first_ts_ns\":%" PRIu64 ",\"note\":\"ts 0 is first_ts_ns; policy figures of "
-		"processes 1-2 are open-loop estimates; processes %d+ are simulated schedules (closed loop)\"",
+		"processes 1-3 are open-loop estimates; processes %d+ are simulated schedules (closed loop)\"",
 		p->base, IR_PF_SIM_PID);
 	sim_meta(p);
 	fputs("}}\n", p->f);

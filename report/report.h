@@ -300,11 +300,11 @@ void ir_merge_warn(struct ir_merge *m, FILE *warn);
  * trace for ui.perfetto.dev / chrome://tracing, streamed to out while the
  * trace is replayed.  Feed every event after ir_state_feed(), and every
  * point with the decisions and outcomes of tallies' policy instances
- * (sweep points are left out).  The trace info and tallies must outlive it.
+ * (sweep points get their own rows and counters).  The trace info and tallies must outlive it.
  */
 struct ir_perfetto;
 struct ir_perfetto_counts {
-	uint64_t task_slices, idle_slices, points, flows, counters, pulls, anomalies;
+	uint64_t task_slices, idle_slices, repaired_slices, points, flows, counters, pulls, anomalies;
 };
 struct ir_perfetto *ir_perfetto_new(FILE *out, const struct ir_trace_info *ti,
 				    const struct ir_tally *tallies, int n);
@@ -317,7 +317,7 @@ void ir_perfetto_point(struct ir_perfetto *p, const struct ir_point *pt, const s
  * with task, idle and newidle-balance slices, newidle calls as instants and
  * migrations as flows (by cause); what the capture left out is counted in
  * the document's otherData.  w names the tasks; note (NULL: none) is added
- * to the process name.  Sweep points are not exported: sim_wanted says which.
+ * to the process name.  sim_wanted says which instances are exported.
  */
 #define IR_PF_SIM_PID 100
 struct ir_capture;

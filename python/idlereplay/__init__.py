@@ -59,8 +59,21 @@ class Table:
         return sum(v for v in self.column(name) if v is not None)
 
     def to_pandas(self):
-        import pandas  # optional dependency: only this method needs it
-        return pandas.DataFrame.from_records(self.records, columns=self.columns)
+        """A pandas DataFrame of the rows. Integer columns with empty cells
+        (a sweep point has no idle_traded_ns) stay integers, as pandas'
+        nullable Int64, not floats that print 245161.0 and lose exactness
+        above 2**53 ns."""
+        try:
+            import pandas  # optional dependency: only this method needs it
+        except ImportError as e:
+            raise ImportError("Table.to_pandas() needs pandas (Debian: python3-pandas; or pip install "
+                              "pandas); the Table itself works without it") from e
+        df = pandas.DataFrame.from_records(self.records, columns=self.columns)
+        for c in self.columns:
+            vals = [v for v in self.column(c) if v is not None]
+            if vals and len(vals) < len(self) and all(isinstance(v, int) and not isinstance(v, bool) for v in vals):
+                df[c] = pandas.array(self.column(c), dtype="Int64")
+        return df
 
     def __repr__(self):
         return f"<idlereplay.Table {len(self)} rows x {len(self.columns)} columns>"

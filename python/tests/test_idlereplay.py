@@ -112,6 +112,22 @@ class Module(unittest.TestCase):
             if r["overload_why"] == "rq_at_2":
                 self.assertEqual(r["overload_p"], 1.0)
 
+    def test_no_pandas(self):
+        # without pandas, to_pandas() says what to install; the Table still works
+        saved = sys.modules.get("pandas")
+        sys.modules["pandas"] = None  # makes "import pandas" raise ImportError
+        try:
+            t = idlereplay.rows(self.report)
+            with self.assertRaises(ImportError) as e:
+                t.to_pandas()
+            self.assertIn("python3-pandas", str(e.exception))
+            self.assertGreater(len(t.where(level="all")), 0)
+        finally:
+            if saved is None:
+                del sys.modules["pandas"]
+            else:
+                sys.modules["pandas"] = saved
+
     def test_errors(self):
         with tempfile.TemporaryDirectory() as tmp:
             bad = os.path.join(tmp, "bad.dat")
@@ -133,6 +149,16 @@ class Module(unittest.TestCase):
         df = idlereplay.rows(self.report).where(level="all").to_pandas()
         self.assertEqual(list(df.columns[:4]), ["trace", "trace_id", "host", "kernel"])
         self.assertEqual(int(df["pulls"].sum()), sum(p["pulls"]["total"] for p in self.report["policies"]))
+        # a sweep point's row has no idle_traded_ns: the column stays integer
+        sw = idlereplay.replay(SAMPLE, "--sweep", "baseline.sysctl_sched_migration_cost=0:500us:250us")
+        sdf = idlereplay.rows(sw).where(level="all").to_pandas()
+        self.assertEqual(str(sdf["idle_traded_ns"].dtype), "Int64")
+        self.assertTrue(sdf["idle_traded_ns"].isna().any())
+        want = {p["label"]: p["idle_traded_ns"] for p in sw["policies"]}
+        for label, v in zip(sdf["label"], sdf["idle_traded_ns"]):
+            if label in want:
+                self.assertEqual(v, want[label])
+                self.assertNotIn(".", str(v))
         dd = self.dec.to_pandas()
         per = dd.groupby("policy")["idle_lost_ns"].sum()
         for p in self.report["policies"]:

@@ -130,6 +130,12 @@
 # allow_numa_imbalance() as running <= imb_numa_nr and imbalance_pct 117 at
 # DIE/NUMA levels from v5.10: the vm-* traces' policy decisions and figures
 # change (57 outputs); host-* traces (no NUMA level) do not.
+# eco6 (new-user pass): the headline says the idle traded and the net effect
+# in words ("245.2 us more idle", "net 225.2 us worse than baseline"), and the
+# HTML's early bails moved to a table of their own: text and HTML outputs
+# regenerated with --update; JSON, CSV and decisions unchanged.
+# Then the integration merge of simr, sims, fido, fidp, mut4 and eco6: regenerated
+# with --update on the merge (both header notes above hold together).
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi

@@ -30,7 +30,7 @@ grep -q '^assumed   mode probed (costs and avg_idle from newidle probes): sched_
 # text: the headline first (2330 - 1281 = 1049 avoided; net (49.5 - 162.57) - (90 - 295.6) ms),
 # fidelity near the top, parameters once with units
 expect 0 "$IR" report "$FIX/host-a.json"
-head -20 "$WORK/out" | grep -q '^  domain-cost:preset=cover: avoids 1049 migrations (+122.73 ms idle) vs baseline; .*: net +92.5[0-9] ms vs baseline$' ||
+head -20 "$WORK/out" | grep -q '^  domain-cost:preset=cover: avoids 1049 migrations (122.73 ms more idle) vs baseline; .*: net 92.5[0-9] ms better than baseline$' ||
 	fail "text: domain-cost headline not at the top"
 head -20 "$WORK/out" | grep -q '^FIDELITY: ' || fail "text: fidelity not near the top"
 grep -q '^  proportional:seed=3  *lb_release 519; smt_never_hot 1; ni_random 1; seed 3; seeds 32;$' "$WORK/out" || fail "text: a policy's own parameter"
@@ -99,6 +99,13 @@ cut -d, -f1 "$WORK/out" | sed -n 2,4p | tr '\n' ' ' | grep -qx 'first host-b vm 
 expect 0 "$IR" report merge --format csv "$WORK/sample.json" "$WORK/pipe.json"
 cut -d, -f1 "$WORK/out" | sed -n 2,3p | tr '\n' '|' | grep -qx 'vm (sample)|vm (pipe)|' ||
 	fail "merge: hosts named alike: $(cut -d, -f1 "$WORK/out" | sed -n 2,3p | tr '\n' '|')"
+# the distribution table stays aligned when its ranges are long (ms and us
+# ranges of two very different hosts): every row as long as its header
+for pair in "$WORK/sample.json $WORK/pipe.json" "$FIX/host-a.json $FIX/host-b.json"; do
+	expect 0 "$IR" report merge $pair
+	widths=$(sed -n '/^Per host vs/,/^$/p' "$WORK/out" | sed '1d;$d' | awk '{print length($0)}' | sort -u)
+	[ -n "$widths" ] && [ "$(wc -l <<<"$widths")" = 1 ] || fail "merge: distribution table not aligned ($pair): $(echo $widths)"
+done
 mkdir -p "$WORK/d1" "$WORK/d2"
 cp "$FIX/host-a.json" "$WORK/d1/r.json" && cp "$FIX/host-b.json" "$WORK/d2/r.json"
 expect 0 "$IR" report merge --format csv "$WORK/d2/r.json" "$WORK/d1/r.json" "$WORK/pipe.json"
@@ -114,7 +121,8 @@ grep -q "again.json: the same trace as $FIX/host-a.json" "$WORK/err" || fail "me
 # headline first, warnings near the top
 expect 0 "$IR" report merge "$FIX/host-a.json" "$FIX/host-b.json"
 sed -n 2p "$WORK/out" | grep -q '^WARNING: 1 of 2 hosts lost events' || fail "merge: lost-events warning not near the top"
-grep -q '^  domain-cost:preset=cover: avoids 2122 migrations' "$WORK/out" || fail "merge: headline"
+grep -q '^  domain-cost:preset=cover: avoids 2122 migrations ([0-9.]* [mu]*s more idle) vs baseline; .*: net [0-9.]* [mu]*s better than baseline$' "$WORK/out" ||
+	fail "merge: headline (the idle traded and the net effect in words)"
 expect 0 "$IR" report merge --format html -o "$WORK/fleet.html" "$FIX/host-a.json" "$FIX/host-b.json"
 grep -q 'id="headline"' "$WORK/fleet.html" && grep -q '</html>' "$WORK/fleet.html" || fail "merge: html"
 expect 1 "$IR" report merge --name a --name b --name c "$FIX/host-a.json" "$FIX/host-b.json"
@@ -137,4 +145,9 @@ expect 1 "$IR" report compare "$FIX/host-a.json"
 expect 1 "$IR" report compare "$FIX/host-a.json" "$FIX/host-b.json" --format html
 # Unwritable output: exit 2, and nothing left behind.
 expect 2 "$IR" report "$FIX/host-a.json" -o "$WORK/nodir/x.txt"
+# The man page's SYNOPSIS shows every command --help lists (a user reads it first)
+synopsis=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$SRC/docs/idlereplay.1")
+for c in $("$IR" --help | awk '/^commands:/{f=1; next} f && !NF {exit} f {print $1}'); do
+	grep -qx "\.B idlereplay $c" <<<"$synopsis" || fail "man page SYNOPSIS does not show 'idlereplay $c'"
+done
 echo ok

@@ -6,8 +6,13 @@ agree with the JSON report of the same replay and with `trace-cmd report`:
 one slice per recorded sched_switch on each CPU, one instant per newidle
 point, one flow per observed newidle pull, final cumulative idle lost per
 policy equal to the report's idle_lost_ns, one anomaly instant per anomaly
-the report counts, one pull instant per pull on each policy's row; and each
-policy's simulated schedule (closed loop) is a process of its own whose
+the report counts, one pull instant per pull on each policy's row; the
+replay's repairs shown as marked slices (one per missing idle exit or entry
+the report counts, one inferred slice per CPU before its first event), so
+that each CPU's idle and busy slices add up to the report's idle_ns and
+busy_ns; each sweep point's pulls on its own row and its cumulative idle
+lost equal to the report's sweeps; and each policy's and sweep point's
+simulated schedule (closed loop) is a process of its own whose
 migration flows (by cause), newidle instants, pulls, idle and balance time
 equal the report's closed_loop figures, bounded by --perfetto-sim-max with
 what was left out counted; the closed loop's assumptions name the fair
@@ -112,6 +117,18 @@ def draw(p, key):
     return sum(c[key] for c in p["per_cpu"])
 
 
+def final_idle_lost(name, ev, pid):
+    """Process pid's cumulative idle lost counters: label -> last value; each
+    series never decreases."""
+    last = {}
+    for e in ev:
+        if e["ph"] == "C" and e["pid"] == pid:
+            for k, v in e["args"].items():
+                check(v >= last.get(k, 0), f"{name}: cumulative idle lost of {k} decreases")
+                last[k] = v
+    return last
+
+
 def agree(name, doc, rep, switches_per_cpu=None):
     ev = doc["traceEvents"]
     obs = rep["observed"]
@@ -144,12 +161,7 @@ def agree(name, doc, rep, switches_per_cpu=None):
         for reason, n in p["bails"].items():
             check(bails[reason] == n, f"{name}: {label}: bail {reason} {bails[reason]}, report {n}")
     # cumulative idle lost: the last counter value is the report's total
-    last = {}
-    for e in ev:
-        if e["ph"] == "C" and e["pid"] == 2:
-            for k, v in e["args"].items():
-                check(v >= last.get(k, 0), f"{name}: cumulative idle lost of {k} decreases")
-                last[k] = v
+    last = final_idle_lost(name, ev, 2)
     for p in rep["policies"]:
         lost = draw(p, "idle_lost_ns")
         check(last.get(p["label"], 0) == lost,
@@ -173,15 +185,68 @@ def agree(name, doc, rep, switches_per_cpu=None):
             check(f"CPU {c['cpu']} {what}" in names, f"{name}: no {what} counter for CPU {c['cpu']}")
     nr = [v for e in ev if e["ph"] == "C" and e["name"].endswith("nr_running") for v in e["args"].values()]
     check(nr and min(nr) >= 0, f"{name}: nr_running counter negative or absent")
-    # slices: one per recorded sched_switch on each CPU
-    xs = collections.Counter(e["tid"] for e in ev if e["ph"] == "X" and e["pid"] == 1)
+    # slices: one per recorded sched_switch on each CPU; the replay's repairs
+    # are slices of their own, marked and named so
+    cpu_x = [e for e in ev if e["ph"] == "X" and e["pid"] == 1]
+    recorded = [e for e in cpu_x if "repaired" not in e["args"]]
+    fixed = [e for e in cpu_x if e["args"].get("repaired") is True]
+    check(len(recorded) + len(fixed) == len(cpu_x), f"{name}: a slice's repaired arg is not true")
+    why = collections.Counter(e["args"].get("reason") for e in fixed)
+    for kind in ("missing_idle_exit", "missing_idle_entry"):
+        check(why[kind] == obs["anomalies"][kind], f"{name}: {why[kind]} slices repaired for {kind}, report "
+              f"{obs['anomalies'][kind]}")
+    # what ran before each CPU's first event is inferred from that event
+    inferred = collections.Counter(e["tid"] for e in fixed if e["args"].get("reason") == "before_first_switch")
+    check(dict(inferred) == {c["cpu"]: 1 for c in obs["cpus"] if c["idle_ns"] + c["busy_ns"] > 0},
+          f"{name}: inferred slices per CPU {dict(inferred)}")
+    check(set(why) <= {"missing_idle_exit", "missing_idle_entry", "before_first_switch"}, f"{name}: reasons {why}")
+    check(all(e["name"].endswith(" (inferred)" if e["args"]["reason"] == "before_first_switch" else " (repaired)")
+              for e in fixed), f"{name}: a reconstructed slice's name does not say so")
+    check(all(e["name"].startswith("idle") == (e["cat"] == "idle") for e in cpu_x), f"{name}: idle slice names")
+    # with the repairs, each CPU's slices add up to the report's idle and busy time
+    idle, busy = collections.Counter(), collections.Counter()
+    for e in cpu_x:
+        (idle if e["cat"] == "idle" else busy)[e["tid"]] += round(e["dur"] * 1000)
+    for c in obs["cpus"]:
+        check(idle[c["cpu"]] == c["idle_ns"] and busy[c["cpu"]] == c["busy_ns"],
+              f"{name}: CPU {c['cpu']}: idle/busy slices {idle[c['cpu']]}/{busy[c['cpu']]} ns, report "
+              f"{c['idle_ns']}/{c['busy_ns']}")
+    xs = collections.Counter(e["tid"] for e in recorded)
     check(sum(xs.values()) == rep["trace"]["events"]["sched_switch"],
           f"{name}: {sum(xs.values())} slices, {rep['trace']['events']['sched_switch']} sched_switch events")
     if switches_per_cpu is not None:
         check(dict(xs) == dict(switches_per_cpu),
               f"{name}: slices per CPU {dict(sorted(xs.items()))}, trace-cmd report {dict(sorted(switches_per_cpu.items()))}")
-        idle = collections.Counter(e["tid"] for e in ev if e["ph"] == "X" and e["pid"] == 1 and e["name"] == "idle")
-        check(sum(idle.values()) > 0, f"{name}: no idle slices")
+        check(any(e["name"] == "idle" for e in recorded), f"{name}: no idle slices")
+
+
+def sweeps(name, doc, rep):
+    """Each sweep point's row (process 3) and cumulative idle lost against
+    the report's sweeps; a randomised policy's point (its per-point figure
+    is a mean over seeds) only by its row's presence."""
+    ev = doc["traceEvents"]
+    randomised = {p["name"] for p in rep["policies"] if "seeds" in p}
+    labels = {e["tid"]: e["args"]["name"][:-len(": would pull")] for e in ev
+              if e["ph"] == "M" and e["pid"] == 3 and e["name"] == "thread_name"}
+    rows = collections.Counter(e["tid"] for e in ev if e.get("cat") == "sweep_pull")
+    check(all(e["pid"] == 3 and e["ph"] == "i" for e in ev if e.get("cat") == "sweep_pull"),
+          f"{name}: sweep rows outside process 3")
+    last = final_idle_lost(name, ev, 3)
+    tid = {v: k for k, v in labels.items()}
+    n = 0
+    for s in rep.get("sweeps", []):
+        for pt in s["points"]:
+            label = f"{s['policy']}.{s['param']}={pt['value']}"
+            n += 1
+            if not check(label in tid, f"{name}: no row for sweep point {label}"):
+                continue
+            if s["policy"] in randomised:
+                check(rows[tid[label]] > 0, f"{name}: {label}: no pull on its row")
+                continue
+            check(rows[tid[label]] == pt["pulls"], f"{name}: {label}: {rows[tid[label]]} pull instants, report {pt['pulls']}")
+            check(last.get(label, 0) == pt["idle_lost_ns"],
+                  f"{name}: {label}: final idle lost {last.get(label, 0)}, report {pt['idle_lost_ns']}")
+    check(n and len(labels) == n, f"{name}: {len(labels)} sweep rows, report {n} sweep points")
 
 
 def simulated(name, doc, rep, capped=None):
@@ -190,8 +255,9 @@ def simulated(name, doc, rep, capped=None):
     ev = doc["traceEvents"]
     sims = doc["otherData"].get("simulated", {})
     cl = rep.get("closed_loop") or {}
-    labels = [p["label"] for p in rep["policies"]]
-    check(labels and set(sims) == set(labels), f"{name}: simulated {sorted(sims)}, policies {labels}")
+    labels = [p["label"] for p in rep["policies"]] + [f"{s['policy']}.{s['param']}={pt['value']}"
+                                                      for s in rep.get("sweeps", []) for pt in s["points"]]
+    check(labels and set(sims) == set(labels), f"{name}: simulated {sorted(sims)}, policies and sweep points {labels}")
     pnames = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
     pids = [s["pid"] for s in sims.values()]
     check(len(set(pids)) == len(pids) and not {1, 2} & set(pids), f"{name}: simulated pids {pids} not distinct")
@@ -287,11 +353,26 @@ with tempfile.TemporaryDirectory() as tmp:
     left = sum(sum(v["left_out"].values()) for v in small["otherData"]["simulated"].values())
     check(f": warning: the Perfetto export keeps the first 500 records" in stderr and f"{left} more of 6" in stderr
           and len(stderr.splitlines()) == 1, f"capped export: one warning naming {left} left out: {stderr!r}")
+    # sweep points: their rows, counters and simulated schedules
+    # (one policy beside the sweeps: fewer schedules to write and read)
+    sw, rep4 = export(host, ["--policy", "baseline", "--policy", "proportional", "--sweep", "baseline.sysctl_sched_migration_cost=0:500us:250us",
+                             "--sweep", "proportional.seed=1:2:1"], tmp)
+    structure("host-hackbench sweep", sw)
+    agree("host-hackbench sweep", sw, rep4)
+    sweeps("host-hackbench sweep", sw, rep4)
+    simulated("host-hackbench sweep", sw, rep4)
     # --no-sim: no closed loop, no simulated process
     nosim, rep3 = export(host, ["--no-sim"], tmp)
     check(not nosim["otherData"]["simulated"] and "closed_loop" not in rep3 and
           not [e for e in nosim["traceEvents"] if e["pid"] >= 100], "--no-sim still simulated")
     agree("host-hackbench --no-sim", nosim, rep3)
+
+    # host-pipe: a missing idle entry too (the idle task's event on a CPU thought busy)
+    pipe = os.path.join(SRC, "tests/data/host-pipe.dat")
+    doc, rep = export(pipe, ["--no-sim"], tmp)
+    check(rep["observed"]["anomalies"]["missing_idle_entry"] > 0, "host-pipe: no missing idle entry to repair")
+    structure("host-pipe", doc)
+    agree("host-pipe", doc, rep, trace_cmd_switches(pipe))
 
     numa = os.path.join(SRC, "tests/data/vm-numa/a_hackbench_proc_sockets.dat")
     # (its simulated schedules exceed the default cap: the simulated part is
