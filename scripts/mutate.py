@@ -292,14 +292,12 @@ def main():
     if os.path.exists(src):
         shutil.rmtree(src)
     shutil.copytree(ROOT, src, symlinks=True,
-                    ignore=shutil.ignore_patterns(".git", "build", "build-*", "bench"))
+                    ignore=shutil.ignore_patterns(".git", "build", "build-*"))
     # the copy keeps the files' times: an object built from a mutant of an
     # interrupted run would look newer than the restored source, so every
     # file that is mutated is stamped now and rebuilt once
     for rel in files:
         os.utime(os.path.join(src, rel))
-    os.makedirs(os.path.join(src, "bench"))
-    open(os.path.join(src, "bench", "meson.build"), "w").write("# not built by mutate.py\n")
     if not os.path.exists(os.path.join(bld, "build.ninja")):
         rc, out = run(["meson", "setup", bld, src] + ([] if a.no_sanitize else SAN_SETUP), ROOT)
         if rc != 0:
