@@ -44,6 +44,13 @@
  *      the default, 125 up to v5.9 and 117 from v5.10 (2208cdaa56c9
  *      "sched/fair: Reduce minimal imbalance threshold"; the Debian 6.1
  *      guest's debugfs shows NUMA imbalance_pct=117): imbalance_pct().
+ *  group_is_overloaded(), group_has_capacity()  v5.7+ (070f5e860ee2
+ *      "sched/fair: Take into account runnable_avg to classify group"):
+ *      group_runnable above capacity by imbalance_pct also overloads a group
+ *      with more tasks than CPUs, and takes its spare capacity away.
+ *  cpu_util(), task_util_est()  UTIL_EST (v4.17 7f65ea42eb00): the CPU's
+ *      max(util_avg, util_est.enqueued) and the task's max(util_avg,
+ *      util_est) in find_busiest_queue()/detach_tasks() (migrate_util).
  *  task_hot()  exec_start within sysctl_sched_migration_cost (0: never hot);
  *      never hot where the domain shares CPU capacity (SMT) from v5.10
  *      (ec73240b1627 "sched/fair: Ignore cache hotness for SMT migration"):
@@ -52,8 +59,10 @@
  * Not in a trace, so ASSUMED (printed by the report): every task has nice 0
  * (load weight 1024, as prio 120 maps in sched_prio_to_weight[]); every CPU
  * has capacity 1024; utilisation is PELT's util_avg rebuilt by replay/ from
- * the trace's run times (CPU: busy or idle; task: running or not), with
- * util_est taken as equal to it;
+ * the trace's run times (CPU: busy or idle; task: running or not), util_est
+ * (UTIL_EST, v4.17+) from the task's util_avg at each sleep
+ * (ir_util_est_update()), the CPU's runnable_avg (v5.7+) from its
+ * nr_running over time, as of the point's entry for every level;
  * no asymmetric capacity, no misfit, no group_imbalanced history; affinity
  * only as the pinned per-CPU kthreads show it.
  */
@@ -72,7 +81,7 @@ enum group_type {			/* v5.5+ order; v4.15 uses other/overloaded */
 
 struct sg_lb_stats {
 	int first;			/* lowest CPU of the group: its id */
-	unsigned long group_load, group_util, group_capacity, avg_load;
+	unsigned long group_load, group_util, group_runnable, group_capacity, avg_load;
 	unsigned sum_nr_running, sum_h_nr_running, idle_cpus, group_weight;
 	enum group_type group_type;
 	bool group_no_capacity;		/* v4.15 */
@@ -142,18 +151,36 @@ static unsigned long cpu_load(const struct ir_rq_snap *r)
 /* cpu_util(): the CPU's PELT util_avg as replay/ rebuilt it from its busy
  * and idle times, capped at its capacity (cpu_util() min()s with
  * capacity_orig). */
-static unsigned long cpu_util(const struct ir_rq_snap *r)
+static unsigned long cpu_util(const struct ir_lb_env *env, const struct ir_rq_snap *r)
 {
-	unsigned long u = r->util > 0 ? (unsigned long)r->util : 0;
+	float f = r->util;
+	unsigned long u;
 
+	/* cpu_util() v4.17+ (7f65ea42eb00, UTIL_EST): max(util_avg,
+	 * cfs_rq->avg.util_est.enqueued), then capped */
+	if (env->util_est && r->util_est > f)
+		f = r->util_est;
+	u = f > 0 ? (unsigned long)f : 0;
 	return u < SCHED_CAPACITY_SCALE ? u : SCHED_CAPACITY_SCALE;
 }
 
-/* task_util_est(): its PELT util_avg rebuilt from its run times (util_est's
- * EWMA of dequeue values follows it for steady tasks). */
-static unsigned long task_util(const struct ir_snap_task *p)
+/* cpu_runnable(): cfs_rq->avg.runnable_avg (v5.7), as replay/ rebuilt it */
+static unsigned long cpu_runnable(const struct ir_rq_snap *r)
 {
-	return p->util > 0 ? (unsigned long)p->util : 0;
+	return r->runnable > 0 ? (unsigned long)r->runnable : 0;
+}
+
+/* task_util_est() (v4.17+, 7f65ea42eb00): max(task_util(p),
+ * _task_util_est(p)), the PELT util_avg rebuilt from its run times and the
+ * estimate its last sleeps left (ir_util_est_update()); without UTIL_EST
+ * rules the util_avg alone. */
+static unsigned long task_util(const struct ir_lb_env *env, const struct ir_snap_task *p)
+{
+	float f = p->util;
+
+	if (env->util_est && p->util_est > f)
+		f = p->util_est;
+	return f > 0 ? (unsigned long)f : 0;
 }
 
 /* update_sg_lb_stats() for the group whose lowest CPU is g */
@@ -172,7 +199,8 @@ static void sg_stats(const struct ir_lb_env *env, const struct ir_sched_domain *
 			continue;
 		sgs->group_weight++;
 		sgs->group_load += cpu_load(r);
-		sgs->group_util += cpu_util(r);
+		sgs->group_util += cpu_util(env, r);
+		sgs->group_runnable += cpu_runnable(r);
 		sgs->sum_nr_running += r->nr_running;
 		sgs->sum_h_nr_running += r->nr_running;
 		/* idle_cpu(): rq->curr is the idle task.  The balancing CPU's
@@ -191,15 +219,25 @@ static void sg_stats(const struct ir_lb_env *env, const struct ir_sched_domain *
 		sgs->avg_load = sgs->group_load * SCHED_CAPACITY_SCALE / sgs->group_capacity;
 		return;
 	}
-	/* v5.5+ group_is_overloaded(), group_has_capacity(), group_classify() */
-	if (sgs->sum_nr_running > sgs->group_weight &&
-	    sgs->group_capacity * 100 < sgs->group_util * imbalance_pct(env, sd))
-		sgs->group_type = group_overloaded;
-	else if (sgs->sum_nr_running < sgs->group_weight ||
-		 sgs->group_capacity * 100 > sgs->group_util * imbalance_pct(env, sd))
-		sgs->group_type = group_has_spare;
-	else
-		sgs->group_type = group_fully_busy;
+	/* v5.5+ group_is_overloaded(), group_has_capacity(), group_classify();
+	 * from v5.7 (070f5e860ee2 "sched/fair: Take into account runnable_avg
+	 * to classify group") a group whose runnable_avg exceeds its capacity
+	 * by imbalance_pct is overloaded (with more tasks than CPUs) and has
+	 * no spare capacity */
+	{
+		unsigned pct = imbalance_pct(env, sd);
+		bool runnable_over = env->runnable_classify &&
+			sgs->group_capacity * pct < sgs->group_runnable * 100;
+
+		if (sgs->sum_nr_running > sgs->group_weight &&
+		    (sgs->group_capacity * 100 < sgs->group_util * pct || runnable_over))
+			sgs->group_type = group_overloaded;
+		else if (sgs->sum_nr_running < sgs->group_weight ||
+			 (!runnable_over && sgs->group_capacity * 100 > sgs->group_util * pct))
+			sgs->group_type = group_has_spare;
+		else
+			sgs->group_type = group_fully_busy;
+	}
 	if (sgs->group_type == group_overloaded)
 		sgs->avg_load = sgs->group_load * SCHED_CAPACITY_SCALE / sgs->group_capacity;
 }
@@ -480,8 +518,8 @@ void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res)
 		if (mt == migrate_util) {
 			if (nr <= 1)
 				continue;
-			if (busiest_util < cpu_util(r)) {
-				busiest_util = cpu_util(r);
+			if (busiest_util < cpu_util(env, r)) {
+				busiest_util = cpu_util(env, r);
 				src = r;
 				src_cpu = o;
 			}
@@ -522,7 +560,7 @@ void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res)
 				imbalance -= NICE_0_LOAD;
 				break;
 			case migrate_util:
-				util = task_util(p);
+				util = task_util(env, p);
 				if (util > (unsigned long)imbalance)
 					continue;
 				imbalance -= (long)util;

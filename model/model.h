@@ -259,6 +259,8 @@ struct ir_lb_env {
 	bool imbalance_pct_117;		/* v5.10+: sd_init()'s default imbalance_pct 117, not 125 */
 	bool numa_allow_inclusive;	/* v5.19+: allow_numa_imbalance() is running <= imb_numa_nr */
 	bool this_cpu_busy;		/* idle_cpu(this CPU) is false: rq->curr is still prev */
+	bool runnable_classify;		/* v5.7+: group_runnable in group_is_overloaded()/_has_capacity() */
+	bool util_est;			/* v4.17+: cpu_util()/task_util_est() include util_est */
 };
 struct ir_lb_result {
 	enum ir_lb_verdict why;
@@ -269,7 +271,7 @@ struct ir_lb_result {
 void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res);
 /* What load_balance() needs and a trace lacks, as the model assumes it. */
 #define IR_LB_ASSUMPTIONS "load weight: every task nice 0 (1024; prio is not kept); capacity 1024 per CPU; " \
-	"utilisation: PELT util_avg rebuilt from run times (util_est taken equal); affinity: only per-CPU " \
+	"utilisation: PELT util_avg, util_est and runnable_avg rebuilt from run times and queue lengths; affinity: only per-CPU " \
 	"kthreads pinned; nr_balance_failed 0 (periodic balance failures are not in a trace); no asym " \
 	"capacity, misfit or group_imbalanced"
 enum ir_lb_rules ir_lb_rules_of(const struct ir_policy_params *p);

@@ -124,13 +124,15 @@ static void apply_one(const struct ir_la_rec *r, struct ir_rq_snap *q)
 	case IR_LA_ENQ:
 		if (q->nr_running < 0xffff)
 			q->nr_running++;
+		q->util_est += r->util_est;	/* util_est_enqueue() */
 		if (!r->rt && r->pos < IR_SNAP_TASKS) {
 			int pos = r->pos < q->nr_tasks ? r->pos : q->nr_tasks;
 			int keep = q->nr_tasks < IR_SNAP_TASKS ? q->nr_tasks : IR_SNAP_TASKS - 1;
 
 			memmove(&q->task[pos + 1], &q->task[pos], sizeof(q->task[0]) * (size_t)(keep - pos));
 			q->task[pos] = (struct ir_snap_task){ .pid = r->pid, .prio = -1, .exec_start = r->exec_start,
-				.pinned = r->pinned != 0, .util = r->util };
+				.pinned = r->pinned != 0, .util = r->util,
+				.util_est = r->util_est };
 			q->nr_tasks = (uint16_t)(keep + 1);
 		}
 		break;
@@ -139,6 +141,8 @@ static void apply_one(const struct ir_la_rec *r, struct ir_rq_snap *q)
 			q->nr_running--;
 		for (int i = 0; i < q->nr_tasks; i++)
 			if (q->task[i].pid == r->pid) {
+				/* util_est_dequeue(): of a task the snapshot holds */
+				q->util_est = q->util_est > q->task[i].util_est ? q->util_est - q->task[i].util_est : 0;
 				memmove(&q->task[i], &q->task[i + 1], sizeof(q->task[0]) * (size_t)(q->nr_tasks - i - 1));
 				q->nr_tasks--;
 				break;
@@ -150,6 +154,8 @@ static void apply_one(const struct ir_la_rec *r, struct ir_rq_snap *q)
 			q->idle_since = r->ts;
 			if (q->nr_running)
 				q->nr_running--;
+			if (!q->nr_running)
+				q->util_est = 0;	/* nothing enqueued */
 		}
 		break;
 	case IR_LA_BUSY:

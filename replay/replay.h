@@ -319,6 +319,8 @@ struct ir_snap_task {
 	uint64_t exec_start;		/* when it last ran (switched out); 0 never seen run */
 	bool pinned;			/* per-CPU kthread: cpus_ptr excludes other CPUs */
 	float util;			/* PELT util_avg rebuilt from its run times */
+	float util_est;			/* _task_util_est(): max(util_est.ewma, .enqueued), v4.17+
+					 * (ir_util_est_update() at each sleep); 0 unknown */
 };
 struct ir_rq_snap {
 	uint16_t nr_running;		/* rq->nr_running: queued CFS and RT tasks, plus curr */
@@ -326,8 +328,41 @@ struct ir_rq_snap {
 	bool curr_idle;			/* the idle task runs (idle_cpu()) */
 	uint64_t idle_since;		/* curr_idle: when that idle period began */
 	float util;			/* PELT util_avg of the CPU rebuilt from busy/idle times */
+	float runnable;			/* cpu_runnable(): cfs_rq->avg.runnable_avg, PELT of
+					 * nr_running x 1024 (v5.7+); 0 unknown */
+	float util_est;			/* cfs_rq->avg.util_est.enqueued: the sum of the enqueued
+					 * CFS tasks' _task_util_est(), curr included; 0 unknown */
 	struct ir_snap_task task[IR_SNAP_TASKS];
 };
+
+/*
+ * util_est_update() (kernel/sched/fair.c, v6.1; UTIL_EST v4.17 7f65ea42eb00,
+ * UTIL_EST_FASTUP v5.5 b8c96361402a), at a task's dequeue for sleep with its
+ * util_avg then: enqueued takes util; an increase resets the EWMA
+ * (FASTUP); within UTIL_EST_MARGIN (SCHED_CAPACITY_SCALE / 100) of the EWMA
+ * nothing changes unless enqueued itself moved by that much; a util above
+ * the CPU's capacity_orig (1024) is not sampled; else
+ * ewma += (enqueued - ewma) / 4 (UTIL_EST_WEIGHT_SHIFT 2).
+ */
+static inline void ir_util_est_update(float *ewma, float *enqueued, float util)
+{
+	const float margin = 1024.0f / 100;
+	float last_enqueued_diff = *enqueued - util, last_ewma_diff = util - *ewma;
+
+	if (*ewma < util) {
+		*ewma = *enqueued = util;
+		return;
+	}
+	if (last_ewma_diff > -margin && last_ewma_diff < margin) {
+		if (!(last_enqueued_diff > -margin && last_enqueued_diff < margin))
+			*enqueued = util;
+		return;
+	}
+	if (util > 1024.0f)
+		return;
+	*enqueued = util;
+	*ewma += last_ewma_diff / 4;
+}
 
 /* A resolved newidle point: everything a policy may look at. */
 struct ir_point {

@@ -74,6 +74,8 @@ struct task {
 	uint64_t q_ts;		/* when it joined cpu's queue (> enq_ts if it migrated) */
 	uint64_t last_ran;	/* switched out: approximates p->se.exec_start */
 	float util;		/* PELT util_avg while it runs, at util_ts */
+	float ue_ewma, ue_enq;	/* p->se.avg.util_est (ir_util_est_update()) */
+	float ue_inq;		/* _task_util_est() it added to its CPU's ue_q when queued */
 	uint64_t util_ts, run_ts;
 	uint64_t waking_ts;
 	int32_t waking_cpu;
@@ -84,6 +86,12 @@ struct task {
 	struct task *qnext, *qprev;	/* cpu's wait queue (runnable, not running) */
 	struct task *hnext;	/* hash chain */
 };
+
+/* _task_util_est() */
+static inline float task_ue(const struct task *t)
+{
+	return t->ue_ewma > t->ue_enq ? t->ue_ewma : t->ue_enq;
+}
 
 #define MAX_PEND_MIG 16
 
@@ -110,6 +118,9 @@ struct cpu {
 	uint64_t avg_idle, idle_stamp, max_idle_balance_cost;
 	double util;		/* PELT util_avg of the CPU (busy = running a task), at util_ts */
 	uint64_t util_ts;
+	double runnable;	/* PELT runnable_avg of the CPU (nr_running x 1024), at runnable_ts */
+	uint64_t runnable_ts;
+	double ue_q;		/* sum of the queued CFS tasks' _task_util_est() */
 	bool probe_seeded;
 	bool prev_out;		/* prev dequeued for its own probed newidle call */
 	bool probe_overload;	/* the reconstructed flag at that call's entry */
@@ -433,9 +444,15 @@ static void walks_drop(struct ir_state *s)
 }
 
 /* Call before and after changing a CPU's queue or curr. */
+static double pelt_runnable(double avg, uint64_t from, uint64_t to, unsigned nr);
+
 static inline void rq_before(struct ir_state *s, int c, unsigned *nr)
 {
+	struct cpu *cp = &s->cpu[c];
+
 	*nr = rq_nr_running(s, c);
+	cp->runnable = pelt_runnable(cp->runnable, cp->runnable_ts, s->now, nr_running(s, c));
+	cp->runnable_ts = s->now;
 }
 
 static void rq_after(struct ir_state *s, int c, unsigned before, uint32_t queued_before)
@@ -483,6 +500,7 @@ static void la_note_enq(struct ir_state *s, int c, const struct task *t)
 	r->pos = (uint8_t)(steps < 64 ? pos : IR_SNAP_TASKS);
 	r->exec_start = t->last_ran;
 	r->util = (float)pelt(t->util, t->util_ts, s->now, false);
+	r->util_est = t->rt ? 0.0f : task_ue(t);
 	r->rt = t->rt;
 	r->pinned = t->pinned;
 }
@@ -513,6 +531,9 @@ static void enqueue(struct ir_state *s, int c, struct task *t, uint64_t ts)
 		cp->qtail = t;
 	cp->qhead = t;
 	cp->nr_queued++;
+	/* util_est_enqueue(): the queued CFS tasks' estimates add up */
+	t->ue_inq = t->rt ? 0.0f : task_ue(t);
+	cp->ue_q += t->ue_inq;
 	rq_after(s, c, before, qb);
 	if (s->la.rec)
 		la_note_enq(s, c, t);
@@ -540,6 +561,10 @@ static void dequeue(struct ir_state *s, struct task *t)
 	t->qnext = t->qprev = NULL;
 	t->state = T_UNKNOWN;	/* the caller says what it is now */
 	cp->nr_queued--;
+	cp->ue_q = cp->nr_queued ? cp->ue_q - t->ue_inq : 0.0;
+	if (cp->ue_q < 0)
+		cp->ue_q = 0;
+	t->ue_inq = 0;
 	rq_after(s, t->cpu, before, qb);
 }
 
@@ -574,6 +599,20 @@ static double pelt(double util, uint64_t from, uint64_t to, bool running)
 	y = exp2(-(double)(to - from) / (1024000.0 * 32.0));
 	return util * y + (running ? 1024.0 * (1.0 - y) : 0.0);
 }
+
+/* The same series for cfs_rq->avg.runnable_avg: each runnable entity adds
+ * 1024 while runnable (v5.7 9f68395333ad "sched/pelt: Add a new runnable
+ * average signal"), so it moves towards nr_running x 1024. */
+static double pelt_runnable(double avg, uint64_t from, uint64_t to, unsigned nr)
+{
+	double y;
+
+	if (to <= from)
+		return avg;
+	y = exp2(-(double)(to - from) / (1024000.0 * 32.0));
+	return avg * y + 1024.0 * nr * (1.0 - y);
+}
+
 
 static void cpu_util_update(struct ir_state *s, int c)
 {
@@ -1086,6 +1125,7 @@ static void snap_task(struct ir_snap_task *st, const struct task *t, int32_t pri
 	st->prio = prio;
 	st->exec_start = t->last_ran;
 	st->pinned = t->pinned;
+	st->util_est = task_ue(t);
 }
 
 /* The runqueues now, as c's newidle call finds them: c itself empty. */
@@ -1099,6 +1139,15 @@ static void snap_fill(struct ir_state *s, int c, struct ir_rq_snap *snap)
 		r->curr_idle = s->cpu[o].curr == 0;
 		r->idle_since = r->curr_idle ? s->cpu[o].since : 0;
 		r->util = (float)pelt(s->cpu[o].util, s->cpu[o].util_ts, s->now, s->cpu[o].curr != 0);
+		r->runnable = (float)pelt_runnable(s->cpu[o].runnable, s->cpu[o].runnable_ts, s->now,
+						   nr_running(s, o));
+		r->util_est = (float)s->cpu[o].ue_q;
+		if (s->cpu[o].curr > 0) {
+			const struct task *ct = task_find(s, s->cpu[o].curr);
+
+			if (ct && !ct->rt)
+				r->util_est += task_ue(ct);	/* curr stays enqueued */
+		}
 		r->nr_tasks = 0;
 		for (t = s->cpu[o].qtail; t && r->nr_tasks < IR_SNAP_TASKS; t = t->qprev)
 			if (!t->rt) {
@@ -1112,6 +1161,7 @@ static void snap_fill(struct ir_state *s, int c, struct ir_rq_snap *snap)
 	snap[c].curr_idle = true;
 	snap[c].idle_since = s->now;
 	snap[c].util = (float)pelt(s->cpu[c].util, s->cpu[c].util_ts, s->now, true);
+	snap[c].util_est = 0;	/* prev dequeued: util_est_dequeue() took its estimate */
 }
 
 /* The runqueues at c's newidle entry (struct ir_rq_snap): in probed mode as
@@ -1166,6 +1216,8 @@ static void snapshot(struct ir_state *s, int c, struct open_point *op, bool at_p
 			(size_t)(r->nr_tasks < IR_SNAP_TASKS ? r->nr_tasks : IR_SNAP_TASKS - 1));
 		snap_task(&r->task[0], t, -1);
 		r->task[0].util = (float)pelt(t->util, t->util_ts, s->now, false);
+		if (!t->rt)
+			r->util_est += task_ue(t);
 		if (r->nr_tasks < IR_SNAP_TASKS)
 			r->nr_tasks++;
 	}
@@ -1376,6 +1428,8 @@ static void on_switch(struct ir_state *s, const struct ir_event *ev)
 			enqueue(s, c, pt, ev->ts);
 		} else {
 			pt->state = (ev->sw.prev_state & (IR_EXIT_DEAD | IR_EXIT_ZOMBIE)) ? T_DEAD : T_SLEEPING;
+			/* dequeue_task_fair(): util_est_update() for a task going to sleep */
+			ir_util_est_update(&pt->ue_ewma, &pt->ue_enq, pt->util);
 			settle_stopper(s, pt, false);
 			if (pt->state == T_DEAD)
 				task_died(s, pt);

@@ -1004,6 +1004,184 @@ static void test_this_cpu_not_idle(void **state)
 	ir_domains_free(t.d);
 }
 
+/* group_classify() v5.7+ (070f5e860ee2 "sched/fair: Take into account
+ * runnable_avg to classify group"): group_is_overloaded() is also true
+ * when group_capacity * imbalance_pct < group_runnable * 100 (with more
+ * tasks than CPUs), group_has_capacity() false then.  Two nodes (SMT, MC,
+ * NUMA), CPU 0 balancing at NUMA: local CPUs 0-3 (CPU 0 util 1000, no
+ * task; CPUs 1-3 one task each, util 1000): 3 tasks on 4 CPUs, has_spare,
+ * group_util 4000.  Node 1: CPU 4 three tasks, CPUs 5-7 one, util 500 each
+ * (2000 * 117 < 4096 * 100: not overloaded by util, has_spare).
+ * Without runnable_avg: prefer_sibling (child MC) with 6 > 3 + 1 forces;
+ * migrate_task, nr_diff 6 - 3 = 3, dst_running 4 > imb_numa_nr 2, 3 >> 1 =
+ * 1: CPU 4's queued task moves.  With runnable_avg 3072 + 3 * 1024 = 6144:
+ * 4096 * 117 = 479232 < 614400, node 1 is overloaded: migrate_util
+ * (above the LLC), imbalance max(4096, 4000) - 4000 = 96, and each of CPU
+ * 4's queued tasks (util 100) is above it: nothing moves.  A runnable_avg
+ * below the bound (4096 * 117 / 100 = 4792.3: 4700) changes nothing. */
+static void test_runnable_overloaded(void **state)
+{
+	struct lbt t;
+	struct ir_lb_env env;
+	struct ir_lb_result r;
+
+	(void)state;
+	lbt_init(&t, domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
+	busy(t.rq, 0, 0, 0, 1000);
+	for (int o = 1; o < 4; o++)
+		busy(t.rq, o, 1, 10 * 1000 * US, 1000);
+	busy(t.rq, 4, 3, 10 * 1000 * US, 500);
+	for (int o = 5; o < 8; o++)
+		busy(t.rq, o, 1, 10 * 1000 * US, 500);
+	env = (struct ir_lb_env){
+		.dom = t.d, .pt = &t.pt, .level = 2, .rules = IR_LB_V519, .now = NOW,
+		.sysctl_sched_migration_cost = 500 * US, .preemption = true,
+		.smt_never_hot = true, .llc_spread = true, .load_shift = true,
+		.imbalance_pct_117 = true, .numa_allow_inclusive = true, .this_cpu_busy = true,
+		.runnable_classify = true,
+	};
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 4);
+	t.rq[4].runnable = 3072;
+	for (int o = 5; o < 8; o++)
+		t.rq[o].runnable = 1024;
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.moved, 0);
+	assert_int_equal(r.why, IR_LB_NOTHING_MOVABLE);
+	/* the same runqueues under pre-v5.7 rules: util alone classifies */
+	env.runnable_classify = false;
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.moved, 1);
+	env.runnable_classify = true;
+	t.rq[4].runnable = 3072 - 1444;	/* group_runnable 4700 */
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.moved, 1);
+	t.rq[4].runnable = 3072 - 1444 + 93;	/* 4793: above 4792.3 */
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.moved, 0);
+	ir_domains_free(t.d);
+}
+
+/* group_has_capacity() v5.7+: runnable_avg above capacity by imbalance_pct
+ * leaves a group without spare capacity even when its util_avg has room.
+ * CPU 0 at MC (one socket, 2 cores x 2 threads): local {0, 1}, CPU 0 no
+ * task (util 900), CPU 1 two tasks (util 600): 2 tasks on 2 CPUs, util
+ * 1500 * 117 < 2048 * 100: has_spare.  Busiest {2, 3}: CPU 2 three tasks,
+ * CPU 3 one, util 300 each: has_spare (4 > 2 but util 600 is far below).
+ * prefer_sibling (child SMT) with 4 > 2 + 1: migrate_task (inside the
+ * LLC), (4 - 2) >> 1 = 1 from CPU 2.  With CPU 0's runnable_avg 900 (prev
+ * ran until now) and CPU 1's 2048: 2048 * 117 = 239616 < 294800, the local
+ * group is fully_busy; busiest's 1200 + 300 keeps it has_spare: local
+ * busier than busiest, balanced. */
+static void test_runnable_fully_busy(void **state)
+{
+	struct lbt t;
+	struct ir_lb_env env;
+	struct ir_lb_result r;
+
+	(void)state;
+	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
+	busy(t.rq, 0, 0, 0, 900);
+	busy(t.rq, 1, 2, 10 * 1000 * US, 600);
+	busy(t.rq, 2, 3, 10 * 1000 * US, 300);
+	busy(t.rq, 3, 1, 10 * 1000 * US, 300);
+	env = (struct ir_lb_env){
+		.dom = t.d, .pt = &t.pt, .level = 1, .rules = IR_LB_V519, .now = NOW,
+		.sysctl_sched_migration_cost = 500 * US, .preemption = true,
+		.smt_never_hot = true, .llc_spread = true, .load_shift = true,
+		.imbalance_pct_117 = true, .numa_allow_inclusive = true, .this_cpu_busy = true,
+		.runnable_classify = true,
+	};
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 2);
+	t.rq[0].runnable = 900;
+	t.rq[1].runnable = 2048;
+	t.rq[2].runnable = 1200;
+	t.rq[3].runnable = 300;
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.moved, 0);
+	assert_int_equal(r.why, IR_LB_BALANCED);
+	env.runnable_classify = false;
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.moved, 1);
+	ir_domains_free(t.d);
+}
+
+/* UTIL_EST (v4.17 7f65ea42eb00): cpu_util() is max(util_avg,
+ * util_est.enqueued) and detach_tasks()' migrate_util compares
+ * task_util_est() = max(util_avg, _task_util_est()) with the imbalance.
+ * test_runnable_overloaded()'s overloaded node 1, the local CPUs' util_avg
+ * 950 (group 3800 on CPUs 1-3 and CPU 0's 950): imbalance 4096 - 3800 =
+ * 296, a queued task of util_avg 100 moves.  Its estimate 400 (its last
+ * sleeps) is above 296: it stays, and so does the one behind it (the same);
+ * a third of estimate 250 moves (after two skips the loop reaches it:
+ * loop_max = nr_running 4).  Without UTIL_EST rules util_avg decides.
+ * CPU 1's util_est.enqueued 1250 (capped at 1024) raises the local group to
+ * 3874: imbalance 222 < 250: nothing moves. */
+static void test_util_est(void **state)
+{
+	struct lbt t;
+	struct ir_lb_env env;
+	struct ir_lb_result r;
+
+	(void)state;
+	lbt_init(&t, domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
+	busy(t.rq, 0, 0, 0, 950);
+	for (int o = 1; o < 4; o++)
+		busy(t.rq, o, 1, 10 * 1000 * US, 950);
+	busy(t.rq, 4, 4, 10 * 1000 * US, 500);
+	for (int o = 5; o < 8; o++)
+		busy(t.rq, o, 1, 10 * 1000 * US, 500);
+	t.rq[4].runnable = 4096;
+	for (int o = 5; o < 8; o++)
+		t.rq[o].runnable = 1024;
+	env = (struct ir_lb_env){
+		.dom = t.d, .pt = &t.pt, .level = 2, .rules = IR_LB_V519, .now = NOW,
+		.sysctl_sched_migration_cost = 500 * US, .preemption = true,
+		.smt_never_hot = true, .llc_spread = true, .load_shift = true,
+		.imbalance_pct_117 = true, .numa_allow_inclusive = true, .this_cpu_busy = true,
+		.runnable_classify = true, .util_est = true,
+	};
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.pid, 400);
+	t.rq[4].task[0].util_est = 400;
+	t.rq[4].task[1].util_est = 400;
+	t.rq[4].task[2].util_est = 250;
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.pid, 402);
+	env.util_est = false;
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.pid, 400);
+	env.util_est = true;
+	t.rq[1].util_est = 1250;
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.moved, 0);
+	assert_int_equal(r.why, IR_LB_NOTHING_MOVABLE);
+	ir_domains_free(t.d);
+}
+
+/* util_est_update() (v6.1, UTIL_EST_FASTUP): worked by hand. */
+static void test_util_est_update(void **state)
+{
+	float ewma = 0, enq = 0;
+
+	(void)state;
+	ir_util_est_update(&ewma, &enq, 400);	/* an increase resets the EWMA */
+	assert_true(ewma == 400 && enq == 400);
+	ir_util_est_update(&ewma, &enq, 200);	/* 400 + (200 - 400) / 4 */
+	assert_true(ewma == 350 && enq == 200);
+	ir_util_est_update(&ewma, &enq, 345);	/* within 10.24 of the EWMA, enqueued moved by 145 */
+	assert_true(ewma == 350 && enq == 345);
+	ir_util_est_update(&ewma, &enq, 341);	/* both within the margin: nothing */
+	assert_true(ewma == 350 && enq == 345);
+	ir_util_est_update(&ewma, &enq, 500);	/* up again: reset */
+	assert_true(ewma == 500 && enq == 500);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1029,6 +1207,10 @@ int main(void)
 		cmocka_unit_test(test_numa_allowance_inclusive),
 		cmocka_unit_test(test_numa_imbalance_pct),
 		cmocka_unit_test(test_this_cpu_not_idle),
+		cmocka_unit_test(test_runnable_overloaded),
+		cmocka_unit_test(test_runnable_fully_busy),
+		cmocka_unit_test(test_util_est),
+		cmocka_unit_test(test_util_est_update),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
