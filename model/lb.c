@@ -51,6 +51,10 @@
  *  cpu_util(), task_util_est()  UTIL_EST (v4.17 7f65ea42eb00): the CPU's
  *      max(util_avg, util_est.enqueued) and the task's max(util_avg,
  *      util_est) in find_busiest_queue()/detach_tasks() (migrate_util).
+ *  cpu_load(), task_h_load()  v5.7 ("sched/fair: Replace runnable_load_avg
+ *      by load_avg"): PELT load_avg (nice 0, root cfs_rq: the runnable_avg)
+ *      for group loads, find_busiest_queue()'s migrate_load pick and
+ *      detach_tasks()' load test.
  *  task_hot()  exec_start within sysctl_sched_migration_cost (0: never hot);
  *      never hot where the domain shares CPU capacity (SMT) from v5.10
  *      (ec73240b1627 "sched/fair: Ignore cache hotness for SMT migration"):
@@ -143,9 +147,24 @@ static unsigned imbalance_pct(const struct ir_lb_env *env, const struct ir_sched
 	return sd->imbalance_pct;
 }
 
-static unsigned long cpu_load(const struct ir_rq_snap *r)
+/* cpu_load(): from v5.7 cfs_rq->avg.load_avg ("sched/fair: Replace
+ * runnable_load_avg by load_avg"), for nice-0 tasks of the root cfs_rq
+ * equal to its runnable_avg (both sum 1024 per runnable entity over PELT
+ * time); earlier rules, or a runqueue without it, count nice-0 weights. */
+static unsigned long cpu_load(const struct ir_lb_env *env, const struct ir_rq_snap *r)
 {
+	if (env->pelt_load && r->runnable > 0)
+		return (unsigned long)r->runnable;
 	return (unsigned long)r->nr_running * NICE_0_LOAD;
+}
+
+/* task_h_load(): a root task's se.avg.load_avg (PELT of its runnable
+ * time, weight 1024), at least 1 (detach_tasks()' max_t(..., 1)) */
+static unsigned long task_h_load(const struct ir_lb_env *env, const struct ir_snap_task *p)
+{
+	if (env->pelt_load && p->load > 0)
+		return p->load >= 1 ? (unsigned long)p->load : 1;
+	return NICE_0_LOAD;
 }
 
 /* cpu_util(): the CPU's PELT util_avg as replay/ rebuilt it from its busy
@@ -198,7 +217,7 @@ static void sg_stats(const struct ir_lb_env *env, const struct ir_sched_domain *
 		if (!ir_cpumask_test(sd->span, o) || group_id(env, o) != g)
 			continue;
 		sgs->group_weight++;
-		sgs->group_load += cpu_load(r);
+		sgs->group_load += cpu_load(env, r);
 		sgs->group_util += cpu_util(env, r);
 		sgs->group_runnable += cpu_runnable(r);
 		sgs->sum_nr_running += r->nr_running;
@@ -491,7 +510,7 @@ void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res)
 	const struct ir_rq_snap *src = NULL;
 	long imbalance;
 	unsigned nr, busiest_nr = 0;
-	unsigned long busiest_util = 0;
+	unsigned long busiest_util = 0, busiest_load = 0;
 	int src_cpu = -1;
 
 	memset(res, 0, sizeof(*res));
@@ -513,6 +532,21 @@ void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res)
 		nr = r->nr_running;
 		if (!nr)
 			continue;
+		if (mt == migrate_load && env->pelt_load) {
+			/* v5.5+ migrate_load: "nr_running == 1 && load >
+			 * env->imbalance && !check_cpu_capacity()" skips the rq
+			 * (full capacity here); else the highest cpu_load() */
+			unsigned long load = cpu_load(env, r);
+
+			if (nr == 1 && load > (unsigned long)imbalance)
+				continue;
+			if (load > busiest_load) {
+				busiest_load = load;
+				src = r;
+				src_cpu = o;
+			}
+			continue;
+		}
 		if (mt == migrate_load && nr == 1)
 			continue;	/* a single task heavier than the imbalance stays */
 		if (mt == migrate_util) {
@@ -555,9 +589,9 @@ void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res)
 			}
 			switch (mt) {
 			case migrate_load:
-				if (load_too_big(env, sd, NICE_0_LOAD, imbalance))
+				if (load_too_big(env, sd, task_h_load(env, p), imbalance))
 					continue;
-				imbalance -= NICE_0_LOAD;
+				imbalance -= (long)task_h_load(env, p);
 				break;
 			case migrate_util:
 				util = task_util(env, p);

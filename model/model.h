@@ -261,6 +261,7 @@ struct ir_lb_env {
 	bool this_cpu_busy;		/* idle_cpu(this CPU) is false: rq->curr is still prev */
 	bool runnable_classify;		/* v5.7+: group_runnable in group_is_overloaded()/_has_capacity() */
 	bool util_est;			/* v4.17+: cpu_util()/task_util_est() include util_est */
+	bool pelt_load;			/* v5.7+: cpu_load() = load_avg, task_h_load() = the task's */
 };
 struct ir_lb_result {
 	enum ir_lb_verdict why;

@@ -97,6 +97,7 @@ void ir_outcome_lb(const struct ir_decision_ctx *ctx, const struct ir_policy_par
 		.imbalance_pct_117 = p->lb_release >= 510,
 		.numa_allow_inclusive = p->lb_release >= 519, .this_cpu_busy = true,
 		.runnable_classify = p->lb_release >= 507, .util_est = p->lb_release >= 417,
+		.pelt_load = p->lb_release >= 507,
 	};
 	for (int i = 0; i < d->nr_tried; i++) {
 		int lvl = d->tried[i];

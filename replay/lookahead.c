@@ -132,7 +132,7 @@ static void apply_one(const struct ir_la_rec *r, struct ir_rq_snap *q)
 			memmove(&q->task[pos + 1], &q->task[pos], sizeof(q->task[0]) * (size_t)(keep - pos));
 			q->task[pos] = (struct ir_snap_task){ .pid = r->pid, .prio = -1, .exec_start = r->exec_start,
 				.pinned = r->pinned != 0, .util = r->util,
-				.util_est = r->util_est };
+				.util_est = r->util_est, .load = r->load };
 			q->nr_tasks = (uint16_t)(keep + 1);
 		}
 		break;

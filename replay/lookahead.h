@@ -74,6 +74,7 @@ struct ir_la_rec {
 	int32_t cpu, pid;
 	float util;		/* ENQ: its util_avg at ts */
 	float util_est;		/* ENQ: its _task_util_est() (0 for RT) */
+	float load;		/* ENQ: its load_avg */
 	uint8_t kind;		/* enum ir_la_kind */
 	uint8_t pos;		/* ENQ: its index from the queue's tail among CFS tasks
 				 * (IR_SNAP_TASKS or more: beyond the snapshot) */

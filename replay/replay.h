@@ -321,6 +321,8 @@ struct ir_snap_task {
 	float util;			/* PELT util_avg rebuilt from its run times */
 	float util_est;			/* _task_util_est(): max(util_est.ewma, .enqueued), v4.17+
 					 * (ir_util_est_update() at each sleep); 0 unknown */
+	float load;			/* se.avg.load_avg: PELT of its runnable time x 1024
+					 * (nice 0), task_h_load() of a root task; 0 unknown */
 };
 struct ir_rq_snap {
 	uint16_t nr_running;		/* rq->nr_running: queued CFS and RT tasks, plus curr */

@@ -76,6 +76,9 @@ struct task {
 	float util;		/* PELT util_avg while it runs, at util_ts */
 	float ue_ewma, ue_enq;	/* p->se.avg.util_est (ir_util_est_update()) */
 	float ue_inq;		/* _task_util_est() it added to its CPU's ue_q when queued */
+	float load;		/* PELT load_avg (runnable: queued or running), at load_ts */
+	uint64_t load_ts;
+	bool load_runnable;	/* on a runqueue since load_ts */
 	uint64_t util_ts, run_ts;
 	uint64_t waking_ts;
 	int32_t waking_cpu;
@@ -91,6 +94,22 @@ struct task {
 static inline float task_ue(const struct task *t)
 {
 	return t->ue_ewma > t->ue_enq ? t->ue_ewma : t->ue_enq;
+}
+
+static double pelt(double util, uint64_t from, uint64_t to, bool running);
+
+/* se.avg.load_avg accumulates while the task is on a runqueue (queued or
+ * running), weight 1024 for nice 0 (kernel/sched/pelt.c __update_load_avg_se) */
+static void task_load_set(struct task *t, uint64_t now, bool runnable)
+{
+	t->load = (float)pelt(t->load, t->load_ts, now, t->load_runnable);
+	t->load_ts = now;
+	t->load_runnable = runnable;
+}
+
+static inline float task_load_now(const struct task *t, uint64_t now)
+{
+	return (float)pelt(t->load, t->load_ts, now, t->load_runnable);
 }
 
 #define MAX_PEND_MIG 16
@@ -501,6 +520,7 @@ static void la_note_enq(struct ir_state *s, int c, const struct task *t)
 	r->exec_start = t->last_ran;
 	r->util = (float)pelt(t->util, t->util_ts, s->now, false);
 	r->util_est = t->rt ? 0.0f : task_ue(t);
+	r->load = task_load_now(t, s->now);
 	r->rt = t->rt;
 	r->pinned = t->pinned;
 }
@@ -517,6 +537,8 @@ static void enqueue(struct ir_state *s, int c, struct task *t, uint64_t ts)
 	rq_before(s, c, &before);
 	if (cp->op.active && !cp->op.arrival_ts)
 		cp->op.arrival_ts = s->now;
+	if (!t->load_runnable)
+		task_load_set(t, s->now, true);
 	t->state = T_QUEUED;
 	t->cpu = c;
 	t->enq_ts = ts;
@@ -1072,6 +1094,8 @@ static void run_task(struct ir_state *s, int c, struct task *t, uint64_t ts)
 {
 	t->util = (float)pelt(t->util, t->util_ts, ts, false);
 	t->util_ts = ts;
+	if (!t->load_runnable)
+		task_load_set(t, s->now, true);
 	if (t->state == T_QUEUED) {
 		if (t->cpu != c)
 			s->obs.anomalies[IR_ANOM_NEXT_NOT_RUNNABLE]++;
@@ -1119,13 +1143,14 @@ static bool ttwu_pending_rule(const struct ir_state *s)
 	return ir_kver_at_least(s->p.kernel_major, s->p.kernel_minor, 5, 13);
 }
 
-static void snap_task(struct ir_snap_task *st, const struct task *t, int32_t prio)
+static void snap_task(struct ir_snap_task *st, const struct task *t, int32_t prio, uint64_t now)
 {
 	st->pid = t->pid;
 	st->prio = prio;
 	st->exec_start = t->last_ran;
 	st->pinned = t->pinned;
 	st->util_est = task_ue(t);
+	st->load = task_load_now(t, now);
 }
 
 /* The runqueues now, as c's newidle call finds them: c itself empty. */
@@ -1151,7 +1176,7 @@ static void snap_fill(struct ir_state *s, int c, struct ir_rq_snap *snap)
 		r->nr_tasks = 0;
 		for (t = s->cpu[o].qtail; t && r->nr_tasks < IR_SNAP_TASKS; t = t->qprev)
 			if (!t->rt) {
-				snap_task(&r->task[r->nr_tasks], t, -1);
+				snap_task(&r->task[r->nr_tasks], t, -1, s->now);
 				r->task[r->nr_tasks++].util = (float)pelt(t->util, t->util_ts, s->now, false);
 			}
 	}
@@ -1214,7 +1239,7 @@ static void snapshot(struct ir_state *s, int c, struct open_point *op, bool at_p
 		r->curr_idle = false;
 		memmove(&r->task[1], &r->task[0], sizeof(r->task[0]) *
 			(size_t)(r->nr_tasks < IR_SNAP_TASKS ? r->nr_tasks : IR_SNAP_TASKS - 1));
-		snap_task(&r->task[0], t, -1);
+		snap_task(&r->task[0], t, -1, s->now);
 		r->task[0].util = (float)pelt(t->util, t->util_ts, s->now, false);
 		if (!t->rt)
 			r->util_est += task_ue(t);
@@ -1430,6 +1455,7 @@ static void on_switch(struct ir_state *s, const struct ir_event *ev)
 			pt->state = (ev->sw.prev_state & (IR_EXIT_DEAD | IR_EXIT_ZOMBIE)) ? T_DEAD : T_SLEEPING;
 			/* dequeue_task_fair(): util_est_update() for a task going to sleep */
 			ir_util_est_update(&pt->ue_ewma, &pt->ue_enq, pt->util);
+			task_load_set(pt, ev->ts, false);
 			settle_stopper(s, pt, false);
 			if (pt->state == T_DEAD)
 				task_died(s, pt);
@@ -1538,6 +1564,10 @@ static void on_wakeup(struct ir_state *s, const struct ir_event *ev)
 		t->comm_known = 0;
 		t->state = T_NEW;
 		t->last_ran = 0;
+		/* init_entity_runnable_average(): a new task starts at its weight */
+		t->load = 1024;
+		t->load_ts = s->now;
+		t->load_runnable = false;
 	}
 	/* a kthread may be woken long before it first switches in: learn
 	 * pinned-ness from the wakeup's comm too */

@@ -1182,6 +1182,64 @@ static void test_util_est_update(void **state)
 	assert_true(ewma == 500 && enq == 500);
 }
 
+/* PELT load (v5.7 "sched/fair: Replace runnable_load_avg by load_avg"):
+ * cpu_load() is the CPU's load_avg (nice 0, root: its runnable_avg),
+ * find_busiest_queue() takes the highest for migrate_load and
+ * detach_tasks() compares task_h_load() (the task's load_avg) with the
+ * imbalance.  CPU 0 at MC (one socket, 2 cores x 2 threads), both groups
+ * overloaded (util 1024 everywhere): local {0, 1} 3 tasks (on CPU 1),
+ * busiest {2, 3} 4 + 2.  By nice-0 weights: avg_load 1536 and 3072, domain
+ * 2304; migrate_load, imbalance min(768, 768) * 2048 / 1024 = 1536; the
+ * rq with the most load is CPU 2 (4 tasks): one 1024 task moves from it.
+ * By PELT: runnable_avg 200, 1500 | 1400, 2400: avg_load 1700 * 1024 /
+ * 2048 = 850 and 1900, domain 5500 / 4 = 1375; 100 * 1900 > 117 * 850;
+ * imbalance min(525, 525) * 2048 / 1024 = 1050; the highest cpu_load() is
+ * CPU 3 (2400), its queued task (load_avg 300 <= 1050) moves.  At
+ * load_avg 1100 > 1050 it stays: nothing movable. */
+static void test_pelt_load(void **state)
+{
+	struct lbt t;
+	struct ir_lb_env env;
+	struct ir_lb_result r;
+	static const float runnable[4] = { 200, 1500, 1400, 2400 };
+
+	(void)state;
+	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
+	busy(t.rq, 0, 0, 0, 1024);
+	busy(t.rq, 1, 3, 10 * 1000 * US, 1024);
+	busy(t.rq, 2, 4, 10 * 1000 * US, 1024);
+	busy(t.rq, 3, 2, 10 * 1000 * US, 1024);
+	env = (struct ir_lb_env){
+		.dom = t.d, .pt = &t.pt, .level = 1, .rules = IR_LB_V519, .now = NOW,
+		.sysctl_sched_migration_cost = 500 * US, .preemption = true,
+		.smt_never_hot = true, .llc_spread = true, .load_shift = true,
+		.imbalance_pct_117 = true, .numa_allow_inclusive = true, .this_cpu_busy = true,
+		.runnable_classify = true, .util_est = true, .pelt_load = true,
+	};
+	/* no load_avg known (0): nice-0 weights */
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 2);
+	for (int o = 0; o < 4; o++)
+		t.rq[o].runnable = runnable[o];
+	for (int i = 0; i < 3; i++)
+		t.rq[2].task[i].load = 900;
+	t.rq[3].task[0].load = 300;
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 3);
+	assert_int_equal(r.pid, 300);
+	env.pelt_load = false;	/* before v5.7: weights, CPU 2 */
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.from_cpu, 2);
+	env.pelt_load = true;
+	t.rq[3].task[0].load = 1100;
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.moved, 0);
+	assert_int_equal(r.why, IR_LB_NOTHING_MOVABLE);
+	ir_domains_free(t.d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1211,6 +1269,7 @@ int main(void)
 		cmocka_unit_test(test_runnable_fully_busy),
 		cmocka_unit_test(test_util_est),
 		cmocka_unit_test(test_util_est_update),
+		cmocka_unit_test(test_pelt_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
