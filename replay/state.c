@@ -1020,6 +1020,11 @@ static void on_migrate(struct ir_state *s, const struct ir_event *ev)
 	t->numa_pending = 0;
 	if (!defer)
 		count_migration(s, cause);
+	/* migrate_task_rq_fair() (v6.1; set_task_cpu() for every move of a
+	 * fair task): "We have migrated, no longer consider this task hot",
+	 * se->exec_start = 0 until it runs again */
+	if (!t->rt)
+		t->last_ran = 0;
 
 	/* move it */
 	if (t->state == T_QUEUED) {
