@@ -272,7 +272,7 @@ struct ir_lb_result {
 void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res);
 /* What load_balance() needs and a trace lacks, as the model assumes it. */
 #define IR_LB_ASSUMPTIONS "load weight: every task nice 0 (1024; prio is not kept); capacity 1024 per CPU; " \
-	"utilisation: PELT util_avg, util_est and runnable_avg rebuilt from run times and queue lengths; affinity: only per-CPU " \
+	"utilisation and load: PELT util_avg, util_est, runnable_avg and load_avg rebuilt from run times and queue lengths; affinity: only per-CPU " \
 	"kthreads pinned; nr_balance_failed 0 (periodic balance failures are not in a trace); no asym " \
 	"capacity, misfit or group_imbalanced"
 enum ir_lb_rules ir_lb_rules_of(const struct ir_policy_params *p);

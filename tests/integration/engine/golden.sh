@@ -136,6 +136,20 @@
 # regenerated with --update; JSON, CSV and decisions unchanged.
 # Then the integration merge of simr, sims, fido, fidp, mut4 and eco6: regenerated
 # with --update on the merge (both header notes above hold together).
+# Then branch fid5 (issue 15), on purpose: four v6.1 inputs of
+# load_balance() (group_runnable in group_classify(), v5.7; UTIL_EST in
+# cpu_util()/task_util_est(), v4.17; PELT load_avg for cpu_load() and
+# task_h_load(), v5.7; exec_start = 0 after a migration,
+# migrate_task_rq_fair()).  Every JSON report (and the HTML that embeds it,
+# the text's assumptions line) carries the new assumptions.load_balance_inputs
+# wording; the policies' figures, decisions and fidelity sections change
+# where a decision changed (168 outputs).  Checked by script against the
+# branch base's binary (1e1a640) on host-hackbench, vm-numa/a and hb_ni_1:
+# besides that string only decision-derived keys differ (pulls, moved,
+# idle recovered/lost, attempts, costs, seeds, ground truth and fidelity);
+# the v4.15-rule policies (baseline, domain-cost, no-check) change only
+# through the exec_start reset (hb_ni_1: 128 -> 131 pulls each; host-
+# hackbench baseline and domain-cost unchanged).
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi
