@@ -65,6 +65,9 @@
  *                           as its first call detaches (lb_gained);
  *  add_nr_running()         sets rd->overload at 2 runnable; a top-level
  *                           balance rewrites it from the runqueues.
+ *  migrate_task_rq_fair()   a migrated task's se->exec_start is 0: not
+ *                           task_hot() until it runs again (v6.1; from v6.3
+ *                           and in 6.1.y enqueue_entity(ENQUEUE_MIGRATED));
  * A migrated task pays refill_ns of extra CPU time per level boundary
  * crossed (the level index of the smallest domain holding both CPUs, + 1).
  *
@@ -587,6 +590,11 @@ static void migrate(struct sim *s, int32_t ti, int from, int to, uint64_t *count
 	if (from < 0 || from == to)
 		return;
 	t->vruntime = t->vruntime - s->rq[from].min_vruntime + s->rq[to].min_vruntime;
+	/* "We have migrated, no longer consider this task hot": se->exec_start
+	 * = 0 (migrate_task_rq_fair() in v6.1; enqueue_entity() with
+	 * ENQUEUE_MIGRATED from a53ce18cacb4, v6.3, and in 6.1.y stable, and
+	 * through v6.18): task_hot() is false for it until it runs again */
+	t->last_ran = 0;
 	lvl = level_of(s, from, to);
 	if (!s->sp->frozen)
 		t->penalty += s->sp->refill_ns * ((lvl == IR_NO_LEVEL ? (unsigned)s->rq[from].nr_levels : lvl) + 1);

@@ -872,6 +872,64 @@ static void test_select_idle_smt(void **state)
 	ir_workload_free(w);
 }
 
+/*
+ * A migrated task is no longer cache hot (se->exec_start = 0:
+ * migrate_task_rq_fair() in v6.1, enqueue_entity() with ENQUEUE_MIGRATED
+ * from v6.3 and 6.1.y, through v6.18), so task_hot() lets a newidle
+ * balance take it at once.  Two CPUs, one LLC; mainline, migration cost
+ * 500 us.  A runs on CPU 0; P, B and C are runnable on CPU 1 at 0 and run
+ * there in index order: P 1 ms (then blocks), B 0.3 ms (then sleeps),
+ * C 0.1 ms (then exits).  At 1.1 ms A wakes P: CPU 1 is busy (B), so
+ * wake_affine_weight() compares PELT loads (32 ms half-life,
+ * f(t) = 1 - 2^(-t / 32 ms)): this = (1024 f(1.1) + 1024 f(1)) x 100 =
+ * (24.1 + 21.9) x 100 = 4605 against prev = (3072 f(1) 2^(-0.1/32) +
+ * 2048 f(0.1) - 21.9) x 108 = (65.7 + 4.4 - 21.9) x 108 = 5200: P goes to
+ * the waker's CPU 0 (select_idle_sibling() finds no idle CPU), queued
+ * behind A (its vruntime, 1 ms, is not 2 ms behind A's 1.1 ms: no
+ * preemption).  At 1.4 ms C exits and CPU 1 runs newly idle: P last ran
+ * 0.4 ms ago, under the 500 us migration cost, so without the rule it is
+ * hot and stays queued until A's run ends; with it the newidle balance
+ * pulls it (one newidle migration).
+ */
+static void test_migrated_not_hot(void **state)
+{
+	const struct ir_op a[] = {
+		{ .kind = IR_OP_RUN, .ns = 1100 * US }, { .kind = IR_OP_WAKE, .arg = 1 },
+		{ .kind = IR_OP_RUN, .ns = 20 * MS }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op p[] = {
+		{ .kind = IR_OP_RUN, .ns = 1 * MS }, { .kind = IR_OP_BLOCK_TASK },
+		{ .kind = IR_OP_RUN, .ns = 1 * MS }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op b[] = {
+		{ .kind = IR_OP_RUN, .ns = 300 * US }, { .kind = IR_OP_BLOCK_DELAY, .ns = 50 * MS },
+		{ .kind = IR_OP_RUN, .ns = 100 * US }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op c[] = { { .kind = IR_OP_RUN, .ns = 100 * US }, { .kind = IR_OP_EXIT } };
+	const struct ir_op *ops[] = { a, p, b, c };
+	const uint32_t nr[] = { 4, 4, 4, 2 };
+	const uint8_t start[] = { IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_RUNNABLE };
+	const uint16_t cpu[] = { 0, 1, 1, 1 };
+	struct ir_workload *w = programs(2, 4, ops, nr, start, cpu);
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
+	struct ir_sim_result r;
+
+	(void)state;
+	w->task[2].ops[1].arg = 1;	/* the delay's waker: CPU 1's idle task */
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
+	assert_int_equal(pol.sysctl_sched_migration_cost, 500 * US);
+	ir_sim_params_default(&sp, 2);
+	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+	assert_false(r.stalled);
+	assert_int_equal(r.mig_wakeup, 1);	/* P to the waker's CPU */
+	assert_int_equal(r.mig_newidle, 1);	/* and pulled back at 1.4 ms */
+	assert_int_equal(r.newidle_pulls, 1);
+	/* P runs its last 1 ms from the pull on CPU 1, not after A's 20 ms */
+	assert_true(r.wait_p99 < 1 * MS);
+	ir_workload_free(w);
+}
+
 /* Seeded: the same inputs give the same figures. */
 static void test_deterministic(void **state)
 {
@@ -906,6 +964,7 @@ int main(void)
 		cmocka_unit_test(test_tick_preempt),
 		cmocka_unit_test(test_next_buddy),
 		cmocka_unit_test(test_select_idle_smt),
+		cmocka_unit_test(test_migrated_not_hot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
