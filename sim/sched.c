@@ -65,6 +65,10 @@
  *                           as its first call detaches (lb_gained);
  *  add_nr_running()         sets rd->overload at 2 runnable; a top-level
  *                           balance rewrites it from the runqueues.
+ *  dequeue_entity()         (EEVDF, v6.12+ DELAY_DEQUEUE, DELAY_ZERO) a task
+ *                           that sleeps while not eligible stays queued until
+ *                           picked (then dequeued) or woken in place
+ *                           (ttwu_runnable(), no select_task_rq());
  *  migrate_task_rq_fair()   a migrated task's se->exec_start is 0: not
  *                           task_hot() until it runs again (v6.1; from v6.3
  *                           and in 6.1.y enqueue_entity(ENQUEUE_MIGRATED));
@@ -124,6 +128,8 @@ struct stask {
 	uint64_t avg_ts;
 	struct flips flips;	/* record_wakee(): as a waker */
 	int16_t recent_used_cpu;	/* p->recent_used_cpu */
+	bool delayed;		/* se->sched_delayed (DELAY_DEQUEUE, v6.12+): blocked
+				 * (blocked_on) but still queued on cpu */
 };
 
 struct srq {
@@ -132,6 +138,7 @@ struct srq {
 	uint64_t pick_start;	/* set_next_entity(): prev_sum_exec_runtime, as a time */
 	int32_t next_buddy, last_buddy;	/* CFS cfs_rq->next, cfs_rq->last; -1 none */
 	uint32_t nr_queued, cap;
+	uint32_t nr_delayed;	/* of them sched_delayed: cfs_h_nr_delayed() */
 	int32_t *q;
 	uint64_t load;		/* weights queued + curr */
 	double load_avg;	/* PELT of load: cfs_rq->avg.load_avg */
@@ -270,6 +277,13 @@ static inline bool in_level(const struct sim *s, int c, int l, int o)
 static inline unsigned nr_running(const struct sim *s, int c)
 {
 	return s->rq[c].nr_queued + (s->rq[c].curr >= 0);
+}
+
+/* blocked in its program: asleep, or sleeping while its se is still queued
+ * (DELAY_DEQUEUE) */
+static inline bool blocked(const struct stask *t)
+{
+	return t->state == S_BLOCKED || t->delayed;
 }
 
 static inline bool cpu_idle(const struct sim *s, int c)
@@ -782,16 +796,55 @@ static void advance(struct sim *s, int32_t ti)
 	t->left = t->pc < wt->nr_ops && wt->ops[t->pc].kind == IR_OP_RUN ? wt->ops[t->pc].ns : 0;
 }
 
+/*
+ * DELAY_DEQUEUE (152e11f6df29, v6.12; on through v6.18, with DELAY_ZERO):
+ * dequeue_entity() of a task going to sleep that is not entity_eligible()
+ * (its vruntime past avg_vruntime(), curr included) leaves it queued,
+ * se->sched_delayed, competing until it is eligible: pick_next_entity()
+ * that picks it dequeues it then (DEQUEUE_DELAYED, lag zeroed, DELAY_ZERO)
+ * and picks again; a wakeup before that is ttwu_runnable(): it is requeued
+ * where it is (requeue_delayed_entity(), placed at lag 0 if eligible by
+ * then), with no select_task_rq().  Its weight stays in the load; it is
+ * not waiting (no wait is measured, it counts in no idle-while-waiting)
+ * and load_balance() leaves it (can_migrate_task(): a delayed task moves
+ * only with migrate_load; the snapshot shows it pinned).
+ */
+static void delayed_dequeue(struct sim *s, int32_t ti)
+{
+	struct stask *t = &s->t[ti];
+
+	s->rq[t->cpu].nr_delayed--;
+	s->nr_waiting++;	/* q_del() counts it out */
+	q_del(s, ti);
+	task_avg_update(s, ti, true);	/* runnable while queued */
+	t->delayed = false;
+	t->state = S_BLOCKED;
+	t->vlag = 0;		/* picked, so eligible: lag >= 0, DELAY_ZERO */
+}
+
 static void block(struct sim *s, int c, int32_t ti, uint8_t on)
 {
+	struct stask *t = &s->t[ti];
+	bool delay = false;
+
 	clear_buddies(&s->rq[c], ti);	/* dequeue_entity() */
+	if (s->sp->eevdf && s->sp->delay_dequeue && !s->sp->frozen) {
+		update_curr(s, c);
+		delay = (int64_t)(t->vruntime - avg_vruntime(s, c)) > 0;	/* !entity_eligible() */
+	}
 	put_curr(s, c);
 	task_avg_update(s, ti, true);
 	if (s->sp->eevdf)	/* update_entity_lag(): what it was owed when it left */
-		s->t[ti].vlag = (int64_t)(avg_vruntime(s, c) - s->t[ti].vruntime);
-	s->t[ti].state = S_BLOCKED;
-	s->t[ti].blocked_on = on;
-	s->t[ti].blocked_at = s->now;
+		t->vlag = (int64_t)(avg_vruntime(s, c) - t->vruntime);
+	t->state = S_BLOCKED;
+	t->blocked_on = on;
+	t->blocked_at = s->now;
+	if (delay) {
+		q_add(s, c, ti);
+		s->nr_waiting--;	/* queued, but asleep */
+		s->rq[c].nr_delayed++;
+		t->delayed = true;
+	}
 	pick_next(s, c);
 }
 
@@ -939,7 +992,7 @@ static void snapshot(struct sim *s, int c, struct ir_point *pt, bool own)
 				continue;
 			q->task[k] = (struct ir_snap_task){
 				.pid = ti, .prio = s->w->task[ti].prio, .exec_start = t->last_ran,
-				.pinned = s->w->task[ti].pinned, .util = (float)(t->avg * 1024.0),
+				.pinned = s->w->task[ti].pinned || t->delayed, .util = (float)(t->avg * 1024.0),
 			};
 			if (q->nr_tasks < IR_SNAP_TASKS)
 				q->nr_tasks++;
@@ -1047,14 +1100,19 @@ static void pick_next(struct sim *s, int c)
 		frozen_pick(s, c);
 		return;
 	}
-	if (!r->nr_queued) {
-		who = s->pol ? newidle(s, c) : -1;
-		if (who < 0) {
-			go_idle(s, c, r->avail > s->now ? r->avail : s->now);
-			return;
+	for (;;) {
+		if (!r->nr_queued) {
+			who = s->pol ? newidle(s, c) : -1;
+			if (who < 0) {
+				go_idle(s, c, r->avail > s->now ? r->avail : s->now);
+				return;
+			}
+			break;
 		}
-	} else {
 		who = s->sp->eevdf ? pick_eevdf(s, c, false) : cfs_pick(s, c, false);
+		if (!s->t[who].delayed)
+			break;
+		delayed_dequeue(s, who);	/* pick_next_entity(): dequeue, pick again */
 	}
 	set_curr(s, c, who);
 	run_curr(s, c);
@@ -1231,8 +1289,8 @@ static int wake_affine(struct sim *s, int l, const struct stask *t, int this_cpu
 
 	if (cpu_idle(s, this_cpu) && share_cache(s, this_cpu, prev))
 		return cpu_idle(s, prev) ? prev : this_cpu;
-	if (sync && nr_running(s, this_cpu) == 1)
-		return this_cpu;
+	if (sync && nr_running(s, this_cpu) - s->rq[this_cpu].nr_delayed == 1)
+		return this_cpu;	/* v6.12+: less cfs_h_nr_delayed() */
 	if (cpu_idle(s, prev))
 		return prev;
 	/* wake_affine_weight() on PELT averages of the runnable weight */
@@ -1340,14 +1398,41 @@ static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enu
 	int c;
 
 	if (how == W_FORK ? t->state != S_UNSTARTED :
-	    how == W_TASK ? !(t->state == S_BLOCKED && t->blocked_on == IR_OP_BLOCK_TASK) :
-	    t->state != S_BLOCKED) {
+	    how == W_TASK ? !(blocked(t) && t->blocked_on == IR_OP_BLOCK_TASK) :
+	    !blocked(t)) {
 		if (how == W_TASK)
 			t->tokens++;	/* it has not reached the block this wakeup ends */
 		return;
 	}
 	if (waker_cpu >= s->n)
 		waker_cpu = 0;
+	if (t->delayed) {
+		/* ttwu_runnable() -> requeue_delayed_entity(): where it is */
+		uint64_t v;
+
+		c = t->cpu;
+		r = &s->rq[c];
+		update_curr(s, c);
+		v = avg_vruntime(s, c);
+		r->nr_delayed--;
+		s->nr_waiting++;
+		t->delayed = false;
+		t->state = S_QUEUED;
+		t->enq = s->now;
+		s->res->wakeups++;
+		t->woken = how == W_IRQ ? s->now : (t->waking > t->blocked_at ? t->waking : t->blocked_at);
+		if ((int64_t)(t->vruntime - v) < 0) {
+			/* DELAY_ZERO: eligible by now, lag > 0: placed at lag 0 */
+			t->vruntime = v;
+			t->deadline = v + vslice(s, t);
+		}
+		if (r->curr < 0) {
+			/* not reached: a delayed task's CPU runs another */
+			hpush(s, r->avail > s->now ? r->avail : s->now, E_CPU, (uint32_t)c, ++r->gen);
+			return;
+		}
+		goto preempt;
+	}
 	task_avg_update(s, ti, false);		/* it slept until now */
 	if (s->sp->frozen) {
 		c = rec_cpu < s->n ? rec_cpu : 0;
@@ -1411,6 +1496,7 @@ static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enu
 	}
 	/* check_preempt_wakeup() */
 	update_curr(s, c);
+preempt:
 	{
 		const struct stask *cur = &s->t[r->curr];
 		uint64_t gran = s->sp->sysctl_sched_wakeup_granularity * NICE_0_LOAD / t->weight;
@@ -1795,7 +1881,7 @@ int ir_simulate(const struct ir_workload *w, const struct ir_domains *dom,
 			const struct ir_op *op = &w->task[e.id].ops[e.gen - 1];
 			uint64_t lag = op->arg >> 16;
 
-			if (!(t->state == S_BLOCKED && t->blocked_on == IR_OP_BLOCK_DELAY && t->pc == e.gen))
+			if (!(blocked(t) && t->blocked_on == IR_OP_BLOCK_DELAY && t->pc == e.gen))
 				break;
 			if (sp->frozen && lag) {
 				/* queued at its recorded sched_wakeup, waiting from now */

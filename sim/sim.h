@@ -189,6 +189,9 @@ struct ir_sim_params {
 	unsigned busy_factor;		/* sd->busy_factor, 16 (v5.12+ 32 since 6.? see sched.c) */
 	bool sync_wakeups;		/* WF_SYNC on task wakeups (default false) */
 	bool eevdf;			/* v6.6+ (147f3efaa241): EEVDF picking and placement */
+	bool delay_dequeue;		/* v6.12+ (152e11f6df29): EEVDF's DELAY_DEQUEUE and
+					 * DELAY_ZERO: a sleeper that is not eligible stays
+					 * queued until picked or woken in place */
 	uint64_t sysctl_sched_base_slice;	/* EEVDF slice, 0.75 ms x the CFS factor */
 	bool sis_util;			/* v5.19+ (70fb5ccf2ebb): SIS_UTIL limits the idle scan */
 	bool recent_used_cpu;		/* v4.16+ (32e839dda3ba): p->recent_used_cpu candidate */

@@ -930,6 +930,63 @@ static void test_migrated_not_hot(void **state)
 	ir_workload_free(w);
 }
 
+/*
+ * DELAY_DEQUEUE (152e11f6df29, v6.12; EEVDF): a task that sleeps while not
+ * eligible stays queued, and a wakeup before it is picked is ttwu_runnable():
+ * it stays on its CPU, with no select_task_rq().  Three CPUs, one LLC
+ * (base slice 0.75 ms x 2 = 1.5 ms).  W (CPU 1) and X (CPU 2) start first;
+ * P and A start on CPU 0 (no idle CPU for A), both at vruntime 0 with a
+ * deadline half a slice on (0.75 ms).  P runs to it (0.75 ms), A to its
+ * own (1.5 ms), P again (ties by index) and sleeps at 1.75 ms after 1 ms
+ * of CPU: vruntime 1 ms against A's 0.75 ms, above their mean 0.875 ms:
+ * not eligible, so delayed.  X exits at 1.2 ms (CPU 2 idle: P, preempted
+ * 0.45 ms earlier, is cache hot for its newidle balance).  At 2 ms W wakes
+ * P: delayed, it is requeued on CPU 0 (no wakeup migration), behind A
+ * (RUN_TO_PARITY), until CPU 2's idle balance (interval 3 ms) takes it at
+ * 3 ms.  Without the rule P was dequeued at 1.75 ms and
+ * select_idle_sibling() sends it to idle CPU 2 at its wakeup.
+ */
+static void test_delay_dequeue(void **state)
+{
+	const struct ir_op wk_ops[] = {
+		{ .kind = IR_OP_RUN, .ns = 2 * MS }, { .kind = IR_OP_WAKE, .arg = 2 },
+		{ .kind = IR_OP_RUN, .ns = 10 * MS }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op x[] = { { .kind = IR_OP_RUN, .ns = 1200 * US }, { .kind = IR_OP_EXIT } };
+	const struct ir_op p[] = {
+		{ .kind = IR_OP_RUN, .ns = 1 * MS }, { .kind = IR_OP_BLOCK_TASK },
+		{ .kind = IR_OP_RUN, .ns = 1 * MS }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op a[] = { { .kind = IR_OP_RUN, .ns = 10 * MS }, { .kind = IR_OP_EXIT } };
+	const struct ir_op *ops[] = { wk_ops, x, p, a };
+	const uint32_t nr[] = { 4, 2, 4, 2 };
+	const uint8_t start[] = { IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_RUNNABLE };
+	const uint16_t cpu[] = { 1, 2, 0, 0 };
+	struct ir_workload *w = programs(3, 4, ops, nr, start, cpu);
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
+	struct ir_sim_result r;
+
+	(void)state;
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
+	ir_sim_params_default(&sp, 3);
+	assert_int_equal(sp.sysctl_sched_base_slice, 1500 * US);
+	sp.eevdf = true;
+	sp.delay_dequeue = true;
+	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+	assert_false(r.stalled);
+	assert_int_equal(r.wakeups, 1);
+	assert_int_equal(r.mig_wakeup, 0);
+	assert_int_equal(r.mig_periodic, 1);	/* CPU 2's idle balance at 3 ms takes it */
+	sp.delay_dequeue = false;
+	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+	assert_false(r.stalled);
+	assert_int_equal(r.wakeups, 1);
+	assert_int_equal(r.mig_wakeup, 1);
+	assert_int_equal(r.mig_periodic, 0);
+	ir_workload_free(w);
+}
+
 /* Seeded: the same inputs give the same figures. */
 static void test_deterministic(void **state)
 {
@@ -965,6 +1022,7 @@ int main(void)
 		cmocka_unit_test(test_next_buddy),
 		cmocka_unit_test(test_select_idle_smt),
 		cmocka_unit_test(test_migrated_not_hot),
+		cmocka_unit_test(test_delay_dequeue),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
