@@ -32,7 +32,8 @@
  *                           (tick_ns 0: at the exact end of the slice);
  *  select_task_rq_fair()    wakeups: record_wakee() and wake_wide() (v4.3),
  *                           then wake_affine() (wake_affine_idle(), then
- *                           wake_affine_weight() on PELT load) when the
+ *                           wake_affine_weight() on PELT load; WF_SYNC for a
+ *                           task's wakeups, sp->sync_wakeups) when the
  *                           waker's domains span prev_cpu, then
  *                           select_idle_sibling() in the target's LLC (target,
  *                           prev, recent_used_cpu (v4.16); with SMT and no
@@ -197,6 +198,7 @@ struct sim {
 	struct ir_hist *wait;
 	uint64_t done_at;
 	int oom;
+	bool waker_exiting;	/* the wakeup being placed comes from an exiting task */
 };
 
 /* ---------------------------------------------------------------- heap */
@@ -893,7 +895,9 @@ static void run_curr(struct sim *s, int c)
 				continue;
 			}
 			s->t[op->arg].waking = s->now;
+			s->waker_exiting = op->flags & IR_OP_F_EXITING;
 			wake_task(s, (int32_t)op->arg, c, op->cpu, op->kind == IR_OP_FORK ? W_FORK : W_TASK);
+			s->waker_exiting = false;
 			if (r->curr != ti)
 				return;		/* preempted by its wakee */
 			continue;
@@ -1281,9 +1285,8 @@ static int select_idle_sibling(struct sim *s, struct stask *p, int prev, int tar
 
 /* wake_affine(): wake_affine_idle(), then wake_affine_weight() on the
  * instantaneous load (sum of runnable weights) instead of PELT's. */
-static int wake_affine(struct sim *s, int l, const struct stask *t, int this_cpu, int prev)
+static int wake_affine(struct sim *s, int l, const struct stask *t, int this_cpu, int prev, bool sync)
 {
-	bool sync = s->sp->sync_wakeups;
 	double this_load, prev_load, task_load = t->weight * t->avg;
 	unsigned pct = s->rq[this_cpu].imbalance_pct[l];
 
@@ -1299,13 +1302,23 @@ static int wake_affine(struct sim *s, int l, const struct stask *t, int this_cpu
 	this_load = s->rq[this_cpu].load_avg;
 	prev_load = s->rq[prev].load_avg;
 	if (sync && s->rq[this_cpu].curr >= 0) {
-		const struct stask *cur = &s->t[s->rq[this_cpu].curr];
-		double cl = cur->weight * cur->avg;
+		/* task_h_load(current): the waker's load, as its last
+		 * update_load_avg() (the tick, at most a jiffy old) left it;
+		 * a waker heavier than its CPU's load takes the wakee */
+		int32_t ci = s->rq[this_cpu].curr;
+		double cl;
 
-		this_load = this_load > cl ? this_load - cl : 0;
+		task_avg_update(s, ci, true);
+		cl = s->t[ci].weight * s->t[ci].avg;
+		if (cl > this_load)
+			return this_cpu;
+		this_load -= cl;
 	}
+	/* s64 in the kernel: prev_eff_load may go below 0 */
 	this_load = (this_load + task_load) * 100;
-	prev_load = (prev_load > task_load ? prev_load - task_load : 0) * (100 + (pct - 100) / 2);
+	prev_load = (prev_load - task_load) * (100 + (pct - 100) / 2);
+	if (sync)
+		prev_load += 1;	/* equal loads: stack the wakee on the waker */
 	return this_load < prev_load ? this_cpu : prev;
 }
 
@@ -1343,8 +1356,8 @@ static bool wake_wide(const struct sim *s, const struct flips *waker, const stru
 }
 
 /* waker: the task (or the CPU's idle task and kthreads) that wakes ti,
- * NULL for a fork (WF_FORK: no record_wakee()). */
-static int select_task_rq_fair(struct sim *s, int32_t ti, int this_cpu, struct flips *waker)
+ * NULL for a fork (WF_FORK: no record_wakee()); sync: WF_SYNC. */
+static int select_task_rq_fair(struct sim *s, int32_t ti, int this_cpu, struct flips *waker, bool sync)
 {
 	struct stask *t = &s->t[ti];
 	int prev = t->cpu, target = prev;
@@ -1369,7 +1382,7 @@ static int select_task_rq_fair(struct sim *s, int32_t ti, int this_cpu, struct f
 		unsigned lv = level_of(s, this_cpu, prev);
 
 		if (lv != IR_NO_LEVEL)
-			target = wake_affine(s, (int)lv, t, this_cpu, prev);
+			target = wake_affine(s, (int)lv, t, this_cpu, prev, sync);
 	}
 	return select_idle_sibling(s, &s->t[ti], prev, target);
 }
@@ -1438,12 +1451,19 @@ static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enu
 		c = rec_cpu < s->n ? rec_cpu : 0;
 	} else {
 		struct flips *waker = NULL;
+		bool sync = false;
 
-		if (how == W_TASK && s->rq[waker_cpu].curr >= 0)
+		if (how == W_TASK && s->rq[waker_cpu].curr >= 0) {
 			waker = &s->t[s->rq[waker_cpu].curr].flips;
-		else if (how != W_FORK)
+			/* WF_SYNC: a task's wakeup of a task, taken as the
+			 * pipe or socket wakeup it most often is (parameter);
+			 * select_task_rq_fair(): "sync = (wake_flags & WF_SYNC)
+			 * && !(current->flags & PF_EXITING)" (v6.1, v6.18) */
+			sync = s->sp->sync_wakeups && !s->waker_exiting;
+		} else if (how != W_FORK) {
 			waker = &s->rq[waker_cpu].irq_flips;
-		c = select_task_rq_fair(s, ti, waker_cpu, waker);
+		}
+		c = select_task_rq_fair(s, ti, waker_cpu, waker, sync);
 	}
 	if (how != W_START) {
 		s->res->wakeups++;
@@ -1628,6 +1648,7 @@ void ir_sim_params_default(struct ir_sim_params *p, int nr_cpus)
 	p->sysctl_sched_migration_cost = 500000;
 	p->max_idle_balance_cost = 500000;
 	p->busy_factor = 16;
+	p->sync_wakeups = true;
 }
 
 static void setup_rq(struct sim *s, const struct ir_domains *dom, int c)

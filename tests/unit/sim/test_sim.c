@@ -920,6 +920,7 @@ static void test_migrated_not_hot(void **state)
 	ir_policy_defaults(IR_POL_MAINLINE, &pol);
 	assert_int_equal(pol.sysctl_sched_migration_cost, 500 * US);
 	ir_sim_params_default(&sp, 2);
+	sp.sync_wakeups = false;	/* wake_affine_weight() decides, as above */
 	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
 	assert_false(r.stalled);
 	assert_int_equal(r.mig_wakeup, 1);	/* P to the waker's CPU */
@@ -987,6 +988,104 @@ static void test_delay_dequeue(void **state)
 	ir_workload_free(w);
 }
 
+/*
+ * WF_SYNC (wake_affine_idle(), v6.1 and v6.18): "sync && nr_running == 1":
+ * a waker alone on its CPU takes the wakee, whatever the loads.  Two CPUs,
+ * one LLC, CFS, no tick.  W and Z share CPU 0: W, picked alone, runs its
+ * 12 ms slice (sysctl_sched_latency), Z 12-16 ms, then Z sleeps 100 ms;
+ * P runs 1 ms on CPU 1 and sleeps, B keeps CPU 1 busy.  At 18 ms W (alone
+ * on CPU 0) wakes P.  Not sync, wake_affine_weight() on the PELT loads
+ * (f(t) = 1 - 2^(-t / 32 ms)): CPU 0 holds W's 1024 f(18) = 330.6 and Z's
+ * blocked 1024 f(16) 2^(-2/32) = 287.2, CPU 1 B's 330.6 and P's 1024 f(1)
+ * 2^(-17/32) = 15.2, so this = (617.8 + 15.2) x 100 = 63300 against prev
+ * = (345.8 - 15.2) x 108 = 35705: P stays on CPU 1.  Sync, it goes to
+ * CPU 0 (select_idle_sibling() finds no idle CPU): one wakeup migration.
+ * The same wakeup issued after W's sched_process_exit (IR_OP_F_EXITING) is
+ * not sync (select_task_rq_fair(): !(current->flags & PF_EXITING)).
+ */
+static void test_sync_wakeup(void **state)
+{
+	const struct ir_op wk_ops[] = {
+		{ .kind = IR_OP_RUN, .ns = 14 * MS }, { .kind = IR_OP_WAKE, .arg = 1 },
+		{ .kind = IR_OP_RUN, .ns = 5 * MS }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op p[] = {
+		{ .kind = IR_OP_RUN, .ns = 1 * MS }, { .kind = IR_OP_BLOCK_TASK },
+		{ .kind = IR_OP_RUN, .ns = 1 * MS }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op b[] = { { .kind = IR_OP_RUN, .ns = 30 * MS }, { .kind = IR_OP_EXIT } };
+	const struct ir_op z[] = {
+		{ .kind = IR_OP_RUN, .ns = 4 * MS }, { .kind = IR_OP_BLOCK_DELAY, .ns = 100 * MS },
+		{ .kind = IR_OP_RUN, .ns = 100 * US }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op *ops[] = { wk_ops, p, b, z };
+	const uint32_t nr[] = { 4, 4, 2, 4 };
+	const uint8_t start[] = { IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_RUNNABLE };
+	const uint16_t cpu[] = { 0, 1, 1, 0 };
+	struct ir_workload *w = programs(2, 4, ops, nr, start, cpu);
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
+	struct ir_sim_result r;
+
+	(void)state;
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
+	ir_sim_params_default(&sp, 2);
+	assert_true(sp.sync_wakeups);		/* the default */
+	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+	assert_false(r.stalled);
+	assert_int_equal(r.mig_wakeup, 1);
+	w->task[0].ops[1].flags |= IR_OP_F_EXITING;
+	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+	assert_int_equal(r.mig_wakeup, 0);
+	w->task[0].ops[1].flags = 0;
+	sp.sync_wakeups = false;
+	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+	assert_false(r.stalled);
+	assert_int_equal(r.mig_wakeup, 0);
+	ir_workload_free(w);
+}
+
+/* A wakeup issued after the waker's sched_process_exit (do_exit() sets
+ * PF_EXITING before exit_notify() wakes the parent) is marked
+ * IR_OP_F_EXITING; one issued before is not. */
+static void test_exiting_waker(void **state)
+{
+	struct ir_wl_builder *b = ir_wl_new(2);
+	struct ir_workload *w;
+	const struct ir_sim_task *a;
+
+	(void)state;
+	assert_non_null(b);
+	sw(b, T0, 0, 0, 0, 10);
+	sw(b, T0, 1, 0, 0, 11);
+	sw(b, T0 + 10 * US, 1, 11, IR_TASK_INTERRUPTIBLE, 0);
+	sw(b, T0 + 10 * US, 1, 0, 0, 12);
+	sw(b, T0 + 20 * US, 1, 12, IR_TASK_INTERRUPTIBLE, 0);
+	wk(b, IR_EV_WAKING, T0 + 100 * US, 0, 10, 11, 1);
+	wk(b, IR_EV_WAKEUP, T0 + 101 * US, 0, 10, 11, 1);
+	exit_ev(b, T0 + 200 * US, 0, 10);
+	wk(b, IR_EV_WAKING, T0 + 210 * US, 0, 10, 12, 1);
+	wk(b, IR_EV_WAKEUP, T0 + 211 * US, 0, 10, 12, 1);
+	sw(b, T0 + 220 * US, 0, 10, IR_EXIT_DEAD, 0);
+	w = ir_wl_finish(b, T0 + 300 * US);
+	assert_non_null(w);
+	a = task(w, 10);
+	/* runs 100 us, wakes 11, runs 110 us (exit at 200 us), wakes 12,
+	 * runs 10 us, exits */
+	assert_int_equal(a->nr_ops, 6);
+	op_is(&a->ops[0], IR_OP_RUN, 100 * US);
+	assert_int_equal(a->ops[1].kind, IR_OP_WAKE);
+	assert_int_equal(a->ops[1].arg, idx(w, 11));
+	assert_false(a->ops[1].flags & IR_OP_F_EXITING);
+	op_is(&a->ops[2], IR_OP_RUN, 110 * US);
+	assert_int_equal(a->ops[3].kind, IR_OP_WAKE);
+	assert_int_equal(a->ops[3].arg, idx(w, 12));
+	assert_true(a->ops[3].flags & IR_OP_F_EXITING);
+	op_is(&a->ops[4], IR_OP_RUN, 10 * US);
+	assert_int_equal(a->ops[5].kind, IR_OP_EXIT);
+	ir_workload_free(w);
+}
+
 /* Seeded: the same inputs give the same figures. */
 static void test_deterministic(void **state)
 {
@@ -1023,6 +1122,8 @@ int main(void)
 		cmocka_unit_test(test_select_idle_smt),
 		cmocka_unit_test(test_migrated_not_hot),
 		cmocka_unit_test(test_delay_dequeue),
+		cmocka_unit_test(test_sync_wakeup),
+		cmocka_unit_test(test_exiting_waker),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
