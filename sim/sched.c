@@ -70,6 +70,10 @@
  *                           that sleeps while not eligible stays queued until
  *                           picked (then dequeued) or woken in place
  *                           (ttwu_runnable(), no select_task_rq());
+ *  remove_entity_load_avg() a migrating or exiting task's PELT load leaves
+ *                           its CPU's cpu_load() (attach_entity_load_avg() on
+ *                           the new one), so wake_affine_weight() sees it
+ *                           where the task is;
  *  migrate_task_rq_fair()   a migrated task's se->exec_start is 0: not
  *                           task_hot() until it runs again (v6.1; from v6.3
  *                           and in 6.1.y enqueue_entity(ENQUEUE_MIGRATED));
@@ -123,7 +127,9 @@ struct stask {
 	uint64_t blocked_at;	/* when it last blocked */
 	uint64_t waking;	/* frozen: its sched_waking, queued at sched_wakeup */
 	uint64_t penalty;	/* cache refill owed */
-	double avg;		/* PELT: runnable share, decaying with a 32 ms half-life */
+	double avg;		/* PELT: runnable share, decaying with a 32 ms half-life;
+				 * weight x avg is its se->avg.load_avg, attached to
+				 * the cfs_rq of cpu (load_attach()) */
 	uint64_t deadline;	/* EEVDF: se->deadline */
 	int64_t vlag;		/* EEVDF: se->vlag, kept while it sleeps */
 	uint64_t avg_ts;
@@ -330,6 +336,30 @@ static void task_avg_update(struct sim *s, int32_t ti, bool active)
 	struct stask *t = &s->t[ti];
 
 	t->avg = pelt(t->avg, &t->avg_ts, s->now, active ? 1.0 : 0.0);
+}
+
+/* Per-entity load tracking (v3.8+, unchanged through v6.18): cpu_load() is
+ * cfs_rq->avg.load_avg, the sum of the attached entities' load_avg, blocked
+ * ones included, so a task's load leaves with it: migrate_task_rq_fair() ->
+ * remove_entity_load_avg() on the old CPU, and the enqueue on the new one
+ * attaches it (update_load_avg(DO_ATTACH) -> attach_entity_load_avg(), as
+ * last_update_time is 0 after a migration); an exiting task's goes with
+ * task_dead_fair() -> remove_entity_load_avg().  r->load_avg, the PELT of
+ * the runqueue's runnable weight, equals that sum while tasks stay put;
+ * these two keep it so when they move. */
+static void load_detach(struct sim *s, int32_t ti, int c)
+{
+	struct srq *r = &s->rq[c];
+	double l = s->t[ti].weight * s->t[ti].avg;
+
+	rq_load_update(s, c);
+	r->load_avg = r->load_avg > l ? r->load_avg - l : 0;
+}
+
+static void load_attach(struct sim *s, int32_t ti, int c)
+{
+	rq_load_update(s, c);
+	s->rq[c].load_avg += s->t[ti].weight * s->t[ti].avg;
 }
 
 /* Integrate, before any change, the idle time of CPUs while another CPU
@@ -606,6 +636,11 @@ static void migrate(struct sim *s, int32_t ti, int from, int to, uint64_t *count
 	if (from < 0 || from == to)
 		return;
 	t->vruntime = t->vruntime - s->rq[from].min_vruntime + s->rq[to].min_vruntime;
+	/* its PELT load moves with it; a waking task's avg was brought to
+	 * now, asleep, by wake_task() */
+	task_avg_update(s, ti, t->state == S_QUEUED || t->state == S_RUNNING);
+	load_detach(s, ti, from);
+	load_attach(s, ti, to);
 	/* "We have migrated, no longer consider this task hot": se->exec_start
 	 * = 0 (migrate_task_rq_fair() in v6.1; enqueue_entity() with
 	 * ENQUEUE_MIGRATED from a53ce18cacb4, v6.3, and in 6.1.y stable, and
@@ -782,6 +817,8 @@ static void preempt_curr(struct sim *s, int c)
 static void task_done(struct sim *s, int32_t ti)
 {
 	clear_buddies(&s->rq[s->t[ti].cpu], ti);
+	task_avg_update(s, ti, true);		/* it ran until now */
+	load_detach(s, ti, s->t[ti].cpu);	/* task_dead_fair() */
 	s->t[ti].state = S_DONE;
 	s->live--;
 	if (s->now > s->done_at)

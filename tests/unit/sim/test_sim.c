@@ -1086,6 +1086,69 @@ static void test_exiting_waker(void **state)
 	ir_workload_free(w);
 }
 
+/*
+ * A task's PELT load follows it (migrate_task_rq_fair() ->
+ * remove_entity_load_avg(); attach_entity_load_avg() on the new CPU; v3.8+
+ * through v6.18): cpu_load() is the sum of the attached tasks' load_avg.
+ * Two CPUs, one LLC, CFS, not sync, no periodic balance (busy_factor 1000).
+ * A (nice -3, weight 1991) runs alone on CPU 0; P runs 10 ms on CPU 1 and
+ * sleeps, B (nice -3) keeps CPU 1 busy.  With f(t) = 1 - 2^(-t / 32 ms),
+ * d(t) = 2^(-t / 32 ms) (times in ms):
+ *  62: A wakes P.  load(0) = 1991 f(62) = 1471.2, load(1) = 1471.2 + l,
+ *      P's load l = 1024 f(10) d(52) = 64.7: this = (1471.2 + 64.7) x 100
+ *      = 153587 against prev = 1471.2 x 108 = 158891: P to CPU 0 (no idle
+ *      CPU), where it preempts A (placed 6 ms behind it), runs 0.505 ms
+ *      (with its 5 us refill) and sleeps.
+ *  68.5: B wakes P (prev CPU 0, busy).  P's load is l' = 64.7 d(6.5) +
+ *      1024 (1 - d(0.505)) d(5.995) = 56.2 + 9.8 = 65.9.  With the rule
+ *      load(1) = 1991 f(68.5) = 1539.5 and load(0) = 1539.5 + 65.9: this =
+ *      (1539.5 + 65.9) x 100 = 160543 against prev = 1539.5 x 108 =
+ *      166264: P goes back to CPU 1, a second wakeup migration.  Without
+ *      it P's CPU 1 history (56.2) stayed on CPU 1 and CPU 0 held only its
+ *      9.8: this = (1539.5 + 56.2 + 65.9) x 100 = 166159 against prev =
+ *      (1539.5 + 9.8 - 65.9) x 108 = 160198: P stays.
+ * (Each decision is 3.5 % from flipping.)
+ */
+static void test_load_follows_task(void **state)
+{
+	const struct ir_op a[] = {
+		{ .kind = IR_OP_RUN, .ns = 62 * MS }, { .kind = IR_OP_WAKE, .arg = 1 },
+		{ .kind = IR_OP_RUN, .ns = 40 * MS }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op p[] = {
+		{ .kind = IR_OP_RUN, .ns = 10 * MS }, { .kind = IR_OP_BLOCK_TASK },
+		{ .kind = IR_OP_RUN, .ns = 500 * US }, { .kind = IR_OP_BLOCK_TASK },
+		{ .kind = IR_OP_RUN, .ns = 500 * US }, { .kind = IR_OP_EXIT },
+	};
+	/* B's first run ends at 61.9 ms: update_curr() there keeps CPU 1's
+	 * min_vruntime current for P's renormalisation at 62 ms */
+	const struct ir_op b[] = {
+		{ .kind = IR_OP_RUN, .ns = 51900 * US }, { .kind = IR_OP_RUN, .ns = 6600 * US },
+		{ .kind = IR_OP_WAKE, .arg = 1 }, { .kind = IR_OP_RUN, .ns = 30 * MS }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op *ops[] = { a, p, b };
+	const uint32_t nr[] = { 4, 6, 5 };
+	const uint8_t start[] = { IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_RUNNABLE };
+	const uint16_t cpu[] = { 0, 1, 1 };
+	struct ir_workload *w = programs(2, 3, ops, nr, start, cpu);
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
+	struct ir_sim_result r;
+
+	(void)state;
+	w->task[0].prio = w->task[2].prio = 117;	/* nice -3: 1991 */
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
+	ir_sim_params_default(&sp, 2);
+	sp.sync_wakeups = false;
+	sp.busy_factor = 1000;
+	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+	assert_false(r.stalled);
+	assert_int_equal(r.wakeups, 2);
+	assert_int_equal(r.mig_wakeup, 2);
+	assert_int_equal(r.migrations, 2);
+	ir_workload_free(w);
+}
+
 /* Seeded: the same inputs give the same figures. */
 static void test_deterministic(void **state)
 {
@@ -1124,6 +1187,7 @@ int main(void)
 		cmocka_unit_test(test_delay_dequeue),
 		cmocka_unit_test(test_sync_wakeup),
 		cmocka_unit_test(test_exiting_waker),
+		cmocka_unit_test(test_load_follows_task),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
