@@ -47,46 +47,45 @@ TARGET = {"completion_ns": 0.10, "idle_ns": 0.10, "wait_p50": 0.25, "wait_p99": 
 BOUNDS = {
     # re-measured after sim5's rules (docs/closed-loop.md, "Wakeup placement
     # and the newidle excess"): a migrated task is not cache hot, EEVDF's
-    # DELAY_DEQUEUE (v6.12+), and WF_SYNC on a task's wakeups (a parameter,
-    # default on; never from an exiting waker).  Tightened where the error
-    # fell; "worse" marks a bound raised, and the docs say why
-    'host-hackbench.dat self idle_ns': 0.15,
+    # DELAY_DEQUEUE (v6.12+), WF_SYNC on a task's wakeups (a parameter,
+    # default on; never from an exiting waker), a task's PELT load follows
+    # it.  Tightened where the error fell; "worse" marks a bound raised (the
+    # values before sim5 in brackets), and the docs say why.  A run's pulls
+    # move by a fifth or more with the policy's seed (docs), so the pulls
+    # rows are as much noise as rule
     'host-pipe.dat self wait_p99': 0.50,
-    # 56 simulated against 13 (WF_SYNC: the waker alone on its CPU takes
-    # the wakee when prev is busy; 39 before, 41 under bump)
+    # 56 simulated against 13: WF_SYNC stacks the few wakees whose prev the
+    # model finds busy on the waker (39 before WF_SYNC, 41 under bump)
     'host-pipe.dat self migrations': 3.35,                            # worse (was 2.20)
     'vm-numa/a_hackbench_proc_sockets.dat self wait_p99': 0.70,       # worse (was 0.65)
-    'vm-numa/a_hackbench_proc_sockets.dat self newidle_pulls': 1.25,  # was 2.65 (184 -> 112 pulls; 51 recorded)
+    'vm-numa/a_hackbench_proc_sockets.dat self newidle_pulls': 1.30,  # was 2.65 (184 -> 114 pulls; 51 recorded)
     # its task wakeups are cyclictest's and the shell's, which the kernel
     # does not sync: WF_SYNC stacks them on their wakers (48 -> 76)
-    'vm-numa/d_idle_periodic_wakers.dat self completion_ns': 0.20,    # worse (was within 10 %)
-    'vm-numa/d_idle_periodic_wakers.dat self wait_p99': 5.85,         # the simulated tail is longer; was 6.40
+    'vm-numa/d_idle_periodic_wakers.dat self completion_ns': 0.15,    # worse (was within 10 %)
+    'vm-numa/d_idle_periodic_wakers.dat self wait_p99': 6.25,         # the simulated tail is longer; was 6.40
     'vm-numa/d_idle_periodic_wakers.dat self migrations': 1.05,       # worse (was 0.30)
-    # cross-setting: migrations and idle came nearer the means; pulls per
-    # call moved both ways (their spread over seeds is +-20 %, docs)
-    'from ni_1: ni pulls_per_call': 0.65,          # worse (was 0.40)
-    'from ni_1: noni pulls_per_call': 0.95,        # was 1.15
-    'from ni_1: mc0 pulls_per_call': 1.35,         # worse (was 0.95)
-    'from ni_1: mc5ms pulls_per_call': 1.75,       # worse (was 1.30)
-    'from ni_1: ni migrations': 0.55,              # ni_1 itself has 26 k, the mean 63 k; was 0.70
+    'from ni_1: noni pulls_per_call': 0.60,        # was 1.15
+    'from ni_1: mc0 pulls_per_call': 1.65,         # worse (was 0.95)
+    'from ni_1: mc5ms pulls_per_call': 1.05,       # was 1.30
+    'from ni_1: ni migrations': 0.60,              # ni_1 itself has 26 k, the mean 63 k; was 0.70
     'from ni_1: noni migrations': 0.60,            # was 0.70
     'from ni_1: mc0 migrations': 0.75,             # was 0.80
     'from ni_1: mc5ms migrations': 0.80,           # was 0.90
     'from ni_1: mc5ms wait_p50': 0.40,
-    'from ni_1: ni idle_ns': 0.45,                 # worse (was 0.35)
-    'from ni_1: noni idle_ns': 0.50,               # worse (was within 30 %)
-    'from ni_1: mc0 idle_ns': 0.70,                # was 0.80
-    'from ni_1: mc5ms idle_ns': 0.45,              # was 0.65
-    'from noni_1: ni pulls_per_call': 0.70,        # worse (was 0.55)
-    'from noni_1: mc0 pulls_per_call': 0.60,       # worse (was within 30 %)
-    'from noni_1: mc5ms pulls_per_call': 0.45,     # was 0.75
-    'from noni_1: ni migrations': 0.40,            # was 0.60
+    'from ni_1: ni idle_ns': 0.35,
+    'from ni_1: noni idle_ns': 0.60,               # worse (was within 30 %)
+    'from ni_1: mc0 idle_ns': 0.65,                # was 0.80
+    'from ni_1: mc5ms idle_ns': 0.55,              # was 0.65
+    'from noni_1: ni pulls_per_call': 0.65,        # worse (was 0.55)
+    'from noni_1: noni pulls_per_call': 0.40,      # worse (was within 30 %)
+    'from noni_1: mc5ms pulls_per_call': 0.65,     # was 0.75
+    'from noni_1: ni migrations': 0.45,            # was 0.60
     'from noni_1: noni migrations': 0.45,          # was 0.60
     'from noni_1: mc0 migrations': 0.65,           # was 0.80
     'from noni_1: mc5ms migrations': 0.75,         # was 0.85
-    'from noni_1: ni idle_ns': 0.45,               # worse (was within 30 %)
+    'from noni_1: mc0 idle_ns': 0.60,              # worse (was 0.40)
     # each vm-ab trace under its own setting against its own migrations:
-    # all within 25 % since WF_SYNC (-0 % to +16 %; they were -14 % to -34 %)
+    # all within 25 % since WF_SYNC (-8 % to +13 %; they were -14 % to -34 %)
 }
 # Directions of change the model gets wrong (target 0): see docs/closed-loop.md.
 # One was wrong once model/'s load_balance() spread tasks by count inside an
