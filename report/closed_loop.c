@@ -89,7 +89,8 @@ static const char *const assumptions[] = {
 	NULL,	/* the fair class: fair_cfs or fair_eevdf, by the trace's release */
 	"every wakeup a task issues is WF_SYNC (a parameter: pipe and socket data wakeups are sync, futex "
 	"and signal wakeups are not, and a trace does not say which a wakeup was)",
-	"wake_affine_weight() compares PELT averages (32 ms half-life) of the runnable weight; newidle "
+	"wake_affine_weight() compares PELT averages (32 ms half-life) of the runnable weight, a task's share "
+	"moving with it when it migrates; newidle "
 	"balance is model/'s load_balance() on the simulated runqueues, with its assumptions: "
 	IR_LB_ASSUMPTIONS "; periodic balance moves one task per call when the busiest runqueue has two more",
 	"each newidle load_balance() attempt costs the policy's per-level cost on the balancing CPU: with newidle "
