@@ -113,6 +113,8 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 		sp.refill_ns = ir->cl_refill_ns;
 	/* EEVDF replaced CFS's picking in v6.6 (147f3efaa241); unknown: newest */
 	sp.eevdf = cin->kernel_major < 0 || ir_kver_at_least(cin->kernel_major, cin->kernel_minor, 6, 6);
+	/* DELAY_DEQUEUE and DELAY_ZERO (v6.12, 152e11f6df29) */
+	sp.delay_dequeue = sp.eevdf && (cin->kernel_major < 0 || ir_kver_at_least(cin->kernel_major, cin->kernel_minor, 6, 12));
 	/* select_idle_sibling(): the SIS_UTIL scan limit (v5.19, 70fb5ccf2ebb)
 	 * and the recent_used_cpu candidate (v4.16, 32e839dda3ba) */
 	sp.sis_util = cin->kernel_major < 0 || ir_kver_at_least(cin->kernel_major, cin->kernel_minor, 5, 19);

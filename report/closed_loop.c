@@ -87,7 +87,10 @@ static const char *const assumptions[] = {
 	"a wakeup issued while a task ran is taken as that task's (an interrupt taken during its burst is "
 	"misattributed to it)",
 	NULL,	/* the fair class: fair_cfs or fair_eevdf, by the trace's release */
-	"wake_affine_weight() compares PELT averages (32 ms half-life) of the runnable weight; newidle "
+	"every wakeup a task issues is WF_SYNC (a parameter: pipe and socket data wakeups are sync, futex "
+	"and signal wakeups are not, and a trace does not say which a wakeup was)",
+	"wake_affine_weight() compares PELT averages (32 ms half-life) of the runnable weight, a task's share "
+	"moving with it when it migrates; newidle "
 	"balance is model/'s load_balance() on the simulated runqueues, with its assumptions: "
 	IR_LB_ASSUMPTIONS "; periodic balance moves one task per call when the busiest runqueue has two more",
 	"each newidle load_balance() attempt costs the policy's per-level cost on the balancing CPU: with newidle "
@@ -105,7 +108,6 @@ static const char *const not_modelled[] = {
 	"SMT contention (siblings run at full speed)",
 	"NOHZ idle balance as the kicked CPU runs it for every idle CPU (each idle CPU balances "
 	"itself at its idle interval); sd->balance_interval doubling on balanced domains; active balance",
-	"WF_SYNC (off: a trace does not say which wakeups were sync), "
 	"the per-CPU kthread waker case of select_idle_sibling()",
 	"the tick's phase (a trace does not record it: ticks fall on multiples of the jiffy)",
 	"cgroups, affinity other than per-CPU kthreads, NUMA balancing, exec balancing",
@@ -121,7 +123,8 @@ static const char fair_cfs[] =
 static const char fair_eevdf[] =
 	"the fair class as of v6.6 EEVDF (the trace's kernel is v6.6 or later, or unknown): pick_eevdf() "
 	"takes the eligible task of the earliest deadline, place_entity() places a woken task at "
-	"avg_vruntime() minus the lag it slept with, slices of sysctl_sched_base_slice, RUN_TO_PARITY; "
+	"avg_vruntime() minus the lag it slept with, slices of sysctl_sched_base_slice, RUN_TO_PARITY, "
+	"and from v6.12 DELAY_DEQUEUE (a sleeper that is not eligible stays queued, woken where it is); "
 	"RT tasks weigh as nice -20";
 static const char eevdf_later[] =
 	"EEVDF's later refinements (PREEMPT_SHORT, the delayed dequeue of sleeping tasks, DELAY_DEQUEUE)";

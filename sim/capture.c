@@ -99,10 +99,81 @@ void ir_capture_migrate(struct ir_capture *c, int32_t task, int from, int to, ui
 				     .kind = IR_CAP_MIGRATE, .arg = (uint8_t)cause });
 }
 
+/* Is ts inside a kept slice of cpu?  at[cpu] .. at[cpu + 1] index that
+ * CPU's slices in slice, in time order (a CPU's slices never overlap). */
+static bool in_slice(const struct ir_capture *c, const uint64_t *at, const uint64_t *slice, int cpu, uint64_t ts)
+{
+	uint64_t lo = at[cpu], hi = at[cpu + 1];
+
+	while (lo < hi) {	/* the last slice starting at or before ts */
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (c->rec[slice[mid]].ts <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == at[cpu])
+		return false;
+	{
+		const struct ir_cap_rec *r = &c->rec[slice[lo - 1]];
+
+		return ts <= r->ts + r->dur;
+	}
+}
+
+/* With slices left out, a kept migration may fall where its CPUs' slices
+ * were cut (a slice is recorded when it ends, after the migration in it):
+ * such migrations are counted as left out too, so that every kept one
+ * starts and ends inside kept slices. */
+static void drop_cut_migrations(struct ir_capture *c)
+{
+	uint64_t *at = calloc((size_t)c->nr_cpus + 1, sizeof(*at));
+	uint64_t *slice = malloc((c->n ? c->n : 1) * sizeof(*slice)), *fill = NULL, k = 0;
+	bool *cut = calloc(c->n ? c->n : 1, sizeof(*cut));
+
+	if (at)
+		fill = calloc((size_t)c->nr_cpus + 1, sizeof(*fill));
+	if (!at || !slice || !fill || !cut) {
+		c->oom = true;
+		goto out;
+	}
+	for (uint64_t i = 0; i < c->n; i++)
+		if (c->rec[i].kind == IR_CAP_SLICE && c->rec[i].cpu < c->nr_cpus)
+			at[c->rec[i].cpu + 1]++;
+	for (int cpu = 0; cpu < c->nr_cpus; cpu++)
+		at[cpu + 1] += at[cpu];
+	for (uint64_t i = 0; i < c->n; i++)
+		if (c->rec[i].kind == IR_CAP_SLICE && c->rec[i].cpu < c->nr_cpus)
+			slice[at[c->rec[i].cpu] + fill[c->rec[i].cpu]++] = i;
+	for (uint64_t i = 0; i < c->n; i++) {
+		const struct ir_cap_rec *r = &c->rec[i];
+
+		cut[i] = r->kind == IR_CAP_MIGRATE &&
+			 !(in_slice(c, at, slice, r->from, r->ts) && in_slice(c, at, slice, r->cpu, r->ts));
+	}
+	for (uint64_t i = 0; i < c->n; i++) {
+		if (cut[i]) {
+			c->kept[IR_CAP_MIGRATE]--;
+			c->left_out[IR_CAP_MIGRATE]++;
+			continue;
+		}
+		c->rec[k++] = c->rec[i];
+	}
+	c->n = k;
+out:
+	free(at);
+	free(slice);
+	free(fill);
+	free(cut);
+}
+
 void ir_capture_finish(struct ir_capture *c, uint64_t end)
 {
 	for (int i = 0; i < c->nr_cpus; i++)
 		ir_capture_switch(c, i, end, IR_CAP_NONE);
+	if (c->left_out[IR_CAP_SLICE])
+		drop_cut_migrations(c);
 }
 
 void ir_capture_free(struct ir_capture *c)

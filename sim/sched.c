@@ -32,7 +32,8 @@
  *                           (tick_ns 0: at the exact end of the slice);
  *  select_task_rq_fair()    wakeups: record_wakee() and wake_wide() (v4.3),
  *                           then wake_affine() (wake_affine_idle(), then
- *                           wake_affine_weight() on PELT load) when the
+ *                           wake_affine_weight() on PELT load; WF_SYNC for a
+ *                           task's wakeups, sp->sync_wakeups) when the
  *                           waker's domains span prev_cpu, then
  *                           select_idle_sibling() in the target's LLC (target,
  *                           prev, recent_used_cpu (v4.16); with SMT and no
@@ -65,6 +66,17 @@
  *                           as its first call detaches (lb_gained);
  *  add_nr_running()         sets rd->overload at 2 runnable; a top-level
  *                           balance rewrites it from the runqueues.
+ *  dequeue_entity()         (EEVDF, v6.12+ DELAY_DEQUEUE, DELAY_ZERO) a task
+ *                           that sleeps while not eligible stays queued until
+ *                           picked (then dequeued) or woken in place
+ *                           (ttwu_runnable(), no select_task_rq());
+ *  remove_entity_load_avg() a migrating or exiting task's PELT load leaves
+ *                           its CPU's cpu_load() (attach_entity_load_avg() on
+ *                           the new one), so wake_affine_weight() sees it
+ *                           where the task is;
+ *  migrate_task_rq_fair()   a migrated task's se->exec_start is 0: not
+ *                           task_hot() until it runs again (v6.1; from v6.3
+ *                           and in 6.1.y enqueue_entity(ENQUEUE_MIGRATED));
  * A migrated task pays refill_ns of extra CPU time per level boundary
  * crossed (the level index of the smallest domain holding both CPUs, + 1).
  *
@@ -115,12 +127,16 @@ struct stask {
 	uint64_t blocked_at;	/* when it last blocked */
 	uint64_t waking;	/* frozen: its sched_waking, queued at sched_wakeup */
 	uint64_t penalty;	/* cache refill owed */
-	double avg;		/* PELT: runnable share, decaying with a 32 ms half-life */
+	double avg;		/* PELT: runnable share, decaying with a 32 ms half-life;
+				 * weight x avg is its se->avg.load_avg, attached to
+				 * the cfs_rq of cpu (load_attach()) */
 	uint64_t deadline;	/* EEVDF: se->deadline */
 	int64_t vlag;		/* EEVDF: se->vlag, kept while it sleeps */
 	uint64_t avg_ts;
 	struct flips flips;	/* record_wakee(): as a waker */
 	int16_t recent_used_cpu;	/* p->recent_used_cpu */
+	bool delayed;		/* se->sched_delayed (DELAY_DEQUEUE, v6.12+): blocked
+				 * (blocked_on) but still queued on cpu */
 };
 
 struct srq {
@@ -129,6 +145,7 @@ struct srq {
 	uint64_t pick_start;	/* set_next_entity(): prev_sum_exec_runtime, as a time */
 	int32_t next_buddy, last_buddy;	/* CFS cfs_rq->next, cfs_rq->last; -1 none */
 	uint32_t nr_queued, cap;
+	uint32_t nr_delayed;	/* of them sched_delayed: cfs_h_nr_delayed() */
 	int32_t *q;
 	uint64_t load;		/* weights queued + curr */
 	double load_avg;	/* PELT of load: cfs_rq->avg.load_avg */
@@ -187,6 +204,7 @@ struct sim {
 	struct ir_hist *wait;
 	uint64_t done_at;
 	int oom;
+	bool waker_exiting;	/* the wakeup being placed comes from an exiting task */
 };
 
 /* ---------------------------------------------------------------- heap */
@@ -269,6 +287,13 @@ static inline unsigned nr_running(const struct sim *s, int c)
 	return s->rq[c].nr_queued + (s->rq[c].curr >= 0);
 }
 
+/* blocked in its program: asleep, or sleeping while its se is still queued
+ * (DELAY_DEQUEUE) */
+static inline bool blocked(const struct stask *t)
+{
+	return t->state == S_BLOCKED || t->delayed;
+}
+
 static inline bool cpu_idle(const struct sim *s, int c)
 {
 	return s->rq[c].curr < 0 && !s->rq[c].nr_queued;
@@ -311,6 +336,30 @@ static void task_avg_update(struct sim *s, int32_t ti, bool active)
 	struct stask *t = &s->t[ti];
 
 	t->avg = pelt(t->avg, &t->avg_ts, s->now, active ? 1.0 : 0.0);
+}
+
+/* Per-entity load tracking (v3.8+, unchanged through v6.18): cpu_load() is
+ * cfs_rq->avg.load_avg, the sum of the attached entities' load_avg, blocked
+ * ones included, so a task's load leaves with it: migrate_task_rq_fair() ->
+ * remove_entity_load_avg() on the old CPU, and the enqueue on the new one
+ * attaches it (update_load_avg(DO_ATTACH) -> attach_entity_load_avg(), as
+ * last_update_time is 0 after a migration); an exiting task's goes with
+ * task_dead_fair() -> remove_entity_load_avg().  r->load_avg, the PELT of
+ * the runqueue's runnable weight, equals that sum while tasks stay put;
+ * these two keep it so when they move. */
+static void load_detach(struct sim *s, int32_t ti, int c)
+{
+	struct srq *r = &s->rq[c];
+	double l = s->t[ti].weight * s->t[ti].avg;
+
+	rq_load_update(s, c);
+	r->load_avg = r->load_avg > l ? r->load_avg - l : 0;
+}
+
+static void load_attach(struct sim *s, int32_t ti, int c)
+{
+	rq_load_update(s, c);
+	s->rq[c].load_avg += s->t[ti].weight * s->t[ti].avg;
 }
 
 /* Integrate, before any change, the idle time of CPUs while another CPU
@@ -587,6 +636,16 @@ static void migrate(struct sim *s, int32_t ti, int from, int to, uint64_t *count
 	if (from < 0 || from == to)
 		return;
 	t->vruntime = t->vruntime - s->rq[from].min_vruntime + s->rq[to].min_vruntime;
+	/* its PELT load moves with it; a waking task's avg was brought to
+	 * now, asleep, by wake_task() */
+	task_avg_update(s, ti, t->state == S_QUEUED || t->state == S_RUNNING);
+	load_detach(s, ti, from);
+	load_attach(s, ti, to);
+	/* "We have migrated, no longer consider this task hot": se->exec_start
+	 * = 0 (migrate_task_rq_fair() in v6.1; enqueue_entity() with
+	 * ENQUEUE_MIGRATED from a53ce18cacb4, v6.3, and in 6.1.y stable, and
+	 * through v6.18): task_hot() is false for it until it runs again */
+	t->last_ran = 0;
 	lvl = level_of(s, from, to);
 	if (!s->sp->frozen)
 		t->penalty += s->sp->refill_ns * ((lvl == IR_NO_LEVEL ? (unsigned)s->rq[from].nr_levels : lvl) + 1);
@@ -758,6 +817,8 @@ static void preempt_curr(struct sim *s, int c)
 static void task_done(struct sim *s, int32_t ti)
 {
 	clear_buddies(&s->rq[s->t[ti].cpu], ti);
+	task_avg_update(s, ti, true);		/* it ran until now */
+	load_detach(s, ti, s->t[ti].cpu);	/* task_dead_fair() */
 	s->t[ti].state = S_DONE;
 	s->live--;
 	if (s->now > s->done_at)
@@ -774,16 +835,55 @@ static void advance(struct sim *s, int32_t ti)
 	t->left = t->pc < wt->nr_ops && wt->ops[t->pc].kind == IR_OP_RUN ? wt->ops[t->pc].ns : 0;
 }
 
+/*
+ * DELAY_DEQUEUE (152e11f6df29, v6.12; on through v6.18, with DELAY_ZERO):
+ * dequeue_entity() of a task going to sleep that is not entity_eligible()
+ * (its vruntime past avg_vruntime(), curr included) leaves it queued,
+ * se->sched_delayed, competing until it is eligible: pick_next_entity()
+ * that picks it dequeues it then (DEQUEUE_DELAYED, lag zeroed, DELAY_ZERO)
+ * and picks again; a wakeup before that is ttwu_runnable(): it is requeued
+ * where it is (requeue_delayed_entity(), placed at lag 0 if eligible by
+ * then), with no select_task_rq().  Its weight stays in the load; it is
+ * not waiting (no wait is measured, it counts in no idle-while-waiting)
+ * and load_balance() leaves it (can_migrate_task(): a delayed task moves
+ * only with migrate_load; the snapshot shows it pinned).
+ */
+static void delayed_dequeue(struct sim *s, int32_t ti)
+{
+	struct stask *t = &s->t[ti];
+
+	s->rq[t->cpu].nr_delayed--;
+	s->nr_waiting++;	/* q_del() counts it out */
+	q_del(s, ti);
+	task_avg_update(s, ti, true);	/* runnable while queued */
+	t->delayed = false;
+	t->state = S_BLOCKED;
+	t->vlag = 0;		/* picked, so eligible: lag >= 0, DELAY_ZERO */
+}
+
 static void block(struct sim *s, int c, int32_t ti, uint8_t on)
 {
+	struct stask *t = &s->t[ti];
+	bool delay = false;
+
 	clear_buddies(&s->rq[c], ti);	/* dequeue_entity() */
+	if (s->sp->eevdf && s->sp->delay_dequeue && !s->sp->frozen) {
+		update_curr(s, c);
+		delay = (int64_t)(t->vruntime - avg_vruntime(s, c)) > 0;	/* !entity_eligible() */
+	}
 	put_curr(s, c);
 	task_avg_update(s, ti, true);
 	if (s->sp->eevdf)	/* update_entity_lag(): what it was owed when it left */
-		s->t[ti].vlag = (int64_t)(avg_vruntime(s, c) - s->t[ti].vruntime);
-	s->t[ti].state = S_BLOCKED;
-	s->t[ti].blocked_on = on;
-	s->t[ti].blocked_at = s->now;
+		t->vlag = (int64_t)(avg_vruntime(s, c) - t->vruntime);
+	t->state = S_BLOCKED;
+	t->blocked_on = on;
+	t->blocked_at = s->now;
+	if (delay) {
+		q_add(s, c, ti);
+		s->nr_waiting--;	/* queued, but asleep */
+		s->rq[c].nr_delayed++;
+		t->delayed = true;
+	}
 	pick_next(s, c);
 }
 
@@ -832,7 +932,9 @@ static void run_curr(struct sim *s, int c)
 				continue;
 			}
 			s->t[op->arg].waking = s->now;
+			s->waker_exiting = op->flags & IR_OP_F_EXITING;
 			wake_task(s, (int32_t)op->arg, c, op->cpu, op->kind == IR_OP_FORK ? W_FORK : W_TASK);
+			s->waker_exiting = false;
 			if (r->curr != ti)
 				return;		/* preempted by its wakee */
 			continue;
@@ -931,7 +1033,7 @@ static void snapshot(struct sim *s, int c, struct ir_point *pt, bool own)
 				continue;
 			q->task[k] = (struct ir_snap_task){
 				.pid = ti, .prio = s->w->task[ti].prio, .exec_start = t->last_ran,
-				.pinned = s->w->task[ti].pinned, .util = (float)(t->avg * 1024.0),
+				.pinned = s->w->task[ti].pinned || t->delayed, .util = (float)(t->avg * 1024.0),
 			};
 			if (q->nr_tasks < IR_SNAP_TASKS)
 				q->nr_tasks++;
@@ -1039,14 +1141,19 @@ static void pick_next(struct sim *s, int c)
 		frozen_pick(s, c);
 		return;
 	}
-	if (!r->nr_queued) {
-		who = s->pol ? newidle(s, c) : -1;
-		if (who < 0) {
-			go_idle(s, c, r->avail > s->now ? r->avail : s->now);
-			return;
+	for (;;) {
+		if (!r->nr_queued) {
+			who = s->pol ? newidle(s, c) : -1;
+			if (who < 0) {
+				go_idle(s, c, r->avail > s->now ? r->avail : s->now);
+				return;
+			}
+			break;
 		}
-	} else {
 		who = s->sp->eevdf ? pick_eevdf(s, c, false) : cfs_pick(s, c, false);
+		if (!s->t[who].delayed)
+			break;
+		delayed_dequeue(s, who);	/* pick_next_entity(): dequeue, pick again */
 	}
 	set_curr(s, c, who);
 	run_curr(s, c);
@@ -1215,16 +1322,15 @@ static int select_idle_sibling(struct sim *s, struct stask *p, int prev, int tar
 
 /* wake_affine(): wake_affine_idle(), then wake_affine_weight() on the
  * instantaneous load (sum of runnable weights) instead of PELT's. */
-static int wake_affine(struct sim *s, int l, const struct stask *t, int this_cpu, int prev)
+static int wake_affine(struct sim *s, int l, const struct stask *t, int this_cpu, int prev, bool sync)
 {
-	bool sync = s->sp->sync_wakeups;
 	double this_load, prev_load, task_load = t->weight * t->avg;
 	unsigned pct = s->rq[this_cpu].imbalance_pct[l];
 
 	if (cpu_idle(s, this_cpu) && share_cache(s, this_cpu, prev))
 		return cpu_idle(s, prev) ? prev : this_cpu;
-	if (sync && nr_running(s, this_cpu) == 1)
-		return this_cpu;
+	if (sync && nr_running(s, this_cpu) - s->rq[this_cpu].nr_delayed == 1)
+		return this_cpu;	/* v6.12+: less cfs_h_nr_delayed() */
 	if (cpu_idle(s, prev))
 		return prev;
 	/* wake_affine_weight() on PELT averages of the runnable weight */
@@ -1233,13 +1339,23 @@ static int wake_affine(struct sim *s, int l, const struct stask *t, int this_cpu
 	this_load = s->rq[this_cpu].load_avg;
 	prev_load = s->rq[prev].load_avg;
 	if (sync && s->rq[this_cpu].curr >= 0) {
-		const struct stask *cur = &s->t[s->rq[this_cpu].curr];
-		double cl = cur->weight * cur->avg;
+		/* task_h_load(current): the waker's load, as its last
+		 * update_load_avg() (the tick, at most a jiffy old) left it;
+		 * a waker heavier than its CPU's load takes the wakee */
+		int32_t ci = s->rq[this_cpu].curr;
+		double cl;
 
-		this_load = this_load > cl ? this_load - cl : 0;
+		task_avg_update(s, ci, true);
+		cl = s->t[ci].weight * s->t[ci].avg;
+		if (cl > this_load)
+			return this_cpu;
+		this_load -= cl;
 	}
+	/* s64 in the kernel: prev_eff_load may go below 0 */
 	this_load = (this_load + task_load) * 100;
-	prev_load = (prev_load > task_load ? prev_load - task_load : 0) * (100 + (pct - 100) / 2);
+	prev_load = (prev_load - task_load) * (100 + (pct - 100) / 2);
+	if (sync)
+		prev_load += 1;	/* equal loads: stack the wakee on the waker */
 	return this_load < prev_load ? this_cpu : prev;
 }
 
@@ -1277,8 +1393,8 @@ static bool wake_wide(const struct sim *s, const struct flips *waker, const stru
 }
 
 /* waker: the task (or the CPU's idle task and kthreads) that wakes ti,
- * NULL for a fork (WF_FORK: no record_wakee()). */
-static int select_task_rq_fair(struct sim *s, int32_t ti, int this_cpu, struct flips *waker)
+ * NULL for a fork (WF_FORK: no record_wakee()); sync: WF_SYNC. */
+static int select_task_rq_fair(struct sim *s, int32_t ti, int this_cpu, struct flips *waker, bool sync)
 {
 	struct stask *t = &s->t[ti];
 	int prev = t->cpu, target = prev;
@@ -1303,7 +1419,7 @@ static int select_task_rq_fair(struct sim *s, int32_t ti, int this_cpu, struct f
 		unsigned lv = level_of(s, this_cpu, prev);
 
 		if (lv != IR_NO_LEVEL)
-			target = wake_affine(s, (int)lv, t, this_cpu, prev);
+			target = wake_affine(s, (int)lv, t, this_cpu, prev, sync);
 	}
 	return select_idle_sibling(s, &s->t[ti], prev, target);
 }
@@ -1332,25 +1448,59 @@ static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enu
 	int c;
 
 	if (how == W_FORK ? t->state != S_UNSTARTED :
-	    how == W_TASK ? !(t->state == S_BLOCKED && t->blocked_on == IR_OP_BLOCK_TASK) :
-	    t->state != S_BLOCKED) {
+	    how == W_TASK ? !(blocked(t) && t->blocked_on == IR_OP_BLOCK_TASK) :
+	    !blocked(t)) {
 		if (how == W_TASK)
 			t->tokens++;	/* it has not reached the block this wakeup ends */
 		return;
 	}
 	if (waker_cpu >= s->n)
 		waker_cpu = 0;
+	if (t->delayed) {
+		/* ttwu_runnable() -> requeue_delayed_entity(): where it is */
+		uint64_t v;
+
+		c = t->cpu;
+		r = &s->rq[c];
+		update_curr(s, c);
+		v = avg_vruntime(s, c);
+		r->nr_delayed--;
+		s->nr_waiting++;
+		t->delayed = false;
+		t->state = S_QUEUED;
+		t->enq = s->now;
+		s->res->wakeups++;
+		t->woken = how == W_IRQ ? s->now : (t->waking > t->blocked_at ? t->waking : t->blocked_at);
+		if ((int64_t)(t->vruntime - v) < 0) {
+			/* DELAY_ZERO: eligible by now, lag > 0: placed at lag 0 */
+			t->vruntime = v;
+			t->deadline = v + vslice(s, t);
+		}
+		if (r->curr < 0) {
+			/* not reached: a delayed task's CPU runs another */
+			hpush(s, r->avail > s->now ? r->avail : s->now, E_CPU, (uint32_t)c, ++r->gen);
+			return;
+		}
+		goto preempt;
+	}
 	task_avg_update(s, ti, false);		/* it slept until now */
 	if (s->sp->frozen) {
 		c = rec_cpu < s->n ? rec_cpu : 0;
 	} else {
 		struct flips *waker = NULL;
+		bool sync = false;
 
-		if (how == W_TASK && s->rq[waker_cpu].curr >= 0)
+		if (how == W_TASK && s->rq[waker_cpu].curr >= 0) {
 			waker = &s->t[s->rq[waker_cpu].curr].flips;
-		else if (how != W_FORK)
+			/* WF_SYNC: a task's wakeup of a task, taken as the
+			 * pipe or socket wakeup it most often is (parameter);
+			 * select_task_rq_fair(): "sync = (wake_flags & WF_SYNC)
+			 * && !(current->flags & PF_EXITING)" (v6.1, v6.18) */
+			sync = s->sp->sync_wakeups && !s->waker_exiting;
+		} else if (how != W_FORK) {
 			waker = &s->rq[waker_cpu].irq_flips;
-		c = select_task_rq_fair(s, ti, waker_cpu, waker);
+		}
+		c = select_task_rq_fair(s, ti, waker_cpu, waker, sync);
 	}
 	if (how != W_START) {
 		s->res->wakeups++;
@@ -1403,6 +1553,7 @@ static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enu
 	}
 	/* check_preempt_wakeup() */
 	update_curr(s, c);
+preempt:
 	{
 		const struct stask *cur = &s->t[r->curr];
 		uint64_t gran = s->sp->sysctl_sched_wakeup_granularity * NICE_0_LOAD / t->weight;
@@ -1534,6 +1685,7 @@ void ir_sim_params_default(struct ir_sim_params *p, int nr_cpus)
 	p->sysctl_sched_migration_cost = 500000;
 	p->max_idle_balance_cost = 500000;
 	p->busy_factor = 16;
+	p->sync_wakeups = true;
 }
 
 static void setup_rq(struct sim *s, const struct ir_domains *dom, int c)
@@ -1787,7 +1939,7 @@ int ir_simulate(const struct ir_workload *w, const struct ir_domains *dom,
 			const struct ir_op *op = &w->task[e.id].ops[e.gen - 1];
 			uint64_t lag = op->arg >> 16;
 
-			if (!(t->state == S_BLOCKED && t->blocked_on == IR_OP_BLOCK_DELAY && t->pc == e.gen))
+			if (!(blocked(t) && t->blocked_on == IR_OP_BLOCK_DELAY && t->pc == e.gen))
 				break;
 			if (sp->frozen && lag) {
 				/* queued at its recorded sched_wakeup, waiting from now */

@@ -47,6 +47,9 @@ enum ir_op_kind {
 #define IR_OP_F_PREEMPTED 0x1	/* RUN: the recording kernel preempted it here */
 #define IR_OP_F_NOWAIT 0x2	/* BLOCK_DELAY: its end is not a wakeup the trace saw
 				 * (no runqueue wait is measured after it) */
+#define IR_OP_F_EXITING 0x4	/* WAKE: issued after the waker's sched_process_exit
+				 * (PF_EXITING: do_exit() -> exit_notify() waking
+				 * its parent), so never WF_SYNC */
 
 struct ir_op {
 	uint8_t kind;
@@ -187,8 +190,16 @@ struct ir_sim_params {
 	uint64_t sysctl_sched_migration_cost;	/* task_hot(), 500 us */
 	uint64_t max_idle_balance_cost;	/* initial rq->max_idle_balance_cost, 500 us */
 	unsigned busy_factor;		/* sd->busy_factor, 16 (v5.12+ 32 since 6.? see sched.c) */
-	bool sync_wakeups;		/* WF_SYNC on task wakeups (default false) */
+	bool sync_wakeups;		/* WF_SYNC on a task's wakeups of tasks (default true:
+					 * pipe_write()/pipe_read() and the socket data and
+					 * write-space wakeups, sock_def_readable(),
+					 * unix_write_space(), are wake_up_interruptible_
+					 * sync_poll(); futex and signal wakeups are not;
+					 * a trace does not say which a wakeup was) */
 	bool eevdf;			/* v6.6+ (147f3efaa241): EEVDF picking and placement */
+	bool delay_dequeue;		/* v6.12+ (152e11f6df29): EEVDF's DELAY_DEQUEUE and
+					 * DELAY_ZERO: a sleeper that is not eligible stays
+					 * queued until picked or woken in place */
 	uint64_t sysctl_sched_base_slice;	/* EEVDF slice, 0.75 ms x the CFS factor */
 	bool sis_util;			/* v5.19+ (70fb5ccf2ebb): SIS_UTIL limits the idle scan */
 	bool recent_used_cpu;		/* v4.16+ (32e839dda3ba): p->recent_used_cpu candidate */

@@ -732,6 +732,8 @@ static int64_t emit_wake(struct ir_wl_builder *b, uint32_t w, uint32_t p, const 
 		return -1;
 	op->arg = p;
 	op->cpu = (uint16_t)ev->wake.target_cpu;
+	if (b->bt[w].exiting)
+		op->flags |= IR_OP_F_EXITING;	/* PF_EXITING, set before sched_process_exit */
 	return b->w->task[w].nr_ops - 1;
 }
 

@@ -45,50 +45,47 @@ TARGET = {"completion_ns": 0.10, "idle_ns": 0.10, "wait_p50": 0.25, "wait_p99": 
 # missed.  Generated from a run of this test, never fitted: the simulation
 # takes no constant from these traces.
 BOUNDS = {
-    # re-measured after the v6.1 CFS picking rules (check_preempt_tick() at
-    # the jiffy, the next/last buddies) and select_idle_smt() of prev
-    # (docs/closed-loop.md, "Picking and the wait tail"): tightened where the
-    # error fell; "worse" marks a bound raised, and the docs say why
-    'host-hackbench.dat self idle_ns': 0.15,
+    # re-measured after sim5's rules (docs/closed-loop.md, "Wakeup placement
+    # and the newidle excess"): a migrated task is not cache hot, EEVDF's
+    # DELAY_DEQUEUE (v6.12+), WF_SYNC on a task's wakeups (a parameter,
+    # default on; never from an exiting waker), a task's PELT load follows
+    # it.  Tightened where the error fell; "worse" marks a bound raised (the
+    # values before sim5 in brackets), and the docs say why.  A run's pulls
+    # move by a fifth or more with the policy's seed (docs), so the pulls
+    # rows are as much noise as rule
     'host-pipe.dat self wait_p99': 0.50,
-    # the host traces' kernel (6.18.44) is modelled by proportional since
-    # fidl (6.18.5+ carries the NI_RANDOM backport): 41 simulated against 13
-    'host-pipe.dat self migrations': 2.20,
-    'vm-numa/a_hackbench_proc_sockets.dat self wait_p99': 0.65,      # was 0.80
-    'vm-numa/a_hackbench_proc_sockets.dat self newidle_pulls': 2.65,  # worse (was 1.60); 3.10 before fidp's load_balance() rules
-    # fidp's v6.1 load_balance() rules (imbalance_pct 117, the inclusive NUMA
-    # allowance, the balancing CPU never idle) in the simulation too: +10.6 %
-    'vm-numa/a_hackbench_proc_sockets.dat self idle_ns': 0.12,        # worse (was within 10 %)
-    'vm-numa/d_idle_periodic_wakers.dat self idle_ns': 0.20,
-    'vm-numa/d_idle_periodic_wakers.dat self wait_p99': 6.40,         # the simulated tail is longer
-    'vm-numa/d_idle_periodic_wakers.dat self migrations': 0.30,
-    'from ni_1: ni pulls_per_call': 0.40,          # worse (was within 30 %)
-    'from ni_1: noni pulls_per_call': 1.15,        # worse (was 0.60)
-    'from ni_1: mc0 pulls_per_call': 0.95,         # worse (was 0.70)
-    'from ni_1: mc5ms pulls_per_call': 1.30,       # worse (was 0.70)
-    'from ni_1: ni migrations': 0.70,              # ni_1 itself has 26 k, the mean 63 k
-    'from ni_1: noni migrations': 0.70,
-    'from ni_1: mc0 migrations': 0.80,             # was 0.85
-    'from ni_1: mc5ms migrations': 0.90,
+    # 56 simulated against 13: WF_SYNC stacks the few wakees whose prev the
+    # model finds busy on the waker (39 before WF_SYNC, 41 under bump)
+    'host-pipe.dat self migrations': 3.35,                            # worse (was 2.20)
+    'vm-numa/a_hackbench_proc_sockets.dat self wait_p99': 0.70,       # worse (was 0.65)
+    'vm-numa/a_hackbench_proc_sockets.dat self newidle_pulls': 1.30,  # was 2.65 (184 -> 114 pulls; 51 recorded)
+    # its task wakeups are cyclictest's and the shell's, which the kernel
+    # does not sync: WF_SYNC stacks them on their wakers (48 -> 76)
+    'vm-numa/d_idle_periodic_wakers.dat self completion_ns': 0.15,    # worse (was within 10 %)
+    'vm-numa/d_idle_periodic_wakers.dat self wait_p99': 6.25,         # the simulated tail is longer; was 6.40
+    'vm-numa/d_idle_periodic_wakers.dat self migrations': 1.05,       # worse (was 0.30)
+    'from ni_1: noni pulls_per_call': 0.60,        # was 1.15
+    'from ni_1: mc0 pulls_per_call': 1.65,         # worse (was 0.95)
+    'from ni_1: mc5ms pulls_per_call': 1.05,       # was 1.30
+    'from ni_1: ni migrations': 0.60,              # ni_1 itself has 26 k, the mean 63 k; was 0.70
+    'from ni_1: noni migrations': 0.60,            # was 0.70
+    'from ni_1: mc0 migrations': 0.75,             # was 0.80
+    'from ni_1: mc5ms migrations': 0.80,           # was 0.90
     'from ni_1: mc5ms wait_p50': 0.40,
-    'from ni_1: ni idle_ns': 0.35,                 # worse (was within 30 %)
-    'from ni_1: mc0 idle_ns': 0.80,
-    'from ni_1: mc5ms idle_ns': 0.65,              # worse (was 0.50)
-    'from noni_1: ni pulls_per_call': 0.55,        # worse (was 0.50)
-    'from noni_1: mc5ms pulls_per_call': 0.75,     # worse (was within 30 %)
-    'from noni_1: ni migrations': 0.60,
-    'from noni_1: noni migrations': 0.60,
-    'from noni_1: mc0 migrations': 0.80,           # worse (was 0.75)
-    'from noni_1: mc5ms migrations': 0.85,
-    'from noni_1: mc0 idle_ns': 0.40,              # worse (was within 30 %)
-    # each vm-ab trace simulated under its own setting against its own
-    # migrations (no run-to-run spread in this one); all worse: the wakeup
-    # migrations the kernel makes and the model does not (docs)
-    'self hb_ni_3: migrations': 0.30,
-    'self hb_noni_3: migrations': 0.35,
-    'self hb_mc0_3: migrations': 0.45,             # was 0.25
-    'self hb_mc5ms_1: migrations': 0.35,
-    'self hb_mc5ms_3: migrations': 0.30,
+    'from ni_1: ni idle_ns': 0.35,
+    'from ni_1: noni idle_ns': 0.60,               # worse (was within 30 %)
+    'from ni_1: mc0 idle_ns': 0.65,                # was 0.80
+    'from ni_1: mc5ms idle_ns': 0.55,              # was 0.65
+    'from noni_1: ni pulls_per_call': 0.65,        # worse (was 0.55)
+    'from noni_1: noni pulls_per_call': 0.40,      # worse (was within 30 %)
+    'from noni_1: mc5ms pulls_per_call': 0.65,     # was 0.75
+    'from noni_1: ni migrations': 0.45,            # was 0.60
+    'from noni_1: noni migrations': 0.45,          # was 0.60
+    'from noni_1: mc0 migrations': 0.65,           # was 0.80
+    'from noni_1: mc5ms migrations': 0.75,         # was 0.85
+    'from noni_1: mc0 idle_ns': 0.60,              # worse (was 0.40)
+    # each vm-ab trace under its own setting against its own migrations:
+    # all within 25 % since WF_SYNC (-8 % to +13 %; they were -14 % to -34 %)
 }
 # Directions of change the model gets wrong (target 0): see docs/closed-loop.md.
 # One was wrong once model/'s load_balance() spread tasks by count inside an

@@ -872,6 +872,283 @@ static void test_select_idle_smt(void **state)
 	ir_workload_free(w);
 }
 
+/*
+ * A migrated task is no longer cache hot (se->exec_start = 0:
+ * migrate_task_rq_fair() in v6.1, enqueue_entity() with ENQUEUE_MIGRATED
+ * from v6.3 and 6.1.y, through v6.18), so task_hot() lets a newidle
+ * balance take it at once.  Two CPUs, one LLC; mainline, migration cost
+ * 500 us.  A runs on CPU 0; P, B and C are runnable on CPU 1 at 0 and run
+ * there in index order: P 1 ms (then blocks), B 0.3 ms (then sleeps),
+ * C 0.1 ms (then exits).  At 1.1 ms A wakes P: CPU 1 is busy (B), so
+ * wake_affine_weight() compares PELT loads (32 ms half-life,
+ * f(t) = 1 - 2^(-t / 32 ms)): this = (1024 f(1.1) + 1024 f(1)) x 100 =
+ * (24.1 + 21.9) x 100 = 4605 against prev = (3072 f(1) 2^(-0.1/32) +
+ * 2048 f(0.1) - 21.9) x 108 = (65.7 + 4.4 - 21.9) x 108 = 5200: P goes to
+ * the waker's CPU 0 (select_idle_sibling() finds no idle CPU), queued
+ * behind A (its vruntime, 1 ms, is not 2 ms behind A's 1.1 ms: no
+ * preemption).  At 1.4 ms C exits and CPU 1 runs newly idle: P last ran
+ * 0.4 ms ago, under the 500 us migration cost, so without the rule it is
+ * hot and stays queued until A's run ends; with it the newidle balance
+ * pulls it (one newidle migration).
+ */
+static void test_migrated_not_hot(void **state)
+{
+	const struct ir_op a[] = {
+		{ .kind = IR_OP_RUN, .ns = 1100 * US }, { .kind = IR_OP_WAKE, .arg = 1 },
+		{ .kind = IR_OP_RUN, .ns = 20 * MS }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op p[] = {
+		{ .kind = IR_OP_RUN, .ns = 1 * MS }, { .kind = IR_OP_BLOCK_TASK },
+		{ .kind = IR_OP_RUN, .ns = 1 * MS }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op b[] = {
+		{ .kind = IR_OP_RUN, .ns = 300 * US }, { .kind = IR_OP_BLOCK_DELAY, .ns = 50 * MS },
+		{ .kind = IR_OP_RUN, .ns = 100 * US }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op c[] = { { .kind = IR_OP_RUN, .ns = 100 * US }, { .kind = IR_OP_EXIT } };
+	const struct ir_op *ops[] = { a, p, b, c };
+	const uint32_t nr[] = { 4, 4, 4, 2 };
+	const uint8_t start[] = { IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_RUNNABLE };
+	const uint16_t cpu[] = { 0, 1, 1, 1 };
+	struct ir_workload *w = programs(2, 4, ops, nr, start, cpu);
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
+	struct ir_sim_result r;
+
+	(void)state;
+	w->task[2].ops[1].arg = 1;	/* the delay's waker: CPU 1's idle task */
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
+	assert_int_equal(pol.sysctl_sched_migration_cost, 500 * US);
+	ir_sim_params_default(&sp, 2);
+	sp.sync_wakeups = false;	/* wake_affine_weight() decides, as above */
+	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+	assert_false(r.stalled);
+	assert_int_equal(r.mig_wakeup, 1);	/* P to the waker's CPU */
+	assert_int_equal(r.mig_newidle, 1);	/* and pulled back at 1.4 ms */
+	assert_int_equal(r.newidle_pulls, 1);
+	/* P runs its last 1 ms from the pull on CPU 1, not after A's 20 ms */
+	assert_true(r.wait_p99 < 1 * MS);
+	ir_workload_free(w);
+}
+
+/*
+ * DELAY_DEQUEUE (152e11f6df29, v6.12; EEVDF): a task that sleeps while not
+ * eligible stays queued, and a wakeup before it is picked is ttwu_runnable():
+ * it stays on its CPU, with no select_task_rq().  Three CPUs, one LLC
+ * (base slice 0.75 ms x 2 = 1.5 ms).  W (CPU 1) and X (CPU 2) start first;
+ * P and A start on CPU 0 (no idle CPU for A), both at vruntime 0 with a
+ * deadline half a slice on (0.75 ms).  P runs to it (0.75 ms), A to its
+ * own (1.5 ms), P again (ties by index) and sleeps at 1.75 ms after 1 ms
+ * of CPU: vruntime 1 ms against A's 0.75 ms, above their mean 0.875 ms:
+ * not eligible, so delayed.  X exits at 1.2 ms (CPU 2 idle: P, preempted
+ * 0.45 ms earlier, is cache hot for its newidle balance).  At 2 ms W wakes
+ * P: delayed, it is requeued on CPU 0 (no wakeup migration), behind A
+ * (RUN_TO_PARITY), until CPU 2's idle balance (interval 3 ms) takes it at
+ * 3 ms.  Without the rule P was dequeued at 1.75 ms and
+ * select_idle_sibling() sends it to idle CPU 2 at its wakeup.
+ */
+static void test_delay_dequeue(void **state)
+{
+	const struct ir_op wk_ops[] = {
+		{ .kind = IR_OP_RUN, .ns = 2 * MS }, { .kind = IR_OP_WAKE, .arg = 2 },
+		{ .kind = IR_OP_RUN, .ns = 10 * MS }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op x[] = { { .kind = IR_OP_RUN, .ns = 1200 * US }, { .kind = IR_OP_EXIT } };
+	const struct ir_op p[] = {
+		{ .kind = IR_OP_RUN, .ns = 1 * MS }, { .kind = IR_OP_BLOCK_TASK },
+		{ .kind = IR_OP_RUN, .ns = 1 * MS }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op a[] = { { .kind = IR_OP_RUN, .ns = 10 * MS }, { .kind = IR_OP_EXIT } };
+	const struct ir_op *ops[] = { wk_ops, x, p, a };
+	const uint32_t nr[] = { 4, 2, 4, 2 };
+	const uint8_t start[] = { IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_RUNNABLE };
+	const uint16_t cpu[] = { 1, 2, 0, 0 };
+	struct ir_workload *w = programs(3, 4, ops, nr, start, cpu);
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
+	struct ir_sim_result r;
+
+	(void)state;
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
+	ir_sim_params_default(&sp, 3);
+	assert_int_equal(sp.sysctl_sched_base_slice, 1500 * US);
+	sp.eevdf = true;
+	sp.delay_dequeue = true;
+	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+	assert_false(r.stalled);
+	assert_int_equal(r.wakeups, 1);
+	assert_int_equal(r.mig_wakeup, 0);
+	assert_int_equal(r.mig_periodic, 1);	/* CPU 2's idle balance at 3 ms takes it */
+	sp.delay_dequeue = false;
+	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+	assert_false(r.stalled);
+	assert_int_equal(r.wakeups, 1);
+	assert_int_equal(r.mig_wakeup, 1);
+	assert_int_equal(r.mig_periodic, 0);
+	ir_workload_free(w);
+}
+
+/*
+ * WF_SYNC (wake_affine_idle(), v6.1 and v6.18): "sync && nr_running == 1":
+ * a waker alone on its CPU takes the wakee, whatever the loads.  Two CPUs,
+ * one LLC, CFS, no tick.  W and Z share CPU 0: W, picked alone, runs its
+ * 12 ms slice (sysctl_sched_latency), Z 12-16 ms, then Z sleeps 100 ms;
+ * P runs 1 ms on CPU 1 and sleeps, B keeps CPU 1 busy.  At 18 ms W (alone
+ * on CPU 0) wakes P.  Not sync, wake_affine_weight() on the PELT loads
+ * (f(t) = 1 - 2^(-t / 32 ms)): CPU 0 holds W's 1024 f(18) = 330.6 and Z's
+ * blocked 1024 f(16) 2^(-2/32) = 287.2, CPU 1 B's 330.6 and P's 1024 f(1)
+ * 2^(-17/32) = 15.2, so this = (617.8 + 15.2) x 100 = 63300 against prev
+ * = (345.8 - 15.2) x 108 = 35705: P stays on CPU 1.  Sync, it goes to
+ * CPU 0 (select_idle_sibling() finds no idle CPU): one wakeup migration.
+ * The same wakeup issued after W's sched_process_exit (IR_OP_F_EXITING) is
+ * not sync (select_task_rq_fair(): !(current->flags & PF_EXITING)).
+ */
+static void test_sync_wakeup(void **state)
+{
+	const struct ir_op wk_ops[] = {
+		{ .kind = IR_OP_RUN, .ns = 14 * MS }, { .kind = IR_OP_WAKE, .arg = 1 },
+		{ .kind = IR_OP_RUN, .ns = 5 * MS }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op p[] = {
+		{ .kind = IR_OP_RUN, .ns = 1 * MS }, { .kind = IR_OP_BLOCK_TASK },
+		{ .kind = IR_OP_RUN, .ns = 1 * MS }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op b[] = { { .kind = IR_OP_RUN, .ns = 30 * MS }, { .kind = IR_OP_EXIT } };
+	const struct ir_op z[] = {
+		{ .kind = IR_OP_RUN, .ns = 4 * MS }, { .kind = IR_OP_BLOCK_DELAY, .ns = 100 * MS },
+		{ .kind = IR_OP_RUN, .ns = 100 * US }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op *ops[] = { wk_ops, p, b, z };
+	const uint32_t nr[] = { 4, 4, 2, 4 };
+	const uint8_t start[] = { IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_RUNNABLE };
+	const uint16_t cpu[] = { 0, 1, 1, 0 };
+	struct ir_workload *w = programs(2, 4, ops, nr, start, cpu);
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
+	struct ir_sim_result r;
+
+	(void)state;
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
+	ir_sim_params_default(&sp, 2);
+	assert_true(sp.sync_wakeups);		/* the default */
+	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+	assert_false(r.stalled);
+	assert_int_equal(r.mig_wakeup, 1);
+	w->task[0].ops[1].flags |= IR_OP_F_EXITING;
+	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+	assert_int_equal(r.mig_wakeup, 0);
+	w->task[0].ops[1].flags = 0;
+	sp.sync_wakeups = false;
+	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+	assert_false(r.stalled);
+	assert_int_equal(r.mig_wakeup, 0);
+	ir_workload_free(w);
+}
+
+/* A wakeup issued after the waker's sched_process_exit (do_exit() sets
+ * PF_EXITING before exit_notify() wakes the parent) is marked
+ * IR_OP_F_EXITING; one issued before is not. */
+static void test_exiting_waker(void **state)
+{
+	struct ir_wl_builder *b = ir_wl_new(2);
+	struct ir_workload *w;
+	const struct ir_sim_task *a;
+
+	(void)state;
+	assert_non_null(b);
+	sw(b, T0, 0, 0, 0, 10);
+	sw(b, T0, 1, 0, 0, 11);
+	sw(b, T0 + 10 * US, 1, 11, IR_TASK_INTERRUPTIBLE, 0);
+	sw(b, T0 + 10 * US, 1, 0, 0, 12);
+	sw(b, T0 + 20 * US, 1, 12, IR_TASK_INTERRUPTIBLE, 0);
+	wk(b, IR_EV_WAKING, T0 + 100 * US, 0, 10, 11, 1);
+	wk(b, IR_EV_WAKEUP, T0 + 101 * US, 0, 10, 11, 1);
+	exit_ev(b, T0 + 200 * US, 0, 10);
+	wk(b, IR_EV_WAKING, T0 + 210 * US, 0, 10, 12, 1);
+	wk(b, IR_EV_WAKEUP, T0 + 211 * US, 0, 10, 12, 1);
+	sw(b, T0 + 220 * US, 0, 10, IR_EXIT_DEAD, 0);
+	w = ir_wl_finish(b, T0 + 300 * US);
+	assert_non_null(w);
+	a = task(w, 10);
+	/* runs 100 us, wakes 11, runs 110 us (exit at 200 us), wakes 12,
+	 * runs 10 us, exits */
+	assert_int_equal(a->nr_ops, 6);
+	op_is(&a->ops[0], IR_OP_RUN, 100 * US);
+	assert_int_equal(a->ops[1].kind, IR_OP_WAKE);
+	assert_int_equal(a->ops[1].arg, idx(w, 11));
+	assert_false(a->ops[1].flags & IR_OP_F_EXITING);
+	op_is(&a->ops[2], IR_OP_RUN, 110 * US);
+	assert_int_equal(a->ops[3].kind, IR_OP_WAKE);
+	assert_int_equal(a->ops[3].arg, idx(w, 12));
+	assert_true(a->ops[3].flags & IR_OP_F_EXITING);
+	op_is(&a->ops[4], IR_OP_RUN, 10 * US);
+	assert_int_equal(a->ops[5].kind, IR_OP_EXIT);
+	ir_workload_free(w);
+}
+
+/*
+ * A task's PELT load follows it (migrate_task_rq_fair() ->
+ * remove_entity_load_avg(); attach_entity_load_avg() on the new CPU; v3.8+
+ * through v6.18): cpu_load() is the sum of the attached tasks' load_avg.
+ * Two CPUs, one LLC, CFS, not sync, no periodic balance (busy_factor 1000).
+ * A (nice -3, weight 1991) runs alone on CPU 0; P runs 10 ms on CPU 1 and
+ * sleeps, B (nice -3) keeps CPU 1 busy.  With f(t) = 1 - 2^(-t / 32 ms),
+ * d(t) = 2^(-t / 32 ms) (times in ms):
+ *  62: A wakes P.  load(0) = 1991 f(62) = 1471.2, load(1) = 1471.2 + l,
+ *      P's load l = 1024 f(10) d(52) = 64.7: this = (1471.2 + 64.7) x 100
+ *      = 153587 against prev = 1471.2 x 108 = 158891: P to CPU 0 (no idle
+ *      CPU), where it preempts A (placed 6 ms behind it), runs 0.505 ms
+ *      (with its 5 us refill) and sleeps.
+ *  68.5: B wakes P (prev CPU 0, busy).  P's load is l' = 64.7 d(6.5) +
+ *      1024 (1 - d(0.505)) d(5.995) = 56.2 + 9.8 = 65.9.  With the rule
+ *      load(1) = 1991 f(68.5) = 1539.5 and load(0) = 1539.5 + 65.9: this =
+ *      (1539.5 + 65.9) x 100 = 160543 against prev = 1539.5 x 108 =
+ *      166264: P goes back to CPU 1, a second wakeup migration.  Without
+ *      it P's CPU 1 history (56.2) stayed on CPU 1 and CPU 0 held only its
+ *      9.8: this = (1539.5 + 56.2 + 65.9) x 100 = 166159 against prev =
+ *      (1539.5 + 9.8 - 65.9) x 108 = 160198: P stays.
+ * (Each decision is 3.5 % from flipping.)
+ */
+static void test_load_follows_task(void **state)
+{
+	const struct ir_op a[] = {
+		{ .kind = IR_OP_RUN, .ns = 62 * MS }, { .kind = IR_OP_WAKE, .arg = 1 },
+		{ .kind = IR_OP_RUN, .ns = 40 * MS }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op p[] = {
+		{ .kind = IR_OP_RUN, .ns = 10 * MS }, { .kind = IR_OP_BLOCK_TASK },
+		{ .kind = IR_OP_RUN, .ns = 500 * US }, { .kind = IR_OP_BLOCK_TASK },
+		{ .kind = IR_OP_RUN, .ns = 500 * US }, { .kind = IR_OP_EXIT },
+	};
+	/* B's first run ends at 61.9 ms: update_curr() there keeps CPU 1's
+	 * min_vruntime current for P's renormalisation at 62 ms */
+	const struct ir_op b[] = {
+		{ .kind = IR_OP_RUN, .ns = 51900 * US }, { .kind = IR_OP_RUN, .ns = 6600 * US },
+		{ .kind = IR_OP_WAKE, .arg = 1 }, { .kind = IR_OP_RUN, .ns = 30 * MS }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op *ops[] = { a, p, b };
+	const uint32_t nr[] = { 4, 6, 5 };
+	const uint8_t start[] = { IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_RUNNABLE };
+	const uint16_t cpu[] = { 0, 1, 1 };
+	struct ir_workload *w = programs(2, 3, ops, nr, start, cpu);
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
+	struct ir_sim_result r;
+
+	(void)state;
+	w->task[0].prio = w->task[2].prio = 117;	/* nice -3: 1991 */
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
+	ir_sim_params_default(&sp, 2);
+	sp.sync_wakeups = false;
+	sp.busy_factor = 1000;
+	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+	assert_false(r.stalled);
+	assert_int_equal(r.wakeups, 2);
+	assert_int_equal(r.mig_wakeup, 2);
+	assert_int_equal(r.migrations, 2);
+	ir_workload_free(w);
+}
+
 /* Seeded: the same inputs give the same figures. */
 static void test_deterministic(void **state)
 {
@@ -906,6 +1183,11 @@ int main(void)
 		cmocka_unit_test(test_tick_preempt),
 		cmocka_unit_test(test_next_buddy),
 		cmocka_unit_test(test_select_idle_smt),
+		cmocka_unit_test(test_migrated_not_hot),
+		cmocka_unit_test(test_delay_dequeue),
+		cmocka_unit_test(test_sync_wakeup),
+		cmocka_unit_test(test_exiting_waker),
+		cmocka_unit_test(test_load_follows_task),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
