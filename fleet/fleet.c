@@ -130,10 +130,17 @@ int ir_fleet_run(const struct ir_fleet *f, int *failed, char *err, size_t errlen
 	struct run r = { .f = f };
 	struct ir_merge *m = NULL;
 	int ret = IR_OK;
+	struct stat st;
 
 	*failed = 0;
 	if (mkdir(f->dir, 0755) && errno != EEXIST) {
 		snprintf(err, errlen, "%s: cannot create: %s", f->dir, strerror(errno));
+		return IR_ERR_INPUT;
+	}
+	/* a file there: refuse it before any replay runs, in one line, rather
+	 * than let every replay fail to write into it */
+	if (stat(f->dir, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a directory (--out-dir: a directory, created if missing)", f->dir);
 		return IR_ERR_INPUT;
 	}
 	r.job = calloc((size_t)f->ntraces, sizeof(*r.job));
