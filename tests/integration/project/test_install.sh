@@ -49,6 +49,26 @@ done
 # values: policies and formats
 complete_words idlereplay replay x.dat --policy dom | grep -qx domain-cost || fail "completion: --policy values"
 complete_words idlereplay report x.json --format h | grep -qx html || fail "completion: --format values"
+# --format offers exactly what each form of 'report' writes, as its --help usage lines say
+# (render, compare, merge), and the binary accepts each value offered
+FIX=$SRC/tests/unit/report/fixtures
+for form in render compare merge; do
+	case $form in
+	compare) words=(report compare a.json b.json); run=(report compare "$FIX/host-a.json" "$FIX/host-b.json");;
+	merge) words=(report merge a.json); run=(report merge "$FIX/host-a.json");;
+	*) words=(report a.json); run=(report "$FIX/host-a.json");;
+	esac
+	want=$("$IR" report --help | grep -E '^ *(usage: )?idlereplay report ' |
+		awk -v f="$form" '($3 == "compare") == (f == "compare") && ($3 == "merge") == (f == "merge")' |
+		grep -oE -- '--format [a-z|-]+' | cut -d' ' -f2 | tr '|' '\n' | sort -u)
+	got=$(complete_words idlereplay "${words[@]}" --format '' | sort -u)
+	[ -n "$want" ] && [ "$got" = "$want" ] ||
+		fail "completion: report $form --format offers [$(echo $got)], its --help lists [$(echo $want)]"
+	for fmt in $got; do
+		"$IDLEREPLAY" "${run[@]}" --format "$fmt" -o "$WORK/fmt.out" 2>"$WORK/fmt.err" ||
+			fail "report $form --format $fmt (offered by the completion): $(cat "$WORK/fmt.err")"
+	done
+done
 # trace files
 touch "$WORK/a.dat" "$WORK/b.json"
 complete_words idlereplay replay "$WORK/" | grep -qx "$WORK/a.dat" || fail "completion: trace files"
