@@ -21,6 +21,18 @@ comp=$(find "$WORK/root" -path '*/bash-completion/completions/idlereplay')
 bin=$(find "$WORK/root" -path '*/bin/idlereplay')
 [ -n "$man" ] && [ -n "$comp" ] && [ -n "$bin" ] || fail "installed: man '$man', completion '$comp', binary '$bin'"
 grep -q "idlereplay $VERSION" "$man" || fail "man page does not carry version $VERSION"
+# the fleet job (contrib/replay-one.sh) where the Kubernetes example's image calls it:
+# <prefix>/share/idlereplay/replay-one.sh, the yaml's command[0] under this build's prefix
+job=$(find "$WORK/root" -path '*/share/idlereplay/replay-one.sh')
+[ -n "$job" ] && [ -x "$job" ] || fail "installed: no executable share/idlereplay/replay-one.sh"
+prefix=$(meson introspect --buildoptions "$BUILD" | python3 -c 'import json, sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"][0])')
+k8s=$(python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["spec"]["template"]["spec"]["containers"][0]["command"][0])' \
+	"$SRC/contrib/kubernetes/indexed-job.yaml")
+[ "$prefix" != /usr/local ] || [ "${job#"$WORK/root"}" = "$k8s" ] ||
+	fail "installed job ${job#"$WORK/root"} is not the Kubernetes example's command $k8s"
+printf '%s\n' "$SRC/tests/data/host-hackbench.dat" > "$WORK/list.txt"
+IDLEREPLAY=$IR "$job" 0 "$WORK/list.txt" "$WORK/reports" && [ -s "$WORK/reports/host-hackbench.json" ] ||
+	fail "the installed replay-one.sh did not replay"
 warn=$(groff -man -ww -z "$man" 2>&1) || fail "groff: $warn"
 [ -z "$warn" ] || fail "man page warnings: $warn"
 man_text=$(sed 's/\\-/-/g' "$man")

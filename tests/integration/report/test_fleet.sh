@@ -79,6 +79,17 @@ for i in 0 1 2 3; do
 done
 [ "$(merged_csv "$WORK/slurm"/*.json)" = "$want" ] || fail "slurm: merged figures differ from fleet's"
 
+# every host's trace called trace.dat (/fleet/HOST/trace.dat): one report each, none overwritten
+mkdir -p "$WORK/h1" "$WORK/h2"
+cp "$SAMPLE" "$WORK/h1/trace.dat" && cp "$D/host-pipe.dat" "$WORK/h2/trace.dat"
+printf '%s\n' "$WORK/h1/trace.dat" "$WORK/h2/trace.dat" "$D/vm-ab/hb_ni_1.dat" > "$WORK/same.txt"
+for i in 0 1 2; do "$SRC/contrib/replay-one.sh" $i "$WORK/same.txt" "$WORK/same" || fail "replay-one.sh $i of same.txt"; done
+[ "$(cd "$WORK/same" && ls)" = "$(printf '%s\n' hb_ni_1.json trace-0.json trace-1.json)" ] ||
+	fail "replay-one.sh: traces of one file name: $(ls "$WORK/same" | tr '\n' ' ')"
+"$IR" replay "$D/host-pipe.dat" --quiet --json "$WORK/lone-pipe.json" || fail "lone replay of host-pipe"
+cmp -s <(sed 's,"path":"[^"]*",,' "$WORK/same/trace-1.json") <(sed 's,"path":"[^"]*",,' "$WORK/lone-pipe.json") ||
+	fail "replay-one.sh: trace-1.json is not h2/trace.dat's report"
+
 expect 1 "$IR" fleet "$SAMPLE"
 expect 1 "$IR" fleet -d "$WORK/f3" -j 0 "$SAMPLE"
 echo ok
