@@ -63,8 +63,9 @@ int ir_fleet_run(const struct ir_fleet *f, int *failed, char *err, size_t errlen
 int ir_fleet_merge_files(char *const *files, int n, const char *const *names, int nnames,
 			 enum ir_merge_format fmt, const char *path, FILE *warn, char *err, size_t errlen);
 
-/* Long-format rows (report/rows.c) of every file, one at a time, to path. */
-int ir_fleet_rows_files(char *const *files, int n, enum ir_rows_format fmt, const char *path, char *err,
-			size_t errlen);
+/* Long-format rows (report/rows.c) of every file, one at a time, to path;
+ * the first nnames hosts named by names; a trace given twice is refused. */
+int ir_fleet_rows_files(char *const *files, int n, const char *const *names, int nnames,
+			enum ir_rows_format fmt, const char *path, char *err, size_t errlen);
 
 #endif

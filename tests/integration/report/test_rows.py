@@ -113,6 +113,38 @@ with tempfile.TemporaryDirectory() as tmp:
     check(seen_top <= documented, f"decisions keys not documented: {seen_top - documented}")
     check(seen_pol <= documented, f"decisions policy keys not documented: {seen_pol - documented}")
 
+    # the order docs/report.md states: as the points close, when the CPU's
+    # idle from ts ends (ts + idle_ns never decreases), so ts is not sorted
+    # across CPUs (the docs once said "in trace order")
+    lines = [json.loads(line) for line in open(dec)]
+    ends = [o["ts"] + o["idle_ns"] for o in lines]
+    check(all(a <= b for a, b in zip(ends, ends[1:])), "decisions: ts + idle_ns decreases")
+    dtext = open(os.path.join(SRC, "docs/report.md"), encoding="utf-8").read().split("## Decisions file", 1)[1]
+    dtext = " ".join(dtext.split("\n## ", 1)[0].split())
+    ts = [o["ts"] for o in lines]
+    if any(b < a for a, b in zip(ts, ts[1:])):
+        check("in trace order" not in dtext, "docs: the decisions file is said to be in trace order; its ts is not sorted")
+    check("`ts + idle_ns` never decreases" in dtext, "docs: the decisions file's order is not stated")
+
+    # --name names the rows' hosts, in order (else the trace's hostname), as merge takes it
+    nl = [json.loads(line) for line in run("report", "--name", "db-01", files[0], "--name", "db-02", files[1],
+                                           files[2], "--format", "jsonl").splitlines()]
+    for f, d, want in zip(files, docs, ["db-01", "db-02", docs[2]["trace"].get("hostname") or None]):
+        hosts = {r["host"] for r in nl if r["trace"] == d["trace"]["path"]}
+        check(hosts == {want}, f"--name: {f}: hosts {hosts}, want {want}")
+    # the same trace twice (another file name) is refused, as merge refuses it: SQL over
+    # the rows must give merge's totals; one line naming both files, no output written
+    again = os.path.join(tmp, "again.json")
+    with open(again, "w") as fo:
+        json.dump(docs[1], fo)
+    out = os.path.join(tmp, "rows.jsonl")
+    for fmt in ("jsonl", "csv"):
+        r = subprocess.run([IR, "report", files[1], files[0], again, "--format", fmt, "-o", out],
+                           capture_output=True, text=True)
+        check(r.returncode == 2 and len(r.stderr.splitlines()) == 1 and f"{again}: the same trace as {files[1]}"
+              in r.stderr, f"rows {fmt}: the same trace twice: exit {r.returncode}, {r.stderr!r}")
+        check(not os.path.exists(out), f"rows {fmt}: output written for a refused input")
+
 for f in fails[:30]:
     print("FAIL:", f, file=sys.stderr)
 print(f"{len(fails)} problems")
