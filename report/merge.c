@@ -500,7 +500,8 @@ static void write_text(const struct ir_merge *m, FILE *out, double *tmp)
 	static const int dcols[] = { P_AVOIDED, P_TRADED, P_NET };
 	char b[4][48], line[512];
 
-	fprintf(out, "Fleet: %d hosts, %d policies; reference %s\n", m->n, m->npols,
+	fprintf(out, "Fleet: %d host%s, %d polic%s; reference %s\n", m->n, m->n == 1 ? "" : "s", m->npols,
+		m->npols == 1 ? "y" : "ies",
 		ir_tsafe(m->reference ? m->reference : "none"));
 	warnings(m, out, "", "", 20);
 	fprintf(out, "\nHeadline (fleet totals)\n");
@@ -745,12 +746,13 @@ static void write_html(const struct ir_merge *m, FILE *out, double *tmp)
 
 	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-		"<link rel=\"icon\" href=\"data:,\"><title>idlereplay fleet: %d hosts</title>\n<style>"
+		"<link rel=\"icon\" href=\"data:,\"><title>idlereplay fleet: %d host%s</title>\n<style>"
 		"body{font-family:sans-serif;margin:1em;max-width:1100px}"
 		"table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
 		"td:first-child,th:first-child{text-align:left}.scroll{overflow-x:auto}"
 		".warn{background:#fff3cd;padding:4px 8px;margin:2px 0}.headline li{margin:3px 0}"
-		"</style></head><body>\n<h1>Fleet: %d hosts, %d policies</h1>\n", m->n, m->n, m->npols);
+		"</style></head><body>\n<h1>Fleet: %d host%s, %d polic%s</h1>\n", m->n, m->n == 1 ? "" : "s",
+		m->n, m->n == 1 ? "" : "s", m->npols, m->npols == 1 ? "y" : "ies");
 	fprintf(out, "<p>Reference policy: <b>");
 	ir_html_text(out, m->reference ? m->reference : "none");
 	fprintf(out, "</b>. Definitions: docs/report.md of idlereplay.</p>\n<div id=\"warnings\">\n");
@@ -811,21 +813,33 @@ static void write_html(const struct ir_merge *m, FILE *out, double *tmp)
 	html_chart(m, out, P_NET, "Net effect with balancing cost", "chart-net", tmp);
 
 	fprintf(out, "<h2>Outliers</h2>\n<p>Hosts beyond 3 x IQR from the quartiles.</p>\n<ul id=\"outliers\">\n");
-	for (int k = 0; k < m->npols; k++)
-		for (size_t c = 0; c < 2; c++) {
-			struct dist d = distribution(m, k, dcols[c], tmp);
-			struct outlier o[MAX_OUTLIERS];
-			int n = outliers(m, k, dcols[c], &d, o, MAX_OUTLIERS);
+	{
+		int any = 0;
 
-			for (int i = 0; i < n && i < MAX_OUTLIERS; i++) {
-				fprintf(out, "<li>");
-				ir_html_text(out, m->pols[k]);
-				fprintf(out, " %s: ", c ? "idle traded" : "avoided");
-				ir_html_text(out, m->h[o[i].host].name);
-				fprintf(out, " %s (median %s)</li>\n", fmt_v(b[0], 48, o[i].v, pol_kind[dcols[c]], true),
-					fmt_v(b[1], 48, d.median, pol_kind[dcols[c]], true));
+		/* what the text lists: at most MAX_OUTLIERS per policy and figure, the rest counted, or none */
+		for (int k = 0; k < m->npols; k++)
+			for (size_t c = 0; c < 2; c++) {
+				struct dist d = distribution(m, k, dcols[c], tmp);
+				struct outlier o[MAX_OUTLIERS];
+				int n = outliers(m, k, dcols[c], &d, o, MAX_OUTLIERS);
+
+				for (int i = 0; i < n && i < MAX_OUTLIERS; i++, any++) {
+					fprintf(out, "<li>");
+					ir_html_text(out, m->pols[k]);
+					fprintf(out, " %s: ", c ? "idle traded" : "avoided");
+					ir_html_text(out, m->h[o[i].host].name);
+					fprintf(out, " %s (median %s)</li>\n", fmt_v(b[0], 48, o[i].v, pol_kind[dcols[c]], true),
+						fmt_v(b[1], 48, d.median, pol_kind[dcols[c]], true));
+				}
+				if (n > MAX_OUTLIERS) {
+					fprintf(out, "<li>");
+					ir_html_text(out, m->pols[k]);
+					fprintf(out, " %s: ... and %d more</li>\n", c ? "idle traded" : "avoided", n - MAX_OUTLIERS);
+				}
 			}
-		}
+		if (!any)
+			fprintf(out, "<li>none</li>\n");
+	}
 	fprintf(out, "</ul>\n<h2>Hosts</h2>\n");
 	if (shown < m->n)
 		fprintf(out, "<p>The first %d of %d hosts; 'report merge --format csv' lists all.</p>\n", shown, m->n);

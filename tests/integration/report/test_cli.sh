@@ -130,6 +130,43 @@ grep -q '^  domain-cost:preset=cover: avoids 2122 migrations ([0-9.]* [mu]*s mor
 expect 0 "$IR" report merge --format html -o "$WORK/fleet.html" "$FIX/host-a.json" "$FIX/host-b.json"
 grep -q 'id="headline"' "$WORK/fleet.html" && grep -q '</html>' "$WORK/fleet.html" || fail "merge: html"
 expect 1 "$IR" report merge --name a --name b --name c "$FIX/host-a.json" "$FIX/host-b.json"
+# outliers: the text and the HTML page list the same ones, computed here (Tukey's far out,
+# at most 10 per policy and figure, farthest first, the rest counted), or say none;
+# one host is "1 host". 44 copies of the sample, hosts 33..43 with domain-cost's avoided
+# at 1000 + i: Q1 = Q3 = the copies' value, so those 11 are beyond 3 x IQR.
+python3 - "$WORK/sample.json" "$WORK/fleet44" <<'PY' || fail "outlier reports"
+import copy, json, os, sys
+base = json.load(open(sys.argv[1])); os.makedirs(sys.argv[2])
+for i in range(44):
+    d = copy.deepcopy(base)
+    d["trace"]["hostname"] = f"h{i:02d}"
+    if i >= 33:
+        [p for p in d["policies"] if p["label"] == "domain-cost"][0]["migrations_avoided"]["total"] = 1000 + i
+    json.dump(d, open(f"{sys.argv[2]}/h{i:02d}.json", "w"))
+PY
+expect 0 "$IR" report merge "$WORK"/fleet44/h*.json
+sed -n '/^Outliers/,/^$/p' "$WORK/out" | sed 1d | sed '/^$/d' > "$WORK/out.text"
+expect 0 "$IR" report merge "$WORK"/fleet44/h*.json --format html -o "$WORK/f44.html"
+python3 - "$WORK/out.text" "$WORK/f44.html" <<'PY' || fail "merge: outliers in text and HTML"
+import re, sys
+text = [" ".join(l.split()) for l in open(sys.argv[1])]
+page = open(sys.argv[2]).read()
+ul = page.split('<ul id="outliers">', 1)[1].split("</ul>", 1)[0]
+html = [re.sub(r"<[^>]+>", "", li).strip() for li in re.findall(r"<li>.*?</li>", ul)]
+want = [f"h{i}" for i in range(43, 33, -1)]
+got_t = [l.split()[2] for l in text[:10]]
+got_h = [h.split(": ", 1)[1].split()[0] for h in html[:10]]
+assert got_t == want and got_h == want, (got_t, got_h, want)
+assert all(l.startswith("domain-cost avoided ") for l in text[:10]), text
+assert [h.replace("avoided: ", "avoided ", 1) for h in html] == text, (html, text)
+assert text[10:] == ["domain-cost avoided ... and 1 more"], text[10:]
+PY
+expect 0 "$IR" report merge "$WORK/sample.json"
+head -1 "$WORK/out" | grep -q '^Fleet: 1 host, 6 policies; ' || fail "merge of one report: '$(head -1 "$WORK/out")'"
+sed -n '/^Outliers/{n;p}' "$WORK/out" | grep -qx '  none' || fail "merge text: no outliers, not said"
+expect 0 "$IR" report merge "$WORK/sample.json" --format html -o "$WORK/f1.html"
+grep -q '<h1>Fleet: 1 host, 6 policies</h1>' "$WORK/f1.html" || fail "merge html of one report: heading"
+tr -d '\n' < "$WORK/f1.html" | grep -q '<ul id="outliers"><li>none</li></ul>' || fail "merge html: no outliers, not said"
 
 # Bad input: one line naming the file, exit 2.
 echo 'not json {' > "$WORK/bad.json"
