@@ -33,6 +33,14 @@ expect 0 "$IR" report "$FIX/host-a.json"
 head -20 "$WORK/out" | grep -q '^  domain-cost:preset=cover: avoids 1049 migrations (122.73 ms more idle) vs baseline; .*: net 92.5[0-9] ms better than baseline$' ||
 	fail "text: domain-cost headline not at the top"
 head -20 "$WORK/out" | grep -q '^FIDELITY: ' || fail "text: fidelity not near the top"
+# every headline of the text and of the merge, parsed back, against figures computed from the JSON
+HL=$(dirname "$0")/headline_check.py
+for f in "$WORK/sample.json" "$FIX/host-a.json" "$FIX/host-b.json"; do
+	"$IR" report "$f" | sed -n '/^Headline/,/^$/p' | sed 1d | python3 "$HL" "$f" >/dev/null ||
+		fail "text headline of $f"
+done
+"$IR" report merge "$FIX/host-a.json" "$FIX/host-b.json" "$WORK/sample.json" | sed -n '/^Headline/,/^$/p' | sed 1d |
+	python3 "$HL" "$FIX/host-a.json" "$FIX/host-b.json" "$WORK/sample.json" >/dev/null || fail "merge headline"
 grep -q '^  proportional:seed=3  *lb_release 519; smt_never_hot 1; ni_random 1; seed 3; seeds 32;$' "$WORK/out" || fail "text: a policy's own parameter"
 expect 0 "$IR" report "$WORK/sample.json"	# six policies with the same parameters: printed once
 [ "$(grep -c 'sysctl_sched_migration_cost' "$WORK/out")" = 1 ] || fail "text: parameters printed more than once"

@@ -39,6 +39,8 @@ SRC = os.environ["IR_SOURCE_ROOT"]
 FIX = os.path.join(SRC, "tests/unit/report/fixtures")
 sys.path.insert(0, os.path.join(SRC, "tests/hostile"))
 import tracedat as T  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import headline_check  # noqa: E402
 
 WIDTH = 800
 PROBE = ('<script>var d=document.documentElement;d.setAttribute("data-sw",d.scrollWidth);'
@@ -111,6 +113,8 @@ class Page(html.parser.HTMLParser):
         self.svg = None          # id of the fleet range chart we are in
         self.svgs = {}           # id -> {"attrs", "ranges": [(g attrs, circle attrs)], "text"}
         self.range = None
+        self.li_text = []        # the headline items' text, as rendered
+        self.in_li = False
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -130,6 +134,8 @@ class Page(html.parser.HTMLParser):
             self.tov = int(a["data-tov"])
         if tag == "li" and "data-policy" in a:
             self.li.append(a)
+            self.li_text.append([])
+            self.in_li = True
         if tag == "figure":
             self.fig = a.get("id")
             if self.fig:
@@ -163,6 +169,8 @@ class Page(html.parser.HTMLParser):
             self.cell = []
 
     def handle_endtag(self, tag):
+        if tag == "li":
+            self.in_li = False
         if tag == "figure":
             self.fig = None
         if tag == "svg":
@@ -182,6 +190,8 @@ class Page(html.parser.HTMLParser):
             self.table = self.row = None
 
     def handle_data(self, d):
+        if self.in_li:
+            self.li_text[-1].append(d)
         if self.text_in is not None:
             self.text_in["text"].append(d)
         if self.cell is not None:
@@ -210,6 +220,8 @@ def check_headline(p, doc, name):
             assert int(li["data-traded"]) == q["idle_lost_ns"] - r["idle_lost_ns"], (name, li)
             net = (q["idle_recovered_ns"] - q["balance_cost_ns"]) - (r["idle_recovered_ns"] - r["balance_cost_ns"])
             assert int(li["data-net"]) == net, (name, li, net)
+    # and the words a reader sees: each number of each line, within its printed precision
+    headline_check.check(["".join(t) for t in p.li_text], [doc])
 
 
 def expected_charts(doc):
@@ -497,6 +509,11 @@ def main():
         os.path.join(FIX, "host-b.json"), *jsons)
     p = render(out, "fleet")
     check_width(p, "fleet")
+    fleet_docs = []
+    for f in (os.path.join(FIX, "host-a.json"), os.path.join(FIX, "host-b.json"), *jsons):
+        with open(f) as fo:
+            fleet_docs.append(json.load(fo))
+    headline_check.check(["".join(t) for t in p.li_text], fleet_docs)
     nf = check_fleet(p)
     assert nf > 0, "fleet: no range chart on a symlog axis (the replays' idle traded spans a hundredfold)"
     summary.append(f"fleet: width {p.sw}, {len(p.svgs)} range charts, {nf} symlog")
