@@ -59,6 +59,17 @@ static void tick_label(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.10g", v);
 }
 
+/* A bar's value label, in the axis' unit: two decimals, but at least two
+ * significant digits, so that a small bar reads "0.0052", not "0.01" or
+ * "0" (issue 14: small values visible). */
+static void val_label(char *buf, size_t len, double v, bool ns)
+{
+	if (ns && v > 0 && v < 0.1)
+		snprintf(buf, len, "%.2g", v);
+	else
+		tick_label(buf, len, ns ? round(v * 100) / 100 : v);
+}
+
 /* ---- horizontal bar chart (stacked or grouped) ---- */
 
 struct bars {
@@ -236,7 +247,7 @@ static void bar_chart(FILE *out, const struct bars *b0)
 				fprintf(out, ": %.4g %s</title></rect>", v, u.name);
 			else
 				fprintf(out, ": %.0f</title></rect>", v);
-			tick_label(lab, sizeof(lab), b->ns ? round(v * 100) / 100 : v);
+			val_label(lab, sizeof(lab), v, b->ns);
 			if (!b->stacked) {
 				/* every bar labelled: a value a hundred times smaller than the
 				 * largest is a sliver, but still readable */
@@ -250,7 +261,7 @@ static void bar_chart(FILE *out, const struct bars *b0)
 		if (b->stacked) {
 			int x = L + (int)lround(BX(acc));
 
-			tick_label(lab, sizeof(lab), b->ns ? round(acc * 100) / 100 : acc);
+			val_label(lab, sizeof(lab), acc, b->ns);
 			fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"val\">%s</text>", x + 4, y + rowh / 2 + 4, lab);
 		}
 	}

@@ -136,6 +136,12 @@
 # regenerated with --update; JSON, CSV and decisions unchanged.
 # Then the integration merge of simr, sims, fido, fidp, mut4 and eco6: regenerated
 # with --update on the merge (both header notes above hold together).
+# Then eco7 (issue 14 audit), on purpose: an HTML bar's value label keeps two
+# significant digits below 0.1 of its unit (0.0024 ms was labelled "0",
+# 0.0052 ms "0.01"): r.html and report.html of host-hackbench.default,
+# host-hackbench.knobs, hb_ni_1.default, hb_ni_1.sweep and
+# d_idle_periodic_wakers.default (10 outputs); diffed against the binary
+# before: only those <text class="val"> labels differ.
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi

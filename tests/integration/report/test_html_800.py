@@ -115,6 +115,7 @@ class Page(html.parser.HTMLParser):
         self.range = None
         self.li_text = []        # the headline items' text, as rendered
         self.in_li = False
+        self.seq_text = None     # a bar chart's value label, tick or axis label being read
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -144,6 +145,10 @@ class Page(html.parser.HTMLParser):
         if f is not None:
             if tag == "rect" and "data-v" in a:
                 f["rects"].append(a)
+                f.setdefault("seq", []).append(("rect", a, None))
+            if tag == "text" and (a.get("class") or "").split()[:1] in (["val"], ["tick"], ["axl"], ["rl"]):
+                self.seq_text = (a.get("class"), a, [])
+                f.setdefault("seq", []).append(self.seq_text)
             if tag == "desc" and a.get("class") == "lane-total":
                 f["lanes"][a["data-policy"]] = int(a["data-pulls"])
             if tag == "desc" and a.get("class") == "anom-count":
@@ -183,6 +188,7 @@ class Page(html.parser.HTMLParser):
             self.anom_g = None
         if tag == "text":
             self.text_in = None
+            self.seq_text = None
         if tag in ("td", "th") and self.cell is not None:
             self.row.append("".join(self.cell).strip())
             self.cell = None
@@ -190,6 +196,8 @@ class Page(html.parser.HTMLParser):
             self.table = self.row = None
 
     def handle_data(self, d):
+        if self.seq_text is not None:
+            self.seq_text[2].append(d)
         if self.in_li:
             self.li_text[-1].append(d)
         if self.text_in is not None:
@@ -269,6 +277,61 @@ def check_charts(p, doc, name):
         assert f["attrs"]["data-scale"] == ("log" if log else "linear"), (name, cid, f["attrs"], mx)
         assert ("log scale" in "".join(f["text"])) == log, (name, cid, "axis does not say its scale")
     return len(expected_charts(doc))
+
+
+UNITS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def label_ok(label, v):
+    """A value label as a reader takes it: within its printed precision, and
+    at most 10 % off (2 significant digits), so a small bar is not '0' or
+    twice its size."""
+    num = float(label)
+    dec = len(label.split(".")[1]) if "." in label and "e" not in label else 0
+    return abs(num - v) <= 0.5 * 10 ** -dec * 1.0001 and (v == 0 or abs(num - v) <= 0.1 * abs(v))
+
+
+def check_bars(p, name):
+    """Every bar chart as drawn: each bar's end where the axis (its ticks)
+    puts its value (stacked: the row's running sum; log: each part a bar of
+    its own), and each value label the bar's value (stacked: inside a part,
+    that part; after the row, the row's total), in the axis' unit."""
+    n = 0
+    for fid, f in p.figs.items():
+        seq = f.get("seq") or []
+        if not any(k == "rect" for k, _, _ in seq):
+            continue
+        ticks = [(float(a["x"]), float("".join(t))) for k, a, t in seq if k == "tick"]
+        axl = "".join(next(t for k, _, t in seq if k == "axl"))
+        unit = next((UNITS[u] for u in UNITS if f"({u})" in axl), 1)
+        log = f["attrs"]["data-scale"] == "log"
+        (x0, t0), (x1, t1) = ticks[0], ticks[-1]
+        if log:
+            def xof(v):
+                return x0 + (math.log10(v) - math.log10(t0)) * (x1 - x0) / (math.log10(t1) - math.log10(t0))
+        else:
+            def xof(v):
+                return x0 + (v - t0) * (x1 - x0) / (t1 - t0)
+        stacked = not log and len({r["data-series"] for r in f["rects"]}) > 1 and \
+            len({(r["data-row"], r["y"]) for r in f["rects"]}) < len(f["rects"])
+        row, acc, last = None, 0.0, None
+        for k, a, t in seq:
+            if k == "rl":		# a row's name: its bars follow (none when all are 0)
+                row, acc, last = "".join(t), 0.0, (a, 0.0)
+            elif k == "rect":
+                v = float(a["data-v"]) / unit
+                assert a["data-row"] == row, (name, fid, a["data-row"], row)
+                acc = acc + v if stacked else v
+                end = float(a["x"]) + float(a["width"])
+                if float(a["width"]) > 1:
+                    assert abs(end - xof(acc)) <= 1.5, (name, fid, a["data-row"], a["data-series"], end, xof(acc))
+                last = (a, v)
+                n += 1
+            elif k.startswith("val") and last is not None:
+                lab = "".join(t).strip()
+                want = last[1] if (k == "val in" or not stacked) else acc
+                assert label_ok(lab, want), (name, fid, last[0]["data-row"], last[0]["data-series"], lab, want)
+    return n
 
 
 def symlog_wanted(vals):
@@ -465,6 +528,7 @@ def main():
         check_width(p, name)
         check_headline(p, doc, name)
         nc = check_charts(p, doc, name)
+        nb = check_bars(p, name)
         nl = check_lanes(p, doc, decisions(base + ".dec"), name)
         an = check_anomalies(p, doc, name)
         check_params(p, doc, name)
@@ -476,7 +540,7 @@ def main():
                 stride *= 2
             got = [(m["ts_ns"], m["cpu"]) for m in lst["listed"]]
             assert got == [(ts, 0) for ts in where[::stride]], (got[:4], where[:4], stride)
-        summary.append(f"{name}: width {p.sw}, {nc} charts, {nl} pulls in the timeline rows, anomalies {an}")
+        summary.append(f"{name}: width {p.sw}, {nc} charts ({nb} bars), {nl} pulls in the timeline rows, anomalies {an}")
 
     # sweeps: one whose idle lost spans a hundredfold (symlog), pulls do not
     base = os.path.join(WORK, "sweep")
@@ -501,8 +565,9 @@ def main():
         check_width(p, name, tables=len({lv for q in doc.get("policies", []) for lv in q["pulls"]["by_level"]}) <= 1)
         check_headline(p, doc, name)
         nc = check_charts(p, doc, name)
+        nb = check_bars(p, name)
         check_params(p, doc, name)
-        summary.append(f"{name}: width {p.sw}, {nc} charts")
+        summary.append(f"{name}: width {p.sw}, {nc} charts ({nb} bars)")
 
     out = os.path.join(WORK, "fleet.html")
     run("report", "merge", "--format", "html", "-o", out, os.path.join(FIX, "host-a.json"),
