@@ -28,6 +28,7 @@ import html.parser
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -116,6 +117,7 @@ class Page(html.parser.HTMLParser):
         self.li_text = []        # the headline items' text, as rendered
         self.in_li = False
         self.seq_text = None     # a bar chart's value label, tick or axis label being read
+        self.elem_text = None    # a figure element's text being read
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -143,6 +145,10 @@ class Page(html.parser.HTMLParser):
                 self.figs[self.fig] = {"attrs": a, "rects": [], "lanes": {}, "anoms": {}, "paths": {}, "text": []}
         f = self.figs.get(self.fig) if self.fig else None
         if f is not None:
+            if tag in ("rect", "path", "g", "text"):	# in order, for the timelines' drawing
+                f.setdefault("elems", []).append([tag, a, []])
+                if tag == "text":
+                    self.elem_text = f["elems"][-1][2]
             if tag == "rect" and "data-v" in a:
                 f["rects"].append(a)
                 f.setdefault("seq", []).append(("rect", a, None))
@@ -189,6 +195,7 @@ class Page(html.parser.HTMLParser):
         if tag == "text":
             self.text_in = None
             self.seq_text = None
+            self.elem_text = None
         if tag in ("td", "th") and self.cell is not None:
             self.row.append("".join(self.cell).strip())
             self.cell = None
@@ -198,6 +205,8 @@ class Page(html.parser.HTMLParser):
     def handle_data(self, d):
         if self.seq_text is not None:
             self.seq_text[2].append(d)
+        if self.elem_text is not None:
+            self.elem_text.append(d)
         if self.in_li:
             self.li_text[-1].append(d)
         if self.text_in is not None:
@@ -425,6 +434,80 @@ def check_lanes(p, doc, dec, name):
     return n
 
 
+def ticks_of(d):
+    """The ticks of a path "Mx yv±h...": [(x, y, h)]."""
+    return [(float(x), float(y), abs(float(h))) for x, y, h in re.findall(r"M([-0-9.]+) ([-0-9.]+)v([-0-9.]+)", d)]
+
+
+def check_timeline_drawing(p, doc, name):
+    """The timelines as drawn, against the JSON's columns: per CPU a busy
+    shade (the legend's idle #eef2f7 to busy #2b5797) for each column's busy
+    share, a newidle tick (from below) and a pull tick (from above) in each
+    column that has them, their heights in proportion to the counts; under
+    the CPUs the observed pulls (all CPUs) and each policy's pulls, a tick
+    per non-zero column in proportion to the largest.  Returns the ticks."""
+    n_ticks = 0
+    for fid, tl in (("timeline-whole", doc["timeline"]), ("timeline-detail", doc["timeline"].get("detail"))):
+        f = p.figs.get(fid)
+        if not tl or f is None:
+            continue
+        cpus = tl["cpus"]
+        ncol = len(cpus[0]["busy"])
+        el = f["elems"]
+        # the CPU rows: "cpu N" labels, then their rects and paths until the next label or lane
+        rows, cur = {}, None
+        lanes, lane = {}, None
+        for tag, a, text in el:
+            if tag == "text" and a.get("class") == "rl" and lane is None and "".join(text).startswith("cpu "):
+                cur = rows.setdefault(int("".join(text).split()[1]), {"rects": [], "paths": []})
+            elif tag == "g" and a.get("class") == "lane":
+                cur, lane = None, lanes.setdefault(a["data-policy"], {"rects": [], "paths": []})
+            elif tag == "g" and lane is not None:
+                lane = None
+            elif tag in ("rect", "path") and (cur or lane) is not None:
+                (lane or cur)["rects" if tag == "rect" else "paths"].append(a)
+        assert sorted(rows) == [c["cpu"] for c in cpus], (name, fid, sorted(rows))
+        # the columns' geometry from the first lane's background: x = L + bw (i + 0.5)
+        bg = next(iter(lanes.values()))["rects"][0]
+        L, bw = float(bg["x"]), float(bg["width"]) / ncol
+
+        def at_columns(got, want):	# each tick at its column's middle, to the 0.1 px printed
+            return len(got) == len(want) and all(abs(x - (L + bw * (i + 0.5))) <= 0.051
+                                                 for (x, _, _), (i, _) in zip(got, want))
+        mni = max([1] + [v for c in cpus for v in c["newidle"]])
+        mpu = max([1] + [v for c in cpus for v in c["pulls"]])
+        for c in cpus:
+            r = rows[c["cpu"]]
+            rowh = float(r["rects"][0]["height"]) + 2
+            for i, share in enumerate(c["busy"]):
+                x = L + bw * (i + 0.5)
+                cover = [q for q in r["rects"] if float(q["x"]) <= x < float(q["x"]) + float(q["width"])]
+                assert cover, (name, fid, c["cpu"], i, "no busy shade")
+                fill = cover[-1]["fill"]
+                shade = (0xee - int(fill[1:3], 16)) / (0xee - 0x2b)
+                assert abs(shade - min(1, max(0, share))) <= 0.06, (name, fid, c["cpu"], i, fill, share)
+            for key, color, m, k in (("newidle", "#f28e2b", mni, 0.55), ("pulls", "#2ca02c", mpu, 0.45)):
+                got = [t for q in r["paths"] if q.get("stroke") == color for t in ticks_of(q["d"])]
+                want = [(i, v) for i, v in enumerate(c[key]) if v > 0]
+                assert at_columns(got, want), (name, fid, c["cpu"], key, got[:3], want[:3])
+                for (_, _, h), (_, v) in zip(got, want):
+                    assert abs(h - max(2, (rowh - 2) * k * v / m)) <= 0.06, (name, fid, c["cpu"], key, h, v)
+                n_ticks += len(got)
+        series = {"observed": [sum(c["pulls"][i] for c in cpus) for i in range(ncol)]}
+        for q in tl.get("policies") or []:
+            series[q["label"]] = q["pulls"]
+        assert list(lanes) == list(series), (name, fid, list(lanes), list(series))
+        m = max([1] + [v for s in series.values() for v in s])
+        for label, vals in series.items():
+            got = [t for q in lanes[label]["paths"] for t in ticks_of(q["d"])]
+            want = [(i, v) for i, v in enumerate(vals) if v > 0]
+            assert at_columns(got, want), (name, fid, label, got[:3], want[:3])
+            for (_, _, h), (_, v) in zip(got, want):
+                assert abs(h - max(3, 19 * v / m)) <= 0.06, (name, fid, label, h, v)
+            n_ticks += len(got)
+    return n_ticks
+
+
 KINDS = ("missing_idle_exit", "missing_idle_entry", "lost_events", "queued_not_picked")
 
 
@@ -530,6 +613,7 @@ def main():
         nc = check_charts(p, doc, name)
         nb = check_bars(p, name)
         nl = check_lanes(p, doc, decisions(base + ".dec"), name)
+        nt = check_timeline_drawing(p, doc, name)
         an = check_anomalies(p, doc, name)
         check_params(p, doc, name)
         if where is not None:
@@ -540,7 +624,7 @@ def main():
                 stride *= 2
             got = [(m["ts_ns"], m["cpu"]) for m in lst["listed"]]
             assert got == [(ts, 0) for ts in where[::stride]], (got[:4], where[:4], stride)
-        summary.append(f"{name}: width {p.sw}, {nc} charts ({nb} bars), {nl} pulls in the timeline rows, anomalies {an}")
+        summary.append(f"{name}: width {p.sw}, {nc} charts ({nb} bars), {nl} pulls in the timeline rows, {nt} ticks drawn, anomalies {an}")
 
     # sweeps: one whose idle lost spans a hundredfold (symlog), pulls do not
     base = os.path.join(WORK, "sweep")
