@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/status.h"
 #include "fleet/fleet.h"
@@ -77,6 +78,26 @@ static int job_argv(struct run *r, int i)
 	return 0;
 }
 
+/* A report the merge refused (the same trace as an earlier one): removed,
+ * with its page, so that merging every DIR/NAME.json gives fleet.txt again.
+ * Only regular files this run wrote; a device or FIFO there is left. */
+static void drop_refused(const struct ir_fleet *f, const char *name, char *err, size_t errlen)
+{
+	const char *ext[] = { "json", "html" };
+	size_t n = strlen(err);
+
+	for (int e = 0; e < (f->html ? 2 : 1); e++) {
+		struct stat st;
+		char *p;
+
+		if (asprintf(&p, "%s/%s.%s", f->dir, name, ext[e]) < 0)
+			return;
+		if (!lstat(p, &st) && S_ISREG(st.st_mode) && !unlink(p) && e == 0 && n < errlen)
+			snprintf(err + n, errlen - n, "; %s removed", p);
+		free(p);
+	}
+}
+
 /* Trace i's report into the merge, or its failure (the log's last line). */
 static int merge_one(struct run *r, struct ir_merge *m, int i, int *failed)
 {
@@ -96,6 +117,8 @@ static int merge_one(struct run *r, struct ir_merge *m, int i, int *failed)
 	}
 	/* hosts named as 'report merge DIR/NAME.json' would name them */
 	ok = doc && ir_merge_add(m, doc, path, NULL, err, sizeof(err)) == 0;
+	if (doc && !ok)
+		drop_refused(f, r->name[i], err, sizeof(err));
 	free(path);
 	json_object_put(doc);
 	if (ok)

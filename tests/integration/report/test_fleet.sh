@@ -18,9 +18,15 @@ expect 2 "$IR" fleet -d "$WORK/f2" -j 2 "${traces[@]}"
 grep -q "^FAILED $WORK/broken.dat: .*not a trace.dat file" "$WORK/out" || fail "fleet: broken trace not listed: $(cat "$WORK/out")"
 grep -q "^FAILED $WORK/y/pipe.dat: .*the same trace as" "$WORK/out" || fail "fleet: duplicate trace not listed"
 grep -q '^4 of 6 traces replayed' "$WORK/out" || fail "fleet: summary line: $(tail -1 "$WORK/out")"
-for n in host-hackbench hb_ni_1 hb_noni_1 pipe pipe-2; do
+for n in host-hackbench hb_ni_1 hb_noni_1 pipe; do
 	[ -s "$WORK/f2/$n.json" ] || fail "fleet: no report $n.json"
 done
+# the duplicate's report is removed (it said so), so that merging the directory's reports
+# gives the fleet report again (it was left, and 'report merge DIR/*.json' refused it)
+[ -e "$WORK/f2/pipe-2.json" ] && fail "fleet: the duplicate's report pipe-2.json is left"
+grep -q "^FAILED $WORK/y/pipe.dat: .*; $WORK/f2/pipe-2.json removed$" "$WORK/out" || fail "fleet: removal not said"
+[ "$("$IR" report merge --format csv "$WORK"/f2/*.json | sort)" = "$(sort "$WORK/f2/fleet.csv")" ] ||
+	fail "fleet: merging DIR/*.json differs from fleet.csv"
 [ -s "$WORK/f2/broken.log" ] || fail "fleet: the broken trace's log is missing"
 # each report is what a lone replay writes
 "$IR" replay "$D/vm-ab/hb_ni_1.dat" --quiet --json "$WORK/lone.json" || fail "lone replay"
