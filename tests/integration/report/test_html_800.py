@@ -116,6 +116,8 @@ class Page(html.parser.HTMLParser):
         self.range = None
         self.li_text = []        # the headline items' text, as rendered
         self.in_li = False
+        self.warns = []          # the warning paragraphs: [headline items before, text]
+        self.in_warn = False
         self.seq_text = None     # a bar chart's value label, tick or axis label being read
         self.elem_text = None    # a figure element's text being read
 
@@ -135,6 +137,9 @@ class Page(html.parser.HTMLParser):
         if tag == "html":
             self.sw, self.cw = int(a["data-sw"]), int(a["data-cw"])
             self.tov = int(a["data-tov"])
+        if tag == "p" and a.get("class") == "warn":
+            self.warns.append([len(self.li), []])	# headline items before it, its text
+            self.in_warn = True
         if tag == "li" and "data-policy" in a:
             self.li.append(a)
             self.li_text.append([])
@@ -182,6 +187,8 @@ class Page(html.parser.HTMLParser):
     def handle_endtag(self, tag):
         if tag == "li":
             self.in_li = False
+        if tag == "p":
+            self.in_warn = False
         if tag == "figure":
             self.fig = None
         if tag == "svg":
@@ -203,6 +210,8 @@ class Page(html.parser.HTMLParser):
             self.table = self.row = None
 
     def handle_data(self, d):
+        if self.in_warn:
+            self.warns[-1][1].append(d)
         if self.seq_text is not None:
             self.seq_text[2].append(d)
         if self.elem_text is not None:
@@ -624,6 +633,19 @@ def main():
                 stride *= 2
             got = [(m["ts_ns"], m["cpu"]) for m in lst["listed"]]
             assert got == [(ts, 0) for ts in where[::stride]], (got[:4], where[:4], stride)
+            # the page says it before the headline, as the text does: which CPU, where, what is undercounted
+            start = min(T.workload(0, 1)[0][0], T.workload(1, 1)[0][0])
+            w = [" ".join("".join(t).split()) for before, t in p.warns if before == 0 and "lost events" in "".join(t)]
+            assert len(w) == 1 and w[0].startswith("CPU 0 lost events") and w[0].endswith(
+                "its newidle points, migrations, idle and busy time and every policy's counts on it are undercounted."), w
+            m = re.search(r"between (\S+ \S+) and (\S+ \S+) into the trace", w[0])
+            assert m, w
+            # each loss lies between the last event before it and the page's first event
+            ts0 = [e[0] for e in T.workload(0, 3000)]
+            for printed, at in ((m[1], where[0]), (m[2], where[-1])):
+                v, step = headline_check.duration(printed)
+                lo, hi = ts0[ts0.index(at) - 1] - start, at - start
+                assert v + step >= lo and v - step <= hi, (printed, lo, hi)
         summary.append(f"{name}: width {p.sw}, {nc} charts ({nb} bars), {nl} pulls in the timeline rows, {nt} ticks drawn, anomalies {an}")
 
     # sweeps: one whose idle lost spans a hundredfold (symlog), pulls do not
