@@ -49,7 +49,7 @@ static const char *levels_text(json_object *doc, char *buf, size_t len)
 
 	buf[0] = 0;
 	for (size_t i = 0; i < jlen(lv) && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? " " : "", json_object_get_string(jidx(lv, i)));
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? " " : "", jtext(jidx(lv, i)));
 	return buf[0] ? buf : "none";
 }
 

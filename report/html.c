@@ -1139,7 +1139,7 @@ static void section_fidelity(FILE *out, json_object *doc)
 			fputs("<tr><td>", out);
 			ir_html_text(out, k);
 			fputs("</td><td>", out);
-			ir_html_text(out, json_object_get_string(v));
+			ir_html_text(out, jtext(v));
 			fputs("</td></tr>\n", out);
 		}
 		fputs("</table>\n", out);
@@ -1150,7 +1150,7 @@ static void section_fidelity(FILE *out, json_object *doc)
 		fputs("<table><tr><th>cpu</th>", out);
 		for (size_t l = 0; l < jlen(lv); l++) {
 			fputs("<th>", out);
-			ir_html_text(out, json_object_get_string(jidx(lv, l)));
+			ir_html_text(out, jtext(jidx(lv, l)));
 			fputs(" span</th>", out);
 		}
 		fputs("</tr>\n", out);
@@ -1162,7 +1162,7 @@ static void section_fidelity(FILE *out, json_object *doc)
 				const char *span = "";
 
 				for (size_t k = 0; k < jlen(cl); k++)
-					if (!strcmp(jstr(jidx(cl, k), "name", ""), json_object_get_string(jidx(lv, l))))
+					if (!strcmp(jstr(jidx(cl, k), "name", ""), jtext(jidx(lv, l))))
 						span = jstr(jidx(cl, k), "span", "");
 				fputs("<td>", out);
 				ir_html_text(out, span);
@@ -1230,7 +1230,7 @@ static void section_closed_loop(FILE *out, json_object *doc)
 	fputs("<p class=\"muted\">Not modelled: ", out);
 	for (size_t i = 0; i < jlen(jget(fit, "not_modelled")); i++) {
 		fputs(i ? "; " : "", out);
-		ir_html_text(out, json_object_get_string(jidx(jget(fit, "not_modelled"), i)));
+		ir_html_text(out, jtext(jidx(jget(fit, "not_modelled"), i)));
 	}
 	fputs(".</p>\n", out);
 }

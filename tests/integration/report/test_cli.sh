@@ -187,6 +187,40 @@ for f in "$WORK/missing.json" "$WORK/bad.json" "$WORK/other.json" "$WORK/empty.j
 		grep -qF "$f" "$WORK/err" || fail "$cmd: error does not name the file"
 	done
 done
+# Reports from other machines are data: values of the wrong type where the renderers index or
+# compare them (a null parameter or level name, a timeline part that is not an array) give
+# exit 0 or 2 with at most one error line in every format, never a crash (each crashed:
+# strcmp of json-c's NULL for a null, json-c's assertion on a non-array)
+"$IR" replay "$SAMPLE" --quiet --timeline --json "$WORK/tl.json" || fail "replay --timeline"
+python3 - "$WORK/tl.json" "$WORK/hostile" <<'PY' || fail "hostile reports"
+import copy, json, os, sys
+base = json.load(open(sys.argv[1])); os.makedirs(sys.argv[2])
+def put(d, path, v):
+    o = d
+    for k in path[:-1]:
+        o = o[k]
+    o[path[-1]] = v
+cases = {"param-null": (("policies", 0, "params", "sysctl_sched_migration_cost"), None),
+         "level-null": (("domains", "levels", 0), None),
+         "detail-string": (("timeline", "detail"), "x"),
+         "cpu-pulls-number": (("timeline", "cpus", 0, "pulls"), 5),
+         "lanes-object": (("timeline", "policies"), {"a": 1}),
+         "bails-array": (("policies", 1, "bails"), [None])}
+for name, (path, v) in cases.items():
+    d = copy.deepcopy(base)
+    put(d, path, v)
+    d["trace"]["hostname"] = name
+    json.dump(d, open(f"{sys.argv[2]}/{name}.json", "w"))
+PY
+for f in "$WORK"/hostile/*.json; do
+	for cmd in "report $f" "report $f --format html" "report $f --format csv-wide" "report $f --format jsonl" \
+		"report compare $WORK/sample.json $f --format json" "report merge $WORK/sample.json $f --format html"; do
+		$IR $cmd >"$WORK/out" 2>"$WORK/err"
+		st=$?
+		{ [ $st = 0 ] || [ $st = 2 ]; } && [ "$(grep -vc warning "$WORK/err")" -le 1 ] ||
+			fail "$cmd: exit $st, stderr '$(head -c 300 "$WORK/err")'"
+	done
+done
 # Usage errors: exit 1.
 expect 1 "$IR" report
 expect 1 "$IR" report "$FIX/host-a.json" --format pdf
