@@ -99,14 +99,17 @@ static void drop_refused(const struct ir_fleet *f, const char *name, char *err, 
 }
 
 /* Trace i's report into the merge, or its failure (the log's last line). */
-static int merge_one(struct run *r, struct ir_merge *m, int i, int *failed)
+static int merge_one(struct run *r, struct ir_merge *m, int i, int *failed, int *lost)
 {
 	const struct ir_fleet *f = r->f;
 	char err[1024], *path = NULL;
 	json_object *doc = NULL;
 	int ok;
 
-	if (r->job[i].status == 0) {
+	/* exit 3: the report is written, only more events were lost than
+	 * --max-lost allows; it is merged (the merge warns about hosts that
+	 * lost events), as 'report merge DIR/NAME.json' would */
+	if (r->job[i].status == 0 || r->job[i].status == IR_LOST_EVENTS) {
 		if (asprintf(&path, "%s/%s.json", f->dir, r->name[i]) < 0)
 			return -1;
 		doc = ir_report_load(path, err, sizeof(err));
@@ -121,6 +124,12 @@ static int merge_one(struct run *r, struct ir_merge *m, int i, int *failed)
 		drop_refused(f, r->name[i], err, sizeof(err));
 	free(path);
 	json_object_put(doc);
+	if (ok && r->job[i].status == IR_LOST_EVENTS) {
+		(*lost)++;
+		ir_job_last_line(r->job[i].log, err, sizeof(err));
+		if (f->on_lost)
+			f->on_lost(f->arg, f->traces[i], err);
+	}
 	if (ok)
 		return 0;
 	(*failed)++;
@@ -148,14 +157,14 @@ static int write_merge(struct ir_merge *m, const char *dir, const char *file, en
 	return ret;
 }
 
-int ir_fleet_run(const struct ir_fleet *f, int *failed, char *err, size_t errlen)
+int ir_fleet_run(const struct ir_fleet *f, int *failed, int *lost, char *err, size_t errlen)
 {
 	struct run r = { .f = f };
 	struct ir_merge *m = NULL;
 	int ret = IR_OK;
 	struct stat st;
 
-	*failed = 0;
+	*failed = *lost = 0;
 	if (mkdir(f->dir, 0755) && errno != EEXIST) {
 		snprintf(err, errlen, "%s: cannot create: %s", f->dir, strerror(errno));
 		return IR_ERR_INPUT;
@@ -182,7 +191,7 @@ int ir_fleet_run(const struct ir_fleet *f, int *failed, char *err, size_t errlen
 	if (!(m = ir_merge_new()))
 		goto oom;
 	for (int i = 0; i < f->ntraces; i++)
-		if (merge_one(&r, m, i, failed))
+		if (merge_one(&r, m, i, failed, lost))
 			goto oom;
 	if (!(ret = write_merge(m, f->dir, "fleet.txt", IR_MERGE_TEXT, err, errlen)) &&
 	    !(ret = write_merge(m, f->dir, "fleet.csv", IR_MERGE_CSV, err, errlen)))

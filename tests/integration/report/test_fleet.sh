@@ -96,6 +96,30 @@ for i in 0 1 2; do "$SRC/contrib/replay-one.sh" $i "$WORK/same.txt" "$WORK/same"
 cmp -s <(sed 's,"path":"[^"]*",,' "$WORK/same/trace-1.json") <(sed 's,"path":"[^"]*",,' "$WORK/lone-pipe.json") ||
 	fail "replay-one.sh: trace-1.json is not h2/trace.dat's report"
 
+# a replay that lost more events than --max-lost allows wrote its report (its exit 3): merged,
+# listed as LOST EVENTS, the fleet's exit 3 (it was listed as FAILED and left out of the merge,
+# while 'report merge DIR/*.json' took it)
+python3 - "$WORK/lost.dat" <<'PY' || fail "lost-events trace"
+import sys
+sys.path.insert(0, __import__("os").environ["IR_SOURCE_ROOT"] + "/tests/hostile")
+import tracedat as T
+ev = T.workload(0, 3000)
+data = b"".join(T.pages(ev[i:i + 30], missed={0: 7} if (i // 30) % 2 else None) for i in range(0, len(ev), 30))
+t = T.Trace()
+t.buffers = [("", {0: data, 1: T.pages(T.workload(1, 40))})]
+open(sys.argv[1], "wb").write(t.build())
+PY
+"$IR" replay "$WORK/lost.dat" --quiet --json "$WORK/lost-alone.json" 2>/dev/null
+[ $? = 3 ] || fail "lost.dat: its replay should exit 3"
+expect 3 "$IR" fleet -d "$WORK/fl" "$WORK/lost.dat" "$D/host-pipe.dat"
+grep -q "^LOST EVENTS $WORK/lost.dat (merged): .*more than --max-lost" "$WORK/out" || fail "fleet: lost trace not listed: $(cat "$WORK/out")"
+grep -q '^FAILED' "$WORK/out" && fail "fleet: a lost-events trace listed as failed"
+grep -q '^2 of 2 traces replayed' "$WORK/out" || fail "fleet: summary: $(tail -1 "$WORK/out")"
+[ "$(grep -c '' "$WORK/fl/fleet.csv")" = 7 ] || fail "fleet.csv: want header + 2 hosts + total, median, p10, p90"
+sed -n 2p "$WORK/fl/fleet.txt" | grep -q '^WARNING: 1 of 2 hosts lost events' || fail "fleet.txt: lost events not warned"
+[ "$("$IR" report merge --format csv "$WORK"/fl/*.json | sort)" = "$(sort "$WORK/fl/fleet.csv")" ] ||
+	fail "fleet: merging DIR/*.json differs from fleet.csv (lost events)"
+
 expect 1 "$IR" fleet "$SAMPLE"
 expect 1 "$IR" fleet -d "$WORK/f3" -j 0 "$SAMPLE"
 echo ok
