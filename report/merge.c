@@ -49,6 +49,7 @@ struct host_pol {
 struct host {
 	char *name, *kernel, *file;
 	uint64_t key;		/* the trace's fingerprint */
+	bool other_ref;		/* its reference policy is not the first report's */
 	double obs[NOBS];
 	int npol;
 	struct host_pol *p;
@@ -304,8 +305,10 @@ int ir_merge_add(struct ir_merge *m, json_object *doc, const char *file, const c
 	}
 	if (!m->n && ref)
 		m->reference = strdup(ref);
-	else if (ref && (!m->reference || strcmp(ref, m->reference)))
+	else if (ref && (!m->reference || strcmp(ref, m->reference))) {
 		m->ref_differs++;
+		h->other_ref = true;
+	}
 	m->keys[slot] = key;
 	m->key_host[slot] = m->n;
 	m->n++;
@@ -463,6 +466,37 @@ static int hosts_with(const struct ir_merge *m, int o)
 	return n;
 }
 
+/* " (a, b, c and N more)": the first hosts for which pick(m, i, k) holds, by name */
+#define NAMED_HOSTS 5
+static void name_hosts(const struct ir_merge *m, FILE *out, const char *what, bool (*pick)(const struct ir_merge *, int, int),
+		       int k)
+{
+	int n = 0;
+
+	for (int i = 0; i < m->n; i++) {
+		if (!pick(m, i, k))
+			continue;
+		if (n < NAMED_HOSTS)
+			fprintf(out, "%s%s", n ? ", " : what, ir_tsafe(m->h[i].name));
+		n++;
+	}
+	if (n > NAMED_HOSTS)
+		fprintf(out, " and %d more", n - NAMED_HOSTS);
+	if (n)
+		fputc(')', out);
+}
+
+static bool other_ref(const struct ir_merge *m, int i, int k)
+{
+	(void)k;
+	return m->h[i].other_ref;
+}
+
+static bool lacks_policy(const struct ir_merge *m, int i, int k)
+{
+	return host_pol(&m->h[i], k) == NULL;
+}
+
 static void warnings(const struct ir_merge *m, FILE *out, const char *pre, const char *post, int max_failed)
 {
 	int lost = hosts_with(m, O_LOST);
@@ -476,17 +510,22 @@ static void warnings(const struct ir_merge *m, FILE *out, const char *pre, const
 	if (lost)
 		fprintf(out, "%sWARNING: %d of %d hosts lost events: their figures are incomplete (lost_events column)%s\n",
 			pre, lost, m->n, post);
-	if (m->ref_differs)
-		fprintf(out, "%sWARNING: %d reports use another reference policy than %s: their avoided and traded "
-			"figures are against theirs%s\n", pre, m->ref_differs, ir_tsafe(m->reference ? m->reference : "-"), post);
+	if (m->ref_differs) {
+		fprintf(out, "%sWARNING: %d report%s another reference policy than %s", pre, m->ref_differs,
+			m->ref_differs == 1 ? " uses" : "s use", ir_tsafe(m->reference ? m->reference : "-"));
+		name_hosts(m, out, " (", other_ref, 0);
+		fprintf(out, ": their avoided and traded figures are against theirs%s\n", post);
+	}
 	for (int k = 0; k < m->npols; k++) {
 		int with = 0;
 
 		for (int i = 0; i < m->n; i++)
 			with += host_pol(&m->h[i], k) != NULL;
-		if (with < m->n)
-			fprintf(out, "%sNOTE: policy %s is in %d of %d reports; its distribution is over those%s\n",
-				pre, ir_tsafe(m->pols[k]), with, m->n, post);
+		if (with == m->n)
+			continue;
+		fprintf(out, "%sNOTE: policy %s is in %d of %d reports", pre, ir_tsafe(m->pols[k]), with, m->n);
+		name_hosts(m, out, " (not in ", lacks_policy, k);
+		fprintf(out, "; its distribution is over those%s\n", post);
 	}
 	if (m->dropped_pols)
 		fprintf(out, "%sWARNING: more than %d policies: the rest are left out%s\n", pre, MAX_POLICIES, post);

@@ -138,6 +138,17 @@ grep -q '^  domain-cost:preset=cover: avoids 2122 migrations ([0-9.]* [mu]*s mor
 expect 0 "$IR" report merge --format html -o "$WORK/fleet.html" "$FIX/host-a.json" "$FIX/host-b.json"
 grep -q 'id="headline"' "$WORK/fleet.html" && grep -q '</html>' "$WORK/fleet.html" || fail "merge: html"
 expect 1 "$IR" report merge --name a --name b --name c "$FIX/host-a.json" "$FIX/host-b.json"
+# warnings name the hosts they are about (docs/fleet.md: each policy names the hosts that lack it)
+"$IR" replay "$SRC/tests/data/host-pipe.dat" --quiet --json "$WORK/pipe2.json" --policy baseline \
+	--policy no-check --reference no-check || fail "replay host-pipe, two policies"
+expect 0 "$IR" report merge --name db-01 "$WORK/sample.json" --name db-02 "$WORK/pipe2.json"
+grep -qx 'WARNING: 1 report uses another reference policy than baseline (db-02): their avoided and traded figures are against theirs' \
+	"$WORK/out" || fail "merge: the other reference's host not named: $(grep reference "$WORK/out")"
+for p in domain-cost mainline bump proportional; do
+	grep -qx "NOTE: policy $p is in 1 of 2 reports (not in db-02); its distribution is over those" "$WORK/out" ||
+		fail "merge: the hosts lacking $p not named"
+done
+grep -q 'NOTE: policy no-check is in' "$WORK/out" && fail "merge: no-check is in both"
 # outliers: the text and the HTML page list the same ones, computed here (Tukey's far out,
 # at most 10 per policy and figure, farthest first, the rest counted), or say none;
 # one host is "1 host". 44 copies of the sample, hosts 33..43 with domain-cost's avoided
