@@ -81,6 +81,10 @@ for form in render compare merge; do
 			fail "report $form --format $fmt (offered by the completion): $(cat "$WORK/fmt.err")"
 	done
 done
+# fleet: after --, the options of replay (they go to every replay)
+complete_words idlereplay fleet -d out x.dat -- --top | grep -qx -- --topology || fail "completion: fleet -- replay options"
+complete_words idlereplay fleet -d out x.dat -- --max | grep -qx -- --max-lost || fail "completion: fleet -- --max-lost"
+complete_words idlereplay fleet -d out x.dat --h | grep -qx -- --html || fail "completion: fleet's own options"
 # trace files
 touch "$WORK/a.dat" "$WORK/b.json"
 complete_words idlereplay replay "$WORK/" | grep -qx "$WORK/a.dat" || fail "completion: trace files"
