@@ -40,10 +40,9 @@ int cmd_export(int argc, char **argv)
 		if (!strcmp(argv[i], "--no-sim"))
 			sim = false;
 	}
-	if (!perfetto) {
-		fputs(usage, stderr);
-		return cli_fail(IR_ERR_USAGE, "export: --perfetto FILE is required");
-	}
+	/* one line, as every usage error (never a usage dump) */
+	if (!perfetto)
+		return cli_fail(IR_ERR_USAGE, "export: --perfetto FILE is required (see 'idlereplay help export')");
 	/* the same replay, without its text report; the closed loop unless --no-sim */
 	av = calloc((size_t)argc + 3, sizeof(*av));
 	if (!av)
@@ -57,7 +56,8 @@ int cmd_export(int argc, char **argv)
 		if (!opts || strcmp(argv[i], "--no-sim"))
 			av[n++] = argv[i];
 	}
-	ret = cmd_replay(n, av);
+	/* errors name 'export' and point to its help, which lists the replay options */
+	ret = cli_replay(n, av, "export", usage, false);
 	free(av);
 	return ret;
 }

@@ -18,8 +18,9 @@ static const char usage[] =
 	"  -j, --jobs N        at most N replays at a time (default: the CPUs online)\n"
 	"      --html          also write NAME.html per trace\n"
 	"Options after -- go to every replay (e.g. -- --topology sockets=2,cores=4).\n"
-	"A trace that fails is listed with its error and the others go on; exit status 2\n"
-	"if any failed, 0 if all were replayed.\n";
+	"A trace that fails is listed with its error and the others go on; one whose replay\n"
+	"lost more events than --max-lost allows is merged and listed (LOST EVENTS). Exit\n"
+	"status 2 if any failed, else 3 if any lost too many events, else 0.\n";
 
 static void on_done(void *arg, int done, int n)
 {
@@ -33,6 +34,12 @@ static void on_failed(void *arg, const char *trace, const char *error)
 	printf("FAILED %s: %s\n", trace, error);
 }
 
+static void on_lost(void *arg, const char *trace, const char *error)
+{
+	(void)arg;
+	printf("LOST EVENTS %s (merged): %s\n", trace, error);
+}
+
 int cmd_fleet(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -44,9 +51,9 @@ int cmd_fleet(int argc, char **argv)
 	};
 	bool progress = isatty(2);
 	struct ir_fleet f = { .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), .on_done = on_done,
-			      .on_failed = on_failed, .arg = &progress };
+			      .on_failed = on_failed, .on_lost = on_lost, .arg = &progress };
 	char self[4096], err[1024], *end;
-	int o, ret, failed;
+	int o, ret, failed, lost;
 	ssize_t sl;
 
 	for (int i = 1; i < argc; i++)
@@ -87,9 +94,10 @@ int cmd_fleet(int argc, char **argv)
 		return cli_fail(IR_ERR_INPUT, "cannot find my own binary");
 	self[sl] = 0;
 	f.self = self;
-	if ((ret = ir_fleet_run(&f, &failed, err, sizeof(err))))
+	if ((ret = ir_fleet_run(&f, &failed, &lost, err, sizeof(err))))
 		return cli_fail(ret, "%s", err);
 	printf("%d of %d traces replayed; reports in %s/, fleet report %s/fleet.txt, .csv, .html\n",
 	       f.ntraces - failed, f.ntraces, f.dir, f.dir);
-	return failed ? IR_ERR_INPUT : IR_OK;
+	/* as replay: 3 when every report is written but some lost too many events */
+	return failed ? IR_ERR_INPUT : lost ? IR_LOST_EVENTS : IR_OK;
 }

@@ -15,7 +15,7 @@
 
 static const char usage_text[] =
 	"usage: idlereplay report REPORT.json [--format text|html|csv-wide] [-o FILE]\n"
-	"       idlereplay report REPORT.json... --format jsonl|csv [-o FILE]\n"
+	"       idlereplay report REPORT.json... --format jsonl|csv [--name NAME]... [-o FILE]\n"
 	"       idlereplay report compare A.json B.json [--format text|csv|json] [-o FILE]\n"
 	"       idlereplay report merge REPORT.json... [--format text|csv|html] [--name NAME]... [-o FILE]\n"
 	"  REPORT.json is what 'idlereplay replay --json' wrote (schema " IR_REPORT_SCHEMA ").\n"
@@ -24,9 +24,10 @@ static const char usage_text[] =
 	"  merge:   a fleet summary: per policy a headline, the distribution over hosts (median, p10,\n"
 	"           p90 of migrations avoided, idle traded, net effect), outliers, one row per host.\n"
 	"           Reports are read one at a time (10,000 fit in a few MB); the same trace twice is refused.\n"
-	"  -n, --name NAME    merge: name the next report's host (repeatable, in order; default:\n"
-	"                     the trace's hostname, else the report's file name; names that\n"
-	"                     repeat get the file name, or its path, added)\n"
+	"  -n, --name NAME    merge and rows: name the next report's host (repeatable, in order;\n"
+	"                     default: the trace's hostname, else (merge) the report's file name;\n"
+	"                     merge adds the file name, or its path, to names that repeat)\n"
+	"  Rows, like merge, refuse the same trace twice (SQL over them gives merge's totals).\n"
 	"  -f, --format FMT   text (default), html (one self-contained page), csv-wide (one row\n"
 	"                     per policy), or long-format rows, one per trace x policy x level:\n"
 	"                     jsonl or csv (columns: docs/report.md)\n"
@@ -98,17 +99,18 @@ int cmd_report(int argc, char **argv)
 		return cli_fail(IR_ERR_USAGE, "%s writes %s only", mode == COMPARE ? "compare" : mode == MERGE ? "merge" : "report",
 				mode == COMPARE ? "text, csv or json" : mode == MERGE ? "text, csv or html" :
 				"text, html, csv-wide, jsonl or csv");
-	if (nnames && mode != MERGE)
-		return cli_fail(IR_ERR_USAGE, "--name is for 'report merge'");
+	if (nnames && mode != MERGE && !rows)
+		return cli_fail(IR_ERR_USAGE, "--name is for 'report merge' and the rows (--format jsonl|csv)");
 	if (nnames > n)
-		return cli_fail(IR_ERR_USAGE, "merge: %d --name options for %d reports", nnames, n);
+		return cli_fail(IR_ERR_USAGE, "%s: %d --name options for %d reports", mode == MERGE ? "merge" : "report",
+				nnames, n);
 	if (mode == MERGE || rows) {
 		ret = mode == MERGE ?
 			ir_fleet_merge_files(argv + optind, n, names, nnames, !strcmp(format, "csv") ? IR_MERGE_CSV :
 					     !strcmp(format, "html") ? IR_MERGE_HTML : IR_MERGE_TEXT, out.path, stderr,
 					     err, sizeof(err)) :
-			ir_fleet_rows_files(argv + optind, n, !strcmp(format, "csv") ? IR_ROWS_CSV : IR_ROWS_JSONL,
-					    out.path, err, sizeof(err));
+			ir_fleet_rows_files(argv + optind, n, names, nnames,
+					    !strcmp(format, "csv") ? IR_ROWS_CSV : IR_ROWS_JSONL, out.path, err, sizeof(err));
 		return ret ? cli_fail(ret, "%s", err) : IR_OK;
 	}
 

@@ -1,8 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # One fleet job: replay the INDEX-th trace (0-based) of LIST, a file with one
-# trace path a line, into OUTDIR/NAME.json (NAME: the trace's file name
-# without .dat) and OUTDIR/NAME.log; extra arguments go to the replay.
+# trace path a line, into OUTDIR/NAME.json and OUTDIR/NAME.log (NAME: the
+# trace's file name without .dat; NAME-INDEX when another line of LIST has
+# that file name too, as /fleet/HOST/trace.dat do: each job decides alone,
+# so two jobs never write one report); extra arguments go to the replay.
 # The same job for every engine: GNU parallel, a Kubernetes Indexed Job
 # ($JOB_COMPLETION_INDEX), a Slurm array ($SLURM_ARRAY_TASK_ID).  Merge
 # afterwards with 'idlereplay report merge OUTDIR/*.json' (docs/fleet.md).
@@ -16,6 +18,9 @@ IR=${IDLEREPLAY:-idlereplay}
 trace=$(sed -n "$((index + 1))p" "$list")
 [ -n "$trace" ] || { echo "$0: no trace at index $index of $list" >&2; exit 1; }
 name=$(basename "$trace" .dat)
+if [ "$(sed 's,.*/,,; s,\.dat$,,' "$list" | grep -cxF -- "$name")" -gt 1 ]; then
+	name=$name-$index
+fi
 mkdir -p "$out"
 if "$IR" replay "$trace" --quiet --json "$out/$name.json" "$@" 2>"$out/$name.log"; then
 	[ -s "$out/$name.log" ] || rm -f "$out/$name.log"

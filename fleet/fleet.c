@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/status.h"
 #include "fleet/fleet.h"
@@ -77,15 +78,38 @@ static int job_argv(struct run *r, int i)
 	return 0;
 }
 
+/* A report the merge refused (the same trace as an earlier one): removed,
+ * with its page, so that merging every DIR/NAME.json gives fleet.txt again.
+ * Only regular files this run wrote; a device or FIFO there is left. */
+static void drop_refused(const struct ir_fleet *f, const char *name, char *err, size_t errlen)
+{
+	const char *ext[] = { "json", "html" };
+	size_t n = strlen(err);
+
+	for (int e = 0; e < (f->html ? 2 : 1); e++) {
+		struct stat st;
+		char *p;
+
+		if (asprintf(&p, "%s/%s.%s", f->dir, name, ext[e]) < 0)
+			return;
+		if (!lstat(p, &st) && S_ISREG(st.st_mode) && !unlink(p) && e == 0 && n < errlen)
+			snprintf(err + n, errlen - n, "; %s removed", p);
+		free(p);
+	}
+}
+
 /* Trace i's report into the merge, or its failure (the log's last line). */
-static int merge_one(struct run *r, struct ir_merge *m, int i, int *failed)
+static int merge_one(struct run *r, struct ir_merge *m, int i, int *failed, int *lost)
 {
 	const struct ir_fleet *f = r->f;
 	char err[1024], *path = NULL;
 	json_object *doc = NULL;
 	int ok;
 
-	if (r->job[i].status == 0) {
+	/* exit 3: the report is written, only more events were lost than
+	 * --max-lost allows; it is merged (the merge warns about hosts that
+	 * lost events), as 'report merge DIR/NAME.json' would */
+	if (r->job[i].status == 0 || r->job[i].status == IR_LOST_EVENTS) {
 		if (asprintf(&path, "%s/%s.json", f->dir, r->name[i]) < 0)
 			return -1;
 		doc = ir_report_load(path, err, sizeof(err));
@@ -96,8 +120,16 @@ static int merge_one(struct run *r, struct ir_merge *m, int i, int *failed)
 	}
 	/* hosts named as 'report merge DIR/NAME.json' would name them */
 	ok = doc && ir_merge_add(m, doc, path, NULL, err, sizeof(err)) == 0;
+	if (doc && !ok)
+		drop_refused(f, r->name[i], err, sizeof(err));
 	free(path);
 	json_object_put(doc);
+	if (ok && r->job[i].status == IR_LOST_EVENTS) {
+		(*lost)++;
+		ir_job_last_line(r->job[i].log, err, sizeof(err));
+		if (f->on_lost)
+			f->on_lost(f->arg, f->traces[i], err);
+	}
 	if (ok)
 		return 0;
 	(*failed)++;
@@ -125,15 +157,22 @@ static int write_merge(struct ir_merge *m, const char *dir, const char *file, en
 	return ret;
 }
 
-int ir_fleet_run(const struct ir_fleet *f, int *failed, char *err, size_t errlen)
+int ir_fleet_run(const struct ir_fleet *f, int *failed, int *lost, char *err, size_t errlen)
 {
 	struct run r = { .f = f };
 	struct ir_merge *m = NULL;
 	int ret = IR_OK;
+	struct stat st;
 
-	*failed = 0;
+	*failed = *lost = 0;
 	if (mkdir(f->dir, 0755) && errno != EEXIST) {
 		snprintf(err, errlen, "%s: cannot create: %s", f->dir, strerror(errno));
+		return IR_ERR_INPUT;
+	}
+	/* a file there: refuse it before any replay runs, in one line, rather
+	 * than let every replay fail to write into it */
+	if (stat(f->dir, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a directory (--out-dir: a directory, created if missing)", f->dir);
 		return IR_ERR_INPUT;
 	}
 	r.job = calloc((size_t)f->ntraces, sizeof(*r.job));
@@ -152,7 +191,7 @@ int ir_fleet_run(const struct ir_fleet *f, int *failed, char *err, size_t errlen
 	if (!(m = ir_merge_new()))
 		goto oom;
 	for (int i = 0; i < f->ntraces; i++)
-		if (merge_one(&r, m, i, failed))
+		if (merge_one(&r, m, i, failed, lost))
 			goto oom;
 	if (!(ret = write_merge(m, f->dir, "fleet.txt", IR_MERGE_TEXT, err, errlen)) &&
 	    !(ret = write_merge(m, f->dir, "fleet.csv", IR_MERGE_CSV, err, errlen)))

@@ -51,11 +51,15 @@ struct ir_fleet {
 	int nextra;
 	void (*on_done)(void *arg, int done, int n);		/* as each replay ends */
 	void (*on_failed)(void *arg, const char *trace, const char *error);
+	/* a replay that wrote its report but lost more events than --max-lost
+	 * allows (exit 3): merged all the same, said through this */
+	void (*on_lost)(void *arg, const char *trace, const char *error);
 	void *arg;
 };
 /* IR_OK with *failed traces that gave no report (listed through on_failed
- * and in the merged report), or an error status with one line in err. */
-int ir_fleet_run(const struct ir_fleet *f, int *failed, char *err, size_t errlen);
+ * and in the merged report) and *lost whose report was merged though they
+ * lost too many events (on_lost), or an error status with one line in err. */
+int ir_fleet_run(const struct ir_fleet *f, int *failed, int *lost, char *err, size_t errlen);
 
 /* report merge of files (the first nnames named by names), streamed, written
  * as fmt to path (NULL or "-": stdout); CPU-count and topology warnings on
@@ -63,8 +67,9 @@ int ir_fleet_run(const struct ir_fleet *f, int *failed, char *err, size_t errlen
 int ir_fleet_merge_files(char *const *files, int n, const char *const *names, int nnames,
 			 enum ir_merge_format fmt, const char *path, FILE *warn, char *err, size_t errlen);
 
-/* Long-format rows (report/rows.c) of every file, one at a time, to path. */
-int ir_fleet_rows_files(char *const *files, int n, enum ir_rows_format fmt, const char *path, char *err,
-			size_t errlen);
+/* Long-format rows (report/rows.c) of every file, one at a time, to path;
+ * the first nnames hosts named by names; a trace given twice is refused. */
+int ir_fleet_rows_files(char *const *files, int n, const char *const *names, int nnames,
+			enum ir_rows_format fmt, const char *path, char *err, size_t errlen);
 
 #endif

@@ -49,7 +49,7 @@ static const char *levels_text(json_object *doc, char *buf, size_t len)
 
 	buf[0] = 0;
 	for (size_t i = 0; i < jlen(lv) && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? " " : "", json_object_get_string(jidx(lv, i)));
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? " " : "", jtext(jidx(lv, i)));
 	return buf[0] ? buf : "none";
 }
 
@@ -78,7 +78,25 @@ struct cmp {
 	double sec_a, sec_b;		/* the windows, in seconds: rates are per second of trace */
 	const char *section;
 	json_object *rows;
+	json_object *only[2];		/* JSON: labels of policies only in A, only in B */
 };
+
+/* A policy one side lacks: said in the text, listed in the JSON
+ * (only_in_a, only_in_b), a row of its own in the CSV (no figures). */
+static void only_in(struct cmp *c, const char *label, char side)
+{
+	json_object **o = &c->only[side == 'B'];
+
+	if (c->fmt == IR_COMPARE_TEXT) {
+		fprintf(c->out, "\nPolicy %s: only in %c (%c has no policy with these parameters)\n", ir_tsafe(label),
+			side, side == 'A' ? 'B' : 'A');
+	} else if (c->fmt == IR_COMPARE_CSV) {
+		ir_csv_field(c->out, label);
+		fprintf(c->out, ",only in %c,,,,,,,\n", side);
+	} else if (*o || (*o = json_object_new_array())) {
+		json_object_array_add(*o, json_object_new_string(label));
+	}
+}
 
 /* A rate per second of trace: counts as "/s", durations as a share of time ("ms/s"). */
 static const char *fmt_rate(char *buf, size_t len, double v, enum kind k, bool sign)
@@ -114,12 +132,14 @@ static void cmp_out(struct cmp *c, const char *what, double a, double b, const i
 	double rel = a ? 100.0 * dd / fabs(a) : NAN;
 	double pa = rate && c->sec_a > 0 ? a / c->sec_a : NAN;
 	double pb = rate && c->sec_b > 0 ? b / c->sec_b : NAN;
+	/* the text indents sub-rows ("  pulls at MC"); a metric's name has no blanks around it */
+	const char *name = what + strspn(what, " ");
 
 	if (c->fmt == IR_COMPARE_JSON) {
 		json_object *r = json_object_new_object();
 
 		json_object_object_add(r, "section", json_object_new_string(c->section));
-		json_object_object_add(r, "metric", json_object_new_string(what));
+		json_object_object_add(r, "metric", json_object_new_string(name));
 		json_object_object_add(r, "unit", json_object_new_string(k == K_NS ? "ns" : "count"));
 		json_object_object_add(r, "a", ia ? json_object_new_int64(*ia) : jnum(a));
 		json_object_object_add(r, "b", ib ? json_object_new_int64(*ib) : jnum(b));
@@ -145,7 +165,7 @@ static void cmp_out(struct cmp *c, const char *what, double a, double b, const i
 	if (c->fmt == IR_COMPARE_CSV) {
 		ir_csv_field(c->out, c->section);
 		fputc(',', c->out);
-		ir_csv_field(c->out, what);
+		ir_csv_field(c->out, name);
 		fprintf(c->out, ",%s,%s,%s,%s,", k == K_NS ? "ns" : "count", x, y, d + (d[0] == '+'));
 		if (!isnan(pa) && !isnan(pb))
 			fprintf(c->out, "%.3f,%.3f,%.3f", pa, pb, pb - pa);
@@ -247,9 +267,7 @@ int ir_report_compare(json_object *a, const char *name_a, json_object *b, const 
 		char what[64], title[160];
 
 		if (!q) {
-			if (fmt == IR_COMPARE_TEXT)
-				fprintf(out, "\nPolicy %s: only in A (B has no policy with these parameters)\n",
-					ir_tsafe(plabel(p)));
+			only_in(&c, plabel(p), 'A');
 			continue;
 		}
 		snprintf(title, sizeof(title), "Policy %s", plabel(p));
@@ -269,11 +287,9 @@ int ir_report_compare(json_object *a, const char *name_a, json_object *b, const 
 			jint(jget(q, "migrations_avoided"), "total"), K_COUNT, true);
 		cmp_row(&c, "idle traded vs ref", jint(p, "idle_traded_ns"), jint(q, "idle_traded_ns"), K_NS, true);
 	}
-	if (fmt == IR_COMPARE_TEXT)
-		for (size_t i = 0; i < jlen(pb); i++)
-			if (!find_policy(a, jidx(pb, i)))
-				fprintf(out, "\nPolicy %s: only in B (A has no policy with these parameters)\n",
-					ir_tsafe(plabel(jidx(pb, i))));
+	for (size_t i = 0; i < jlen(pb); i++)
+		if (!find_policy(a, jidx(pb, i)))
+			only_in(&c, plabel(jidx(pb, i)), 'B');
 	if (fmt == IR_COMPARE_JSON) {
 		json_object *doc = json_object_new_object();
 
@@ -281,6 +297,8 @@ int ir_report_compare(json_object *a, const char *name_a, json_object *b, const 
 		json_object_object_add(doc, "a", side(ta, name_a));
 		json_object_object_add(doc, "b", side(tb, name_b));
 		json_object_object_add(doc, "rows", c.rows);
+		json_object_object_add(doc, "only_in_a", c.only[0] ? c.only[0] : json_object_new_array());
+		json_object_object_add(doc, "only_in_b", c.only[1] ? c.only[1] : json_object_new_array());
 		ret = fprintf(out, "%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
 								       JSON_C_TO_STRING_NOSLASHESCAPE)) < 0;
 		json_object_put(doc);

@@ -59,6 +59,17 @@ static void tick_label(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.10g", v);
 }
 
+/* A bar's value label, in the axis' unit: two decimals, but at least two
+ * significant digits, so that a small bar reads "0.0052", not "0.01" or
+ * "0" (issue 14: small values visible). */
+static void val_label(char *buf, size_t len, double v, bool ns)
+{
+	if (ns && v > 0 && v < 0.1)
+		snprintf(buf, len, "%.2g", v);
+	else
+		tick_label(buf, len, ns ? round(v * 100) / 100 : v);
+}
+
 /* ---- horizontal bar chart (stacked or grouped) ---- */
 
 struct bars {
@@ -236,7 +247,7 @@ static void bar_chart(FILE *out, const struct bars *b0)
 				fprintf(out, ": %.4g %s</title></rect>", v, u.name);
 			else
 				fprintf(out, ": %.0f</title></rect>", v);
-			tick_label(lab, sizeof(lab), b->ns ? round(v * 100) / 100 : v);
+			val_label(lab, sizeof(lab), v, b->ns);
 			if (!b->stacked) {
 				/* every bar labelled: a value a hundred times smaller than the
 				 * largest is a sliver, but still readable */
@@ -250,7 +261,7 @@ static void bar_chart(FILE *out, const struct bars *b0)
 		if (b->stacked) {
 			int x = L + (int)lround(BX(acc));
 
-			tick_label(lab, sizeof(lab), b->ns ? round(acc * 100) / 100 : acc);
+			val_label(lab, sizeof(lab), acc, b->ns);
 			fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"val\">%s</text>", x + 4, y + rowh / 2 + 4, lab);
 		}
 	}
@@ -756,11 +767,18 @@ static void section_header(FILE *out, json_object *doc)
 	}
 	for (size_t i = 0; i < jlen(lost); i++) {
 		json_object *l = jidx(lost, i);
+		char b1[32], b2[32];
 
+		/* what the text report says: where, and which figures it undercounts */
 		fprintf(out, "<p class=\"warn\">CPU %" PRId64 " lost events (overrun %" PRId64 ", dropped %" PRId64
-			", missed %" PRId64 "%s): figures for it are incomplete.</p>\n", jint(l, "cpu"),
-			jint(l, "overrun"), jint(l, "dropped"), jint(l, "missed"),
-			jint(l, "missed_unknown_count") ? ", some of unknown count" : "");
+			", missed %" PRId64 "%s)", jint(l, "cpu"), jint(l, "overrun"), jint(l, "dropped"),
+			jint(l, "missed"), jint(l, "missed_unknown_count") ? ", some of unknown count" : "");
+		if (jint(l, "first_ts"))
+			fprintf(out, " between %s and %s into the trace",
+				ir_fmt_dns(b1, sizeof(b1), (double)jint(l, "first_ts") - (double)jint(t, "first_ts")),
+				ir_fmt_dns(b2, sizeof(b2), (double)jint(l, "last_ts") - (double)jint(t, "first_ts")));
+		fputs(": its newidle points, migrations, idle and busy time and every policy's counts on it are "
+		      "undercounted.</p>\n", out);
 	}
 	if (an && json_object_is_type(an, json_type_object)) {
 		int any = 0;
@@ -1121,7 +1139,7 @@ static void section_fidelity(FILE *out, json_object *doc)
 			fputs("<tr><td>", out);
 			ir_html_text(out, k);
 			fputs("</td><td>", out);
-			ir_html_text(out, json_object_get_string(v));
+			ir_html_text(out, jtext(v));
 			fputs("</td></tr>\n", out);
 		}
 		fputs("</table>\n", out);
@@ -1132,7 +1150,7 @@ static void section_fidelity(FILE *out, json_object *doc)
 		fputs("<table><tr><th>cpu</th>", out);
 		for (size_t l = 0; l < jlen(lv); l++) {
 			fputs("<th>", out);
-			ir_html_text(out, json_object_get_string(jidx(lv, l)));
+			ir_html_text(out, jtext(jidx(lv, l)));
 			fputs(" span</th>", out);
 		}
 		fputs("</tr>\n", out);
@@ -1144,7 +1162,7 @@ static void section_fidelity(FILE *out, json_object *doc)
 				const char *span = "";
 
 				for (size_t k = 0; k < jlen(cl); k++)
-					if (!strcmp(jstr(jidx(cl, k), "name", ""), json_object_get_string(jidx(lv, l))))
+					if (!strcmp(jstr(jidx(cl, k), "name", ""), jtext(jidx(lv, l))))
 						span = jstr(jidx(cl, k), "span", "");
 				fputs("<td>", out);
 				ir_html_text(out, span);
@@ -1212,7 +1230,7 @@ static void section_closed_loop(FILE *out, json_object *doc)
 	fputs("<p class=\"muted\">Not modelled: ", out);
 	for (size_t i = 0; i < jlen(jget(fit, "not_modelled")); i++) {
 		fputs(i ? "; " : "", out);
-		ir_html_text(out, json_object_get_string(jidx(jget(fit, "not_modelled"), i)));
+		ir_html_text(out, jtext(jidx(jget(fit, "not_modelled"), i)));
 	}
 	fputs(".</p>\n", out);
 }

@@ -49,6 +49,7 @@ struct host_pol {
 struct host {
 	char *name, *kernel, *file;
 	uint64_t key;		/* the trace's fingerprint */
+	bool other_ref;		/* its reference policy is not the first report's */
 	double obs[NOBS];
 	int npol;
 	struct host_pol *p;
@@ -304,8 +305,10 @@ int ir_merge_add(struct ir_merge *m, json_object *doc, const char *file, const c
 	}
 	if (!m->n && ref)
 		m->reference = strdup(ref);
-	else if (ref && (!m->reference || strcmp(ref, m->reference)))
+	else if (ref && (!m->reference || strcmp(ref, m->reference))) {
 		m->ref_differs++;
+		h->other_ref = true;
+	}
 	m->keys[slot] = key;
 	m->key_host[slot] = m->n;
 	m->n++;
@@ -463,6 +466,37 @@ static int hosts_with(const struct ir_merge *m, int o)
 	return n;
 }
 
+/* " (a, b, c and N more)": the first hosts for which pick(m, i, k) holds, by name */
+#define NAMED_HOSTS 5
+static void name_hosts(const struct ir_merge *m, FILE *out, const char *what, bool (*pick)(const struct ir_merge *, int, int),
+		       int k)
+{
+	int n = 0;
+
+	for (int i = 0; i < m->n; i++) {
+		if (!pick(m, i, k))
+			continue;
+		if (n < NAMED_HOSTS)
+			fprintf(out, "%s%s", n ? ", " : what, ir_tsafe(m->h[i].name));
+		n++;
+	}
+	if (n > NAMED_HOSTS)
+		fprintf(out, " and %d more", n - NAMED_HOSTS);
+	if (n)
+		fputc(')', out);
+}
+
+static bool other_ref(const struct ir_merge *m, int i, int k)
+{
+	(void)k;
+	return m->h[i].other_ref;
+}
+
+static bool lacks_policy(const struct ir_merge *m, int i, int k)
+{
+	return host_pol(&m->h[i], k) == NULL;
+}
+
 static void warnings(const struct ir_merge *m, FILE *out, const char *pre, const char *post, int max_failed)
 {
 	int lost = hosts_with(m, O_LOST);
@@ -476,17 +510,22 @@ static void warnings(const struct ir_merge *m, FILE *out, const char *pre, const
 	if (lost)
 		fprintf(out, "%sWARNING: %d of %d hosts lost events: their figures are incomplete (lost_events column)%s\n",
 			pre, lost, m->n, post);
-	if (m->ref_differs)
-		fprintf(out, "%sWARNING: %d reports use another reference policy than %s: their avoided and traded "
-			"figures are against theirs%s\n", pre, m->ref_differs, ir_tsafe(m->reference ? m->reference : "-"), post);
+	if (m->ref_differs) {
+		fprintf(out, "%sWARNING: %d report%s another reference policy than %s", pre, m->ref_differs,
+			m->ref_differs == 1 ? " uses" : "s use", ir_tsafe(m->reference ? m->reference : "-"));
+		name_hosts(m, out, " (", other_ref, 0);
+		fprintf(out, ": their avoided and traded figures are against theirs%s\n", post);
+	}
 	for (int k = 0; k < m->npols; k++) {
 		int with = 0;
 
 		for (int i = 0; i < m->n; i++)
 			with += host_pol(&m->h[i], k) != NULL;
-		if (with < m->n)
-			fprintf(out, "%sNOTE: policy %s is in %d of %d reports; its distribution is over those%s\n",
-				pre, ir_tsafe(m->pols[k]), with, m->n, post);
+		if (with == m->n)
+			continue;
+		fprintf(out, "%sNOTE: policy %s is in %d of %d reports", pre, ir_tsafe(m->pols[k]), with, m->n);
+		name_hosts(m, out, " (not in ", lacks_policy, k);
+		fprintf(out, "; its distribution is over those%s\n", post);
 	}
 	if (m->dropped_pols)
 		fprintf(out, "%sWARNING: more than %d policies: the rest are left out%s\n", pre, MAX_POLICIES, post);
@@ -500,7 +539,8 @@ static void write_text(const struct ir_merge *m, FILE *out, double *tmp)
 	static const int dcols[] = { P_AVOIDED, P_TRADED, P_NET };
 	char b[4][48], line[512];
 
-	fprintf(out, "Fleet: %d hosts, %d policies; reference %s\n", m->n, m->npols,
+	fprintf(out, "Fleet: %d host%s, %d polic%s; reference %s\n", m->n, m->n == 1 ? "" : "s", m->npols,
+		m->npols == 1 ? "y" : "ies",
 		ir_tsafe(m->reference ? m->reference : "none"));
 	warnings(m, out, "", "", 20);
 	fprintf(out, "\nHeadline (fleet totals)\n");
@@ -745,12 +785,13 @@ static void write_html(const struct ir_merge *m, FILE *out, double *tmp)
 
 	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-		"<link rel=\"icon\" href=\"data:,\"><title>idlereplay fleet: %d hosts</title>\n<style>"
+		"<link rel=\"icon\" href=\"data:,\"><title>idlereplay fleet: %d host%s</title>\n<style>"
 		"body{font-family:sans-serif;margin:1em;max-width:1100px}"
 		"table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
 		"td:first-child,th:first-child{text-align:left}.scroll{overflow-x:auto}"
 		".warn{background:#fff3cd;padding:4px 8px;margin:2px 0}.headline li{margin:3px 0}"
-		"</style></head><body>\n<h1>Fleet: %d hosts, %d policies</h1>\n", m->n, m->n, m->npols);
+		"</style></head><body>\n<h1>Fleet: %d host%s, %d polic%s</h1>\n", m->n, m->n == 1 ? "" : "s",
+		m->n, m->n == 1 ? "" : "s", m->npols, m->npols == 1 ? "y" : "ies");
 	fprintf(out, "<p>Reference policy: <b>");
 	ir_html_text(out, m->reference ? m->reference : "none");
 	fprintf(out, "</b>. Definitions: docs/report.md of idlereplay.</p>\n<div id=\"warnings\">\n");
@@ -811,21 +852,33 @@ static void write_html(const struct ir_merge *m, FILE *out, double *tmp)
 	html_chart(m, out, P_NET, "Net effect with balancing cost", "chart-net", tmp);
 
 	fprintf(out, "<h2>Outliers</h2>\n<p>Hosts beyond 3 x IQR from the quartiles.</p>\n<ul id=\"outliers\">\n");
-	for (int k = 0; k < m->npols; k++)
-		for (size_t c = 0; c < 2; c++) {
-			struct dist d = distribution(m, k, dcols[c], tmp);
-			struct outlier o[MAX_OUTLIERS];
-			int n = outliers(m, k, dcols[c], &d, o, MAX_OUTLIERS);
+	{
+		int any = 0;
 
-			for (int i = 0; i < n && i < MAX_OUTLIERS; i++) {
-				fprintf(out, "<li>");
-				ir_html_text(out, m->pols[k]);
-				fprintf(out, " %s: ", c ? "idle traded" : "avoided");
-				ir_html_text(out, m->h[o[i].host].name);
-				fprintf(out, " %s (median %s)</li>\n", fmt_v(b[0], 48, o[i].v, pol_kind[dcols[c]], true),
-					fmt_v(b[1], 48, d.median, pol_kind[dcols[c]], true));
+		/* what the text lists: at most MAX_OUTLIERS per policy and figure, the rest counted, or none */
+		for (int k = 0; k < m->npols; k++)
+			for (size_t c = 0; c < 2; c++) {
+				struct dist d = distribution(m, k, dcols[c], tmp);
+				struct outlier o[MAX_OUTLIERS];
+				int n = outliers(m, k, dcols[c], &d, o, MAX_OUTLIERS);
+
+				for (int i = 0; i < n && i < MAX_OUTLIERS; i++, any++) {
+					fprintf(out, "<li>");
+					ir_html_text(out, m->pols[k]);
+					fprintf(out, " %s: ", c ? "idle traded" : "avoided");
+					ir_html_text(out, m->h[o[i].host].name);
+					fprintf(out, " %s (median %s)</li>\n", fmt_v(b[0], 48, o[i].v, pol_kind[dcols[c]], true),
+						fmt_v(b[1], 48, d.median, pol_kind[dcols[c]], true));
+				}
+				if (n > MAX_OUTLIERS) {
+					fprintf(out, "<li>");
+					ir_html_text(out, m->pols[k]);
+					fprintf(out, " %s: ... and %d more</li>\n", c ? "idle traded" : "avoided", n - MAX_OUTLIERS);
+				}
 			}
-		}
+		if (!any)
+			fprintf(out, "<li>none</li>\n");
+	}
 	fprintf(out, "</ul>\n<h2>Hosts</h2>\n");
 	if (shown < m->n)
 		fprintf(out, "<p>The first %d of %d hosts; 'report merge --format csv' lists all.</p>\n", shown, m->n);

@@ -20,7 +20,7 @@ const char *ir_fmt_param(char *buf, size_t len, const char *key, json_object *v)
 {
 	if (is_duration(key) && json_object_is_type(v, json_type_int))
 		return ir_fmt_ns(buf, len, json_object_get_int64(v));
-	snprintf(buf, len, "%s", json_object_get_string(v));
+	snprintf(buf, len, "%s", jtext(v));
 	return buf;
 }
 
@@ -39,7 +39,7 @@ json_object *ir_param_common(json_object *pol, const char *key)
 		for (size_t j = 0; j < jlen(pol); j++) {
 			json_object *w = jget(jget(jidx(pol, j), "params"), key);
 
-			n += w && !strcmp(json_object_get_string(w), json_object_get_string(v));
+			n += w && !strcmp(jtext(w), jtext(v));
 		}
 		if (n > best_n) {
 			best = v;
@@ -53,7 +53,7 @@ bool ir_param_shared(json_object *pol, const char *key, json_object *v)
 {
 	json_object *c = ir_param_common(pol, key);
 
-	return c && !strcmp(json_object_get_string(c), json_object_get_string(v));
+	return c && !strcmp(jtext(c), jtext(v));
 }
 
 /* "key value;" items wrapped at 100 columns, each line indented by indent:
@@ -67,7 +67,7 @@ static void items(FILE *out, json_object *par, json_object *pol, bool own, int i
 		json_object *c = ir_param_common(pol, k);
 		int len;
 
-		if (own && c && !strcmp(json_object_get_string(c), json_object_get_string(v)))
+		if (own && c && !strcmp(jtext(c), jtext(v)))
 			continue;
 		ir_fmt_param(b, sizeof(b), k, v);
 		len = (int)(strlen(k) + strlen(b)) + 3;

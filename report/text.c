@@ -50,7 +50,7 @@ static void print_domains(json_object *d, FILE *out)
 		return;
 	fprintf(out, "domains  ");
 	for (size_t l = 0; l < jlen(lv); l++) {
-		const char *name = json_object_get_string(jidx(lv, l));
+		const char *name = jtext(jidx(lv, l));
 		const char *seen[64];
 		int ns = 0;
 
@@ -412,7 +412,7 @@ static void print_closed_loop(json_object *doc, FILE *out)
 		"Each schedule in Perfetto: idlereplay export TRACE --perfetto FILE\n");
 	fprintf(out, "  not modelled:");
 	for (size_t i = 0; i < jlen(jget(fit, "not_modelled")); i++)
-		fprintf(out, "%s %s", i ? ";" : "", ir_tsafe(json_object_get_string(jidx(jget(fit, "not_modelled"), i))));
+		fprintf(out, "%s %s", i ? ";" : "", ir_tsafe(jtext(jidx(jget(fit, "not_modelled"), i))));
 	fputc('\n', out);
 }
 

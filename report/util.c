@@ -134,7 +134,7 @@ int ir_levels(json_object *doc, const char **names, int max)
 
 	for (size_t i = 0; i < jlen(lv); i++)
 		if (json_object_is_type(jidx(lv, i), json_type_string))
-			n = add_level(names, n, max, json_object_get_string(jidx(lv, i)));
+			n = add_level(names, n, max, jtext(jidx(lv, i)));
 	for (size_t i = 0; i < jlen(pol); i++) {
 		json_object *p = jidx(pol, i);
 		const char *keys[] = { "pulls", "attempts", "balance_cost_by_level" };

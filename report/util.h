@@ -47,14 +47,25 @@ static inline const char *jstr(json_object *o, const char *k, const char *dflt)
 	return s && *s ? s : dflt;
 }
 
+/* Any value as text, as json-c prints it ("null" for a JSON null, which
+ * json_object_get_string() gives as NULL): for values from a document,
+ * which may be anything (docs: reports from other machines are data). */
+static inline const char *jtext(json_object *v)
+{
+	const char *s = json_object_get_string(v);
+
+	return s ? s : "null";
+}
+
 static inline size_t jlen(json_object *a)
 {
 	return a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
 }
 
+/* NULL unless a is an array holding an element i (json-c asserts the type). */
 static inline json_object *jidx(json_object *a, size_t i)
 {
-	return json_object_array_get_idx(a, i);
+	return i < jlen(a) ? json_object_array_get_idx(a, i) : NULL;
 }
 
 /* Domain level names in topology order: domains.levels, else the union of

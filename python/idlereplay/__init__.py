@@ -13,14 +13,17 @@ Standard library only; pandas is optional (``Table.to_pandas()``).
 The columns are those of docs/report.md ("Long-format rows", "Decisions
 file"); the binary is ``$IDLEREPLAY``, else ``idlereplay`` on PATH.
 """
+import csv
+import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
 
 __all__ = ["IdlereplayError", "Table", "binary", "replay", "load_report", "rows", "load_rows",
-           "decisions", "replay_decisions", "merge"]
+           "decisions", "replay_decisions", "merge", "merge_table", "compare", "simulate", "closed_loop"]
 
 
 class IdlereplayError(RuntimeError):
@@ -145,13 +148,19 @@ _POINT_KEYS = ["ts", "cpu", "kind", "avg_idle", "max_idle_balance_cost", "overlo
                "idle_ns"]
 _POLICY_KEYS = ["policy", "bail", "tried", "stop_level", "pulled", "level", "pid", "from_cpu",
                 "attempts", "cost_ns", "idle_recovered_ns", "idle_lost_ns"]
+# appended after the first columns (their places stay): the point's walk
+# stoppers and the kernel's own pull, then the tasks the policy's pull moved
+_POINT_KEYS_2 = ["arrival_ns", "ttwu_pending", "pulled_pid", "pulled_from"]
+_POLICY_KEYS_2 = ["moved"]
 
 
 def decisions(path):
     """A decisions file (replay --decisions) as one row per newidle point x
     policy: the point's state, then that policy's decision and outcome
-    (``tried`` joined with commas; ``level``, ``pid``, ``from_cpu`` None
-    unless it pulled)."""
+    (``tried`` joined with commas; ``level``, ``pid``, ``from_cpu``,
+    ``moved`` None unless it pulled; ``pulled_pid``, ``pulled_from`` None
+    unless the kernel pulled).  Every scalar key docs/report.md documents is
+    a column; the nested ``candidates`` and ``probe`` are left out."""
     out = []
     with open(path, encoding="utf-8") as f:
         for line in f:
@@ -164,8 +173,10 @@ def decisions(path):
                 for k in _POLICY_KEYS:
                     v = p.get(k)
                     r[k] = ",".join(v) if k == "tried" else v
+                r.update({k: pt.get(k) for k in _POINT_KEYS_2})
+                r.update({k: p.get(k) for k in _POLICY_KEYS_2})
                 out.append(r)
-    return Table(out, _POINT_KEYS + _POLICY_KEYS)
+    return Table(out, _POINT_KEYS + _POLICY_KEYS + _POINT_KEYS_2 + _POLICY_KEYS_2)
 
 
 def replay_decisions(trace, *options):
@@ -214,6 +225,39 @@ def simulate(trace, *options):
     return replay(trace, "--closed-loop", *options)
 
 
-def merge(*paths, fmt="text"):
-    """'idlereplay report merge' of saved reports: its output as a string."""
-    return _run(["report", "merge", *map(os.fspath, paths), "--format", fmt])
+def _names(names):
+    return [a for n in names for a in ("--name", n)]
+
+
+def merge(*paths, fmt="text", names=()):
+    """'idlereplay report merge' of saved reports: its output as a string.
+    names: the hosts' names, in the reports' order (--name)."""
+    return _run(["report", "merge", *_names(names), *map(os.fspath, paths), "--format", fmt])
+
+
+def _cell(v):
+    if v == "":
+        return None
+    if re.fullmatch(r"[+-]?[0-9]+", v):
+        return int(v)
+    try:
+        return float(v)
+    except ValueError:
+        return v
+
+
+def merge_table(*paths, names=()):
+    """'idlereplay report merge --format csv' as a table: one row per host,
+    then the rows "total", "median", "p10", "p90" (column host); columns as
+    docs/fleet.md lists them (POLICY:COLUMN per policy)."""
+    rd = csv.reader(io.StringIO(merge(*paths, fmt="csv", names=names)))
+    cols = next(rd)
+    return Table(({c: _cell(v) for c, v in zip(cols, r)} for r in rd), cols)
+
+
+def compare(a, b):
+    """'idlereplay report compare A B --format json': its rows as a table
+    (section, metric, unit, a, b, delta and the rates per second)."""
+    doc = json.loads(_run(["report", "compare", os.fspath(a), os.fspath(b), "--format", "json"]))
+    rows = doc.get("rows", [])
+    return Table(rows, list(rows[0]) if rows else [])

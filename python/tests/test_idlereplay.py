@@ -72,6 +72,68 @@ class Module(unittest.TestCase):
             self.assertEqual(mine.sum("idle_lost_ns"), drawn(p, "idle_lost_ns"))
             self.assertEqual(mine.sum("cost_ns"), drawn(p, "balance_cost_ns"))
 
+    def test_decisions_columns(self):
+        # every scalar key docs/report.md documents for the decisions file is
+        # a column (nested candidates[] and probe are not), with the file's value
+        import re
+        text = open(os.path.join(SRC, "docs", "report.md"), encoding="utf-8").read()
+        part = text.split("## Decisions file", 1)[1].split("\n## ", 1)[0]
+        point, policy = [], []
+        for line in part.splitlines():
+            m = re.match(r"\|\s*(`[^|]+)\|(.*)\|\s*$", line)
+            if not m:
+                continue
+            keys = re.findall(r"`([a-z_]+)(?:\[\])?`", m.group(1))
+            if keys == ["policies"]:
+                policy += re.findall(r"`([a-z_]+)`", m.group(2))
+            elif keys not in (["candidates"], ["probe"]):
+                point += keys
+        self.assertIn("pulled_from", point)
+        self.assertIn("moved", policy)
+        for k in point + policy:
+            self.assertIn(k, self.dec.columns, f"documented decisions key {k} is not a column")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "d.jsonl")
+            idlereplay.replay(SAMPLE, decisions=path)
+            table = idlereplay.decisions(path)
+            lines = [json.loads(line) for line in open(path)]
+        rows = iter(table)
+        for pt in lines:
+            for pol in pt["policies"]:
+                r = next(rows)
+                for k in point:
+                    self.assertEqual(r[k], pt.get(k), k)
+                for k in policy:
+                    want = pol.get(k)
+                    self.assertEqual(r[k], ",".join(want) if k == "tried" else want, k)
+
+    def test_merge_and_compare_tables(self):
+        fix = os.path.join(SRC, "tests", "unit", "report", "fixtures")
+        a, b = os.path.join(fix, "host-a.json"), os.path.join(fix, "host-b.json")
+        t = idlereplay.merge_table(a, b, names=["db-01"])
+        self.assertEqual(t.column("host"), ["db-01", t[1]["host"], "total", "median", "p10", "p90"])
+        docs = [json.load(open(f)) for f in (a, b)]
+        pulls = [[p["pulls"]["total"] for p in d["policies"] if p["label"] == "no-check"][0] for d in docs]
+        self.assertEqual([r["no-check:pulls"] for r in t][:2], pulls)
+        self.assertEqual(t.where(host="total")[0]["no-check:pulls"], sum(pulls))
+        c = idlereplay.compare(a, b)
+        self.assertEqual(c.columns[:6], ["section", "metric", "unit", "a", "b", "delta"])
+        win = c.where(section="observed", metric="window")[0]
+        self.assertEqual((win["a"], win["b"]), tuple(d["trace"]["window_ns"] for d in docs))
+        self.assertEqual(win["delta"], win["b"] - win["a"])
+
+    def test_exports(self):
+        # every function python/README.md lists is exported
+        text = open(os.path.join(SRC, "python", "README.md"), encoding="utf-8").read()
+        import re
+        listed = re.findall(r"^\| `([a-z_]+)\(", text, re.M)
+        self.assertIn("closed_loop", listed)
+        ns = {}
+        exec("from idlereplay import *", ns)
+        for name in listed:
+            self.assertIn(name, idlereplay.__all__)
+            self.assertTrue(callable(ns.get(name)), name)
+
     def test_overload_why(self):
         # docs/report.md: the flag is set exactly when an rq holds 2 or it
         # was kept since; cleared for the other three reasons

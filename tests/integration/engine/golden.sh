@@ -150,6 +150,14 @@
 # the v4.15-rule policies (baseline, domain-cost, no-check) change only
 # through the exec_start reset (hb_ni_1: 128 -> 131 pulls each; host-
 # hackbench baseline and domain-cost unchanged).
+# Then eco7 (issue 14 audit), on purpose: an HTML bar's value label keeps two
+# significant digits below 0.1 of its unit (0.0024 ms was labelled "0",
+# 0.0052 ms "0.01"): r.html and report.html of host-hackbench.default,
+# host-hackbench.knobs, hb_ni_1.default, hb_ni_1.sweep and
+# d_idle_periodic_wakers.default (10 outputs); diffed against the binary
+# before: only those <text class="val"> labels differ.
+# Then the integration merge of fid5, sim5, eco7 and mut5: regenerated with
+# --update on the merge (the header notes above hold together).
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi

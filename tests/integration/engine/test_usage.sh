@@ -110,6 +110,16 @@ err 1 "record: unknown option '--nope'" "$IR" record --nope
 err 1 "topology: unknown option '--nope'" "$IR" topology --nope
 err 1 "report compare: expected two reports" "$IR" report compare "$WORK/r.json"
 err 1 "report: -o needs a value" "$IR" report "$WORK/r.json" -o
+# export: its own name and help in its errors, one line (it once printed its whole usage first,
+# and an unknown option was blamed on 'replay')
+err 1 "^idlereplay: export: --perfetto FILE is required \(see 'idlereplay help export'\)$" "$IR" export "$T"
+err 1 "^idlereplay: export: unknown option '--bogus' \(see 'idlereplay help export'\)$" \
+	"$IR" export "$T" --perfetto "$WORK/p.json" --bogus
+[ -e "$WORK/p.json" ] && fail "export with a bad option wrote its output"
+# fleet -d naming a file: refused before any replay, in one line, nothing on stdout
+: > "$WORK/afile"
+err 2 "^idlereplay: .*/afile: not a directory" "$IR" fleet -d "$WORK/afile" "$T"
+[ -s "$WORK/out" ] && fail "fleet -d FILE: stdout '$(cat "$WORK/out")'"
 # help CMD and --version
 "$IR" help replay > "$WORK/h" || fail "help replay exited $?"
 grep -q '^usage: idlereplay replay TRACE' "$WORK/h" || fail "help replay: '$(head -1 "$WORK/h")'"

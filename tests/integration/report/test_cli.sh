@@ -33,6 +33,14 @@ expect 0 "$IR" report "$FIX/host-a.json"
 head -20 "$WORK/out" | grep -q '^  domain-cost:preset=cover: avoids 1049 migrations (122.73 ms more idle) vs baseline; .*: net 92.5[0-9] ms better than baseline$' ||
 	fail "text: domain-cost headline not at the top"
 head -20 "$WORK/out" | grep -q '^FIDELITY: ' || fail "text: fidelity not near the top"
+# every headline of the text and of the merge, parsed back, against figures computed from the JSON
+HL=$(dirname "$0")/headline_check.py
+for f in "$WORK/sample.json" "$FIX/host-a.json" "$FIX/host-b.json"; do
+	"$IR" report "$f" | sed -n '/^Headline/,/^$/p' | sed 1d | python3 "$HL" "$f" >/dev/null ||
+		fail "text headline of $f"
+done
+"$IR" report merge "$FIX/host-a.json" "$FIX/host-b.json" "$WORK/sample.json" | sed -n '/^Headline/,/^$/p' | sed 1d |
+	python3 "$HL" "$FIX/host-a.json" "$FIX/host-b.json" "$WORK/sample.json" >/dev/null || fail "merge headline"
 grep -q '^  proportional:seed=3  *lb_release 519; smt_never_hot 1; ni_random 1; seed 3; seeds 32;$' "$WORK/out" || fail "text: a policy's own parameter"
 expect 0 "$IR" report "$WORK/sample.json"	# six policies with the same parameters: printed once
 [ "$(grep -c 'sysctl_sched_migration_cost' "$WORK/out")" = 1 ] || fail "text: parameters printed more than once"
@@ -65,6 +73,10 @@ expect 0 "$IR" report compare "$FIX/host-a.json" "$WORK/sample.json" --format cs
 python3 - "$WORK/cmp.json" "$WORK/out" "$FIX/host-a.json" "$WORK/sample.json" <<'PY' || fail "compare json/csv"
 import csv, json, sys
 cmp, rows = json.load(open(sys.argv[1])), list(csv.DictReader(open(sys.argv[2])))
+# a policy one side lacks: a CSV row without figures, listed in the JSON's only_in_a/b
+only = [(r["section"], r["metric"]) for r in rows if r["metric"].startswith("only in ")]
+assert only == [(l, "only in A") for l in cmp["only_in_a"]] + [(l, "only in B") for l in cmp["only_in_b"]], only
+rows = [r for r in rows if not r["metric"].startswith("only in ")]
 a, b = json.load(open(sys.argv[3])), json.load(open(sys.argv[4]))
 assert cmp["schema"] == "idlereplay.compare/1", cmp["schema"]
 assert len(rows) == len(cmp["rows"]) > 10, (len(rows), len(cmp["rows"]))
@@ -126,6 +138,54 @@ grep -q '^  domain-cost:preset=cover: avoids 2122 migrations ([0-9.]* [mu]*s mor
 expect 0 "$IR" report merge --format html -o "$WORK/fleet.html" "$FIX/host-a.json" "$FIX/host-b.json"
 grep -q 'id="headline"' "$WORK/fleet.html" && grep -q '</html>' "$WORK/fleet.html" || fail "merge: html"
 expect 1 "$IR" report merge --name a --name b --name c "$FIX/host-a.json" "$FIX/host-b.json"
+# warnings name the hosts they are about (docs/fleet.md: each policy names the hosts that lack it)
+"$IR" replay "$SRC/tests/data/host-pipe.dat" --quiet --json "$WORK/pipe2.json" --policy baseline \
+	--policy no-check --reference no-check || fail "replay host-pipe, two policies"
+expect 0 "$IR" report merge --name db-01 "$WORK/sample.json" --name db-02 "$WORK/pipe2.json"
+grep -qx 'WARNING: 1 report uses another reference policy than baseline (db-02): their avoided and traded figures are against theirs' \
+	"$WORK/out" || fail "merge: the other reference's host not named: $(grep reference "$WORK/out")"
+for p in domain-cost mainline bump proportional; do
+	grep -qx "NOTE: policy $p is in 1 of 2 reports (not in db-02); its distribution is over those" "$WORK/out" ||
+		fail "merge: the hosts lacking $p not named"
+done
+grep -q 'NOTE: policy no-check is in' "$WORK/out" && fail "merge: no-check is in both"
+# outliers: the text and the HTML page list the same ones, computed here (Tukey's far out,
+# at most 10 per policy and figure, farthest first, the rest counted), or say none;
+# one host is "1 host". 44 copies of the sample, hosts 33..43 with domain-cost's avoided
+# at 1000 + i: Q1 = Q3 = the copies' value, so those 11 are beyond 3 x IQR.
+python3 - "$WORK/sample.json" "$WORK/fleet44" <<'PY' || fail "outlier reports"
+import copy, json, os, sys
+base = json.load(open(sys.argv[1])); os.makedirs(sys.argv[2])
+for i in range(44):
+    d = copy.deepcopy(base)
+    d["trace"]["hostname"] = f"h{i:02d}"
+    if i >= 33:
+        [p for p in d["policies"] if p["label"] == "domain-cost"][0]["migrations_avoided"]["total"] = 1000 + i
+    json.dump(d, open(f"{sys.argv[2]}/h{i:02d}.json", "w"))
+PY
+expect 0 "$IR" report merge "$WORK"/fleet44/h*.json
+sed -n '/^Outliers/,/^$/p' "$WORK/out" | sed 1d | sed '/^$/d' > "$WORK/out.text"
+expect 0 "$IR" report merge "$WORK"/fleet44/h*.json --format html -o "$WORK/f44.html"
+python3 - "$WORK/out.text" "$WORK/f44.html" <<'PY' || fail "merge: outliers in text and HTML"
+import re, sys
+text = [" ".join(l.split()) for l in open(sys.argv[1])]
+page = open(sys.argv[2]).read()
+ul = page.split('<ul id="outliers">', 1)[1].split("</ul>", 1)[0]
+html = [re.sub(r"<[^>]+>", "", li).strip() for li in re.findall(r"<li>.*?</li>", ul)]
+want = [f"h{i}" for i in range(43, 33, -1)]
+got_t = [l.split()[2] for l in text[:10]]
+got_h = [h.split(": ", 1)[1].split()[0] for h in html[:10]]
+assert got_t == want and got_h == want, (got_t, got_h, want)
+assert all(l.startswith("domain-cost avoided ") for l in text[:10]), text
+assert [h.replace("avoided: ", "avoided ", 1) for h in html] == text, (html, text)
+assert text[10:] == ["domain-cost avoided ... and 1 more"], text[10:]
+PY
+expect 0 "$IR" report merge "$WORK/sample.json"
+head -1 "$WORK/out" | grep -q '^Fleet: 1 host, 6 policies; ' || fail "merge of one report: '$(head -1 "$WORK/out")'"
+sed -n '/^Outliers/{n;p}' "$WORK/out" | grep -qx '  none' || fail "merge text: no outliers, not said"
+expect 0 "$IR" report merge "$WORK/sample.json" --format html -o "$WORK/f1.html"
+grep -q '<h1>Fleet: 1 host, 6 policies</h1>' "$WORK/f1.html" || fail "merge html of one report: heading"
+tr -d '\n' < "$WORK/f1.html" | grep -q '<ul id="outliers"><li>none</li></ul>' || fail "merge html: no outliers, not said"
 
 # Bad input: one line naming the file, exit 2.
 echo 'not json {' > "$WORK/bad.json"
@@ -136,6 +196,40 @@ for f in "$WORK/missing.json" "$WORK/bad.json" "$WORK/other.json" "$WORK/empty.j
 		expect 2 "$IR" $cmd
 		[ "$(wc -l < "$WORK/err")" = 1 ] || fail "$cmd: want one error line"
 		grep -qF "$f" "$WORK/err" || fail "$cmd: error does not name the file"
+	done
+done
+# Reports from other machines are data: values of the wrong type where the renderers index or
+# compare them (a null parameter or level name, a timeline part that is not an array) give
+# exit 0 or 2 with at most one error line in every format, never a crash (each crashed:
+# strcmp of json-c's NULL for a null, json-c's assertion on a non-array)
+"$IR" replay "$SAMPLE" --quiet --timeline --json "$WORK/tl.json" || fail "replay --timeline"
+python3 - "$WORK/tl.json" "$WORK/hostile" <<'PY' || fail "hostile reports"
+import copy, json, os, sys
+base = json.load(open(sys.argv[1])); os.makedirs(sys.argv[2])
+def put(d, path, v):
+    o = d
+    for k in path[:-1]:
+        o = o[k]
+    o[path[-1]] = v
+cases = {"param-null": (("policies", 0, "params", "sysctl_sched_migration_cost"), None),
+         "level-null": (("domains", "levels", 0), None),
+         "detail-string": (("timeline", "detail"), "x"),
+         "cpu-pulls-number": (("timeline", "cpus", 0, "pulls"), 5),
+         "lanes-object": (("timeline", "policies"), {"a": 1}),
+         "bails-array": (("policies", 1, "bails"), [None])}
+for name, (path, v) in cases.items():
+    d = copy.deepcopy(base)
+    put(d, path, v)
+    d["trace"]["hostname"] = name
+    json.dump(d, open(f"{sys.argv[2]}/{name}.json", "w"))
+PY
+for f in "$WORK"/hostile/*.json; do
+	for cmd in "report $f" "report $f --format html" "report $f --format csv-wide" "report $f --format jsonl" \
+		"report compare $WORK/sample.json $f --format json" "report merge $WORK/sample.json $f --format html"; do
+		$IR $cmd >"$WORK/out" 2>"$WORK/err"
+		st=$?
+		{ [ $st = 0 ] || [ $st = 2 ]; } && [ "$(grep -vc warning "$WORK/err")" -le 1 ] ||
+			fail "$cmd: exit $st, stderr '$(head -c 300 "$WORK/err")'"
 	done
 done
 # Usage errors: exit 1.

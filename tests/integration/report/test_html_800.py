@@ -28,6 +28,7 @@ import html.parser
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -39,6 +40,8 @@ SRC = os.environ["IR_SOURCE_ROOT"]
 FIX = os.path.join(SRC, "tests/unit/report/fixtures")
 sys.path.insert(0, os.path.join(SRC, "tests/hostile"))
 import tracedat as T  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import headline_check  # noqa: E402
 
 WIDTH = 800
 PROBE = ('<script>var d=document.documentElement;d.setAttribute("data-sw",d.scrollWidth);'
@@ -111,6 +114,12 @@ class Page(html.parser.HTMLParser):
         self.svg = None          # id of the fleet range chart we are in
         self.svgs = {}           # id -> {"attrs", "ranges": [(g attrs, circle attrs)], "text"}
         self.range = None
+        self.li_text = []        # the headline items' text, as rendered
+        self.in_li = False
+        self.warns = []          # the warning paragraphs: [headline items before, text]
+        self.in_warn = False
+        self.seq_text = None     # a bar chart's value label, tick or axis label being read
+        self.elem_text = None    # a figure element's text being read
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -128,16 +137,29 @@ class Page(html.parser.HTMLParser):
         if tag == "html":
             self.sw, self.cw = int(a["data-sw"]), int(a["data-cw"])
             self.tov = int(a["data-tov"])
+        if tag == "p" and a.get("class") == "warn":
+            self.warns.append([len(self.li), []])	# headline items before it, its text
+            self.in_warn = True
         if tag == "li" and "data-policy" in a:
             self.li.append(a)
+            self.li_text.append([])
+            self.in_li = True
         if tag == "figure":
             self.fig = a.get("id")
             if self.fig:
                 self.figs[self.fig] = {"attrs": a, "rects": [], "lanes": {}, "anoms": {}, "paths": {}, "text": []}
         f = self.figs.get(self.fig) if self.fig else None
         if f is not None:
+            if tag in ("rect", "path", "g", "text"):	# in order, for the timelines' drawing
+                f.setdefault("elems", []).append([tag, a, []])
+                if tag == "text":
+                    self.elem_text = f["elems"][-1][2]
             if tag == "rect" and "data-v" in a:
                 f["rects"].append(a)
+                f.setdefault("seq", []).append(("rect", a, None))
+            if tag == "text" and (a.get("class") or "").split()[:1] in (["val"], ["tick"], ["axl"], ["rl"]):
+                self.seq_text = (a.get("class"), a, [])
+                f.setdefault("seq", []).append(self.seq_text)
             if tag == "desc" and a.get("class") == "lane-total":
                 f["lanes"][a["data-policy"]] = int(a["data-pulls"])
             if tag == "desc" and a.get("class") == "anom-count":
@@ -163,6 +185,10 @@ class Page(html.parser.HTMLParser):
             self.cell = []
 
     def handle_endtag(self, tag):
+        if tag == "li":
+            self.in_li = False
+        if tag == "p":
+            self.in_warn = False
         if tag == "figure":
             self.fig = None
         if tag == "svg":
@@ -175,6 +201,8 @@ class Page(html.parser.HTMLParser):
             self.anom_g = None
         if tag == "text":
             self.text_in = None
+            self.seq_text = None
+            self.elem_text = None
         if tag in ("td", "th") and self.cell is not None:
             self.row.append("".join(self.cell).strip())
             self.cell = None
@@ -182,6 +210,14 @@ class Page(html.parser.HTMLParser):
             self.table = self.row = None
 
     def handle_data(self, d):
+        if self.in_warn:
+            self.warns[-1][1].append(d)
+        if self.seq_text is not None:
+            self.seq_text[2].append(d)
+        if self.elem_text is not None:
+            self.elem_text.append(d)
+        if self.in_li:
+            self.li_text[-1].append(d)
         if self.text_in is not None:
             self.text_in["text"].append(d)
         if self.cell is not None:
@@ -210,6 +246,8 @@ def check_headline(p, doc, name):
             assert int(li["data-traded"]) == q["idle_lost_ns"] - r["idle_lost_ns"], (name, li)
             net = (q["idle_recovered_ns"] - q["balance_cost_ns"]) - (r["idle_recovered_ns"] - r["balance_cost_ns"])
             assert int(li["data-net"]) == net, (name, li, net)
+    # and the words a reader sees: each number of each line, within its printed precision
+    headline_check.check(["".join(t) for t in p.li_text], [doc])
 
 
 def expected_charts(doc):
@@ -257,6 +295,61 @@ def check_charts(p, doc, name):
         assert f["attrs"]["data-scale"] == ("log" if log else "linear"), (name, cid, f["attrs"], mx)
         assert ("log scale" in "".join(f["text"])) == log, (name, cid, "axis does not say its scale")
     return len(expected_charts(doc))
+
+
+UNITS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def label_ok(label, v):
+    """A value label as a reader takes it: within its printed precision, and
+    at most 10 % off (2 significant digits), so a small bar is not '0' or
+    twice its size."""
+    num = float(label)
+    dec = len(label.split(".")[1]) if "." in label and "e" not in label else 0
+    return abs(num - v) <= 0.5 * 10 ** -dec * 1.0001 and (v == 0 or abs(num - v) <= 0.1 * abs(v))
+
+
+def check_bars(p, name):
+    """Every bar chart as drawn: each bar's end where the axis (its ticks)
+    puts its value (stacked: the row's running sum; log: each part a bar of
+    its own), and each value label the bar's value (stacked: inside a part,
+    that part; after the row, the row's total), in the axis' unit."""
+    n = 0
+    for fid, f in p.figs.items():
+        seq = f.get("seq") or []
+        if not any(k == "rect" for k, _, _ in seq):
+            continue
+        ticks = [(float(a["x"]), float("".join(t))) for k, a, t in seq if k == "tick"]
+        axl = "".join(next(t for k, _, t in seq if k == "axl"))
+        unit = next((UNITS[u] for u in UNITS if f"({u})" in axl), 1)
+        log = f["attrs"]["data-scale"] == "log"
+        (x0, t0), (x1, t1) = ticks[0], ticks[-1]
+        if log:
+            def xof(v):
+                return x0 + (math.log10(v) - math.log10(t0)) * (x1 - x0) / (math.log10(t1) - math.log10(t0))
+        else:
+            def xof(v):
+                return x0 + (v - t0) * (x1 - x0) / (t1 - t0)
+        stacked = not log and len({r["data-series"] for r in f["rects"]}) > 1 and \
+            len({(r["data-row"], r["y"]) for r in f["rects"]}) < len(f["rects"])
+        row, acc, last = None, 0.0, None
+        for k, a, t in seq:
+            if k == "rl":		# a row's name: its bars follow (none when all are 0)
+                row, acc, last = "".join(t), 0.0, (a, 0.0)
+            elif k == "rect":
+                v = float(a["data-v"]) / unit
+                assert a["data-row"] == row, (name, fid, a["data-row"], row)
+                acc = acc + v if stacked else v
+                end = float(a["x"]) + float(a["width"])
+                if float(a["width"]) > 1:
+                    assert abs(end - xof(acc)) <= 1.5, (name, fid, a["data-row"], a["data-series"], end, xof(acc))
+                last = (a, v)
+                n += 1
+            elif k.startswith("val") and last is not None:
+                lab = "".join(t).strip()
+                want = last[1] if (k == "val in" or not stacked) else acc
+                assert label_ok(lab, want), (name, fid, last[0]["data-row"], last[0]["data-series"], lab, want)
+    return n
 
 
 def symlog_wanted(vals):
@@ -348,6 +441,80 @@ def check_lanes(p, doc, dec, name):
     if "timeline-whole" in p.figs:
         assert p.figs["timeline-whole"]["lanes"]["observed"] == doc["observed"]["newidle_pulls"], name
     return n
+
+
+def ticks_of(d):
+    """The ticks of a path "Mx yv±h...": [(x, y, h)]."""
+    return [(float(x), float(y), abs(float(h))) for x, y, h in re.findall(r"M([-0-9.]+) ([-0-9.]+)v([-0-9.]+)", d)]
+
+
+def check_timeline_drawing(p, doc, name):
+    """The timelines as drawn, against the JSON's columns: per CPU a busy
+    shade (the legend's idle #eef2f7 to busy #2b5797) for each column's busy
+    share, a newidle tick (from below) and a pull tick (from above) in each
+    column that has them, their heights in proportion to the counts; under
+    the CPUs the observed pulls (all CPUs) and each policy's pulls, a tick
+    per non-zero column in proportion to the largest.  Returns the ticks."""
+    n_ticks = 0
+    for fid, tl in (("timeline-whole", doc["timeline"]), ("timeline-detail", doc["timeline"].get("detail"))):
+        f = p.figs.get(fid)
+        if not tl or f is None:
+            continue
+        cpus = tl["cpus"]
+        ncol = len(cpus[0]["busy"])
+        el = f["elems"]
+        # the CPU rows: "cpu N" labels, then their rects and paths until the next label or lane
+        rows, cur = {}, None
+        lanes, lane = {}, None
+        for tag, a, text in el:
+            if tag == "text" and a.get("class") == "rl" and lane is None and "".join(text).startswith("cpu "):
+                cur = rows.setdefault(int("".join(text).split()[1]), {"rects": [], "paths": []})
+            elif tag == "g" and a.get("class") == "lane":
+                cur, lane = None, lanes.setdefault(a["data-policy"], {"rects": [], "paths": []})
+            elif tag == "g" and lane is not None:
+                lane = None
+            elif tag in ("rect", "path") and (cur or lane) is not None:
+                (lane or cur)["rects" if tag == "rect" else "paths"].append(a)
+        assert sorted(rows) == [c["cpu"] for c in cpus], (name, fid, sorted(rows))
+        # the columns' geometry from the first lane's background: x = L + bw (i + 0.5)
+        bg = next(iter(lanes.values()))["rects"][0]
+        L, bw = float(bg["x"]), float(bg["width"]) / ncol
+
+        def at_columns(got, want):	# each tick at its column's middle, to the 0.1 px printed
+            return len(got) == len(want) and all(abs(x - (L + bw * (i + 0.5))) <= 0.051
+                                                 for (x, _, _), (i, _) in zip(got, want))
+        mni = max([1] + [v for c in cpus for v in c["newidle"]])
+        mpu = max([1] + [v for c in cpus for v in c["pulls"]])
+        for c in cpus:
+            r = rows[c["cpu"]]
+            rowh = float(r["rects"][0]["height"]) + 2
+            for i, share in enumerate(c["busy"]):
+                x = L + bw * (i + 0.5)
+                cover = [q for q in r["rects"] if float(q["x"]) <= x < float(q["x"]) + float(q["width"])]
+                assert cover, (name, fid, c["cpu"], i, "no busy shade")
+                fill = cover[-1]["fill"]
+                shade = (0xee - int(fill[1:3], 16)) / (0xee - 0x2b)
+                assert abs(shade - min(1, max(0, share))) <= 0.06, (name, fid, c["cpu"], i, fill, share)
+            for key, color, m, k in (("newidle", "#f28e2b", mni, 0.55), ("pulls", "#2ca02c", mpu, 0.45)):
+                got = [t for q in r["paths"] if q.get("stroke") == color for t in ticks_of(q["d"])]
+                want = [(i, v) for i, v in enumerate(c[key]) if v > 0]
+                assert at_columns(got, want), (name, fid, c["cpu"], key, got[:3], want[:3])
+                for (_, _, h), (_, v) in zip(got, want):
+                    assert abs(h - max(2, (rowh - 2) * k * v / m)) <= 0.06, (name, fid, c["cpu"], key, h, v)
+                n_ticks += len(got)
+        series = {"observed": [sum(c["pulls"][i] for c in cpus) for i in range(ncol)]}
+        for q in tl.get("policies") or []:
+            series[q["label"]] = q["pulls"]
+        assert list(lanes) == list(series), (name, fid, list(lanes), list(series))
+        m = max([1] + [v for s in series.values() for v in s])
+        for label, vals in series.items():
+            got = [t for q in lanes[label]["paths"] for t in ticks_of(q["d"])]
+            want = [(i, v) for i, v in enumerate(vals) if v > 0]
+            assert at_columns(got, want), (name, fid, label, got[:3], want[:3])
+            for (_, _, h), (_, v) in zip(got, want):
+                assert abs(h - max(3, 19 * v / m)) <= 0.06, (name, fid, label, h, v)
+            n_ticks += len(got)
+    return n_ticks
 
 
 KINDS = ("missing_idle_exit", "missing_idle_entry", "lost_events", "queued_not_picked")
@@ -453,7 +620,9 @@ def main():
         check_width(p, name)
         check_headline(p, doc, name)
         nc = check_charts(p, doc, name)
+        nb = check_bars(p, name)
         nl = check_lanes(p, doc, decisions(base + ".dec"), name)
+        nt = check_timeline_drawing(p, doc, name)
         an = check_anomalies(p, doc, name)
         check_params(p, doc, name)
         if where is not None:
@@ -464,7 +633,20 @@ def main():
                 stride *= 2
             got = [(m["ts_ns"], m["cpu"]) for m in lst["listed"]]
             assert got == [(ts, 0) for ts in where[::stride]], (got[:4], where[:4], stride)
-        summary.append(f"{name}: width {p.sw}, {nc} charts, {nl} pulls in the timeline rows, anomalies {an}")
+            # the page says it before the headline, as the text does: which CPU, where, what is undercounted
+            start = min(T.workload(0, 1)[0][0], T.workload(1, 1)[0][0])
+            w = [" ".join("".join(t).split()) for before, t in p.warns if before == 0 and "lost events" in "".join(t)]
+            assert len(w) == 1 and w[0].startswith("CPU 0 lost events") and w[0].endswith(
+                "its newidle points, migrations, idle and busy time and every policy's counts on it are undercounted."), w
+            m = re.search(r"between (\S+ \S+) and (\S+ \S+) into the trace", w[0])
+            assert m, w
+            # each loss lies between the last event before it and the page's first event
+            ts0 = [e[0] for e in T.workload(0, 3000)]
+            for printed, at in ((m[1], where[0]), (m[2], where[-1])):
+                v, step = headline_check.duration(printed)
+                lo, hi = ts0[ts0.index(at) - 1] - start, at - start
+                assert v + step >= lo and v - step <= hi, (printed, lo, hi)
+        summary.append(f"{name}: width {p.sw}, {nc} charts ({nb} bars), {nl} pulls in the timeline rows, {nt} ticks drawn, anomalies {an}")
 
     # sweeps: one whose idle lost spans a hundredfold (symlog), pulls do not
     base = os.path.join(WORK, "sweep")
@@ -489,14 +671,20 @@ def main():
         check_width(p, name, tables=len({lv for q in doc.get("policies", []) for lv in q["pulls"]["by_level"]}) <= 1)
         check_headline(p, doc, name)
         nc = check_charts(p, doc, name)
+        nb = check_bars(p, name)
         check_params(p, doc, name)
-        summary.append(f"{name}: width {p.sw}, {nc} charts")
+        summary.append(f"{name}: width {p.sw}, {nc} charts ({nb} bars)")
 
     out = os.path.join(WORK, "fleet.html")
     run("report", "merge", "--format", "html", "-o", out, os.path.join(FIX, "host-a.json"),
         os.path.join(FIX, "host-b.json"), *jsons)
     p = render(out, "fleet")
     check_width(p, "fleet")
+    fleet_docs = []
+    for f in (os.path.join(FIX, "host-a.json"), os.path.join(FIX, "host-b.json"), *jsons):
+        with open(f) as fo:
+            fleet_docs.append(json.load(fo))
+    headline_check.check(["".join(t) for t in p.li_text], fleet_docs)
     nf = check_fleet(p)
     assert nf > 0, "fleet: no range chart on a symlog axis (the replays' idle traded spans a hundredfold)"
     summary.append(f"fleet: width {p.sw}, {len(p.svgs)} range charts, {nf} symlog")
