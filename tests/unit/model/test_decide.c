@@ -1149,6 +1149,103 @@ static void test_bump_all_levels(void **state)
 	ir_policy_state_free(&st);
 }
 
+/* ir_decision_ctx_init() / ir_decision_ctx_probe(): every field a policy
+ * reads comes from the point (its CPU, time, avg_idle, rd->overload,
+ * ttwu_pending, arrival), the levels and their kinds from the CPU's own
+ * domains (one flat MC level per ring level without domains, at most
+ * IR_MAX_LEVELS), and in probed mode the kernel's per-level costs and
+ * ratios for the three levels the probe records, -1 beyond and without a
+ * probe.  Distinct values everywhere, so a field left out or taken from a
+ * neighbour shows. */
+static void test_ctx_from_point(void **state)
+{
+	struct ir_topology *t = NULL;
+	struct ir_domains *dom;
+	struct ir_decision_ctx c;
+	struct ir_point pt = {
+		.ts = 123456789, .cpu = 5, .avg_idle = 4321, .overload = true, .ttwu_pending = true,
+		.arrival_ns = 777, .nr_levels = 2, .has_probe = false, .probe_dur = 999,
+		.probe = { .sd_max_newidle_lb_cost = { 11, 12, 13 }, .sd_newidle_ratio = { 21, 22, 23 } },
+	};
+
+	(void)state;
+	assert_int_equal(ir_topology_from_arg("sockets=2,cores=2,threads=2,nodes=2", &t, NULL, 0), 0);
+	dom = ir_domains_build(t, NULL, 0);
+	assert_non_null(dom);
+	memset(&c, 0x5a, sizeof(c));
+	ir_decision_ctx_init(&c, &pt, dom);
+	assert_int_equal(c.cpu, 5);
+	assert_int_equal(c.now, 123456789);
+	assert_int_equal(c.avg_idle, 4321);
+	assert_true(c.overload);
+	assert_true(c.ttwu_pending);
+	assert_int_equal(c.arrival_ns, 777);
+	assert_ptr_equal(c.dom, dom);
+	assert_ptr_equal(c.pt, &pt);
+	assert_int_equal(c.nr_levels, 3);	/* CPU 5's SMT, MC, NUMA; not pt.nr_levels */
+	assert_int_equal(c.kind[0], IR_LVL_SMT);
+	assert_int_equal(c.kind[1], IR_LVL_MC);
+	assert_int_equal(c.kind[2], IR_LVL_NUMA);
+	assert_false(c.probed);
+	assert_int_equal(c.probe_dur, 0);
+	for (int l = 0; l < IR_MAX_LEVELS; l++) {
+		assert_int_equal(c.probe_cost[l], -1);
+		assert_int_equal(c.probe_ratio[l], -1);
+	}
+	/* no probe matched: probed mode changes nothing */
+	ir_decision_ctx_probe(&c, &pt);
+	assert_false(c.probed);
+	assert_int_equal(c.probe_cost[0], -1);
+	pt.has_probe = true;
+	ir_decision_ctx_probe(&c, &pt);
+	assert_true(c.probed);
+	assert_int_equal(c.probe_dur, 999);
+	for (int l = 0; l < 3; l++) {
+		assert_int_equal(c.probe_cost[l], 11 + l);
+		assert_int_equal(c.probe_ratio[l], 21 + l);
+	}
+	for (int l = 3; l < IR_MAX_LEVELS; l++)
+		assert_int_equal(c.probe_cost[l], -1);
+
+	/* the other fields false / 0 come through as such */
+	pt.overload = false;
+	pt.ttwu_pending = false;
+	pt.arrival_ns = 0;
+	pt.cpu = 0;
+	ir_decision_ctx_init(&c, &pt, dom);
+	assert_int_equal(c.cpu, 0);
+	assert_false(c.overload);
+	assert_false(c.ttwu_pending);
+	assert_int_equal(c.arrival_ns, 0);
+
+	/* no domains: the point's ring levels, flat MC, capped */
+	pt.nr_levels = 2;
+	ir_decision_ctx_init(&c, &pt, NULL);
+	assert_null(c.dom);
+	assert_int_equal(c.nr_levels, 2);
+	assert_int_equal(c.kind[0], IR_LVL_MC);
+	assert_int_equal(c.kind[1], IR_LVL_MC);
+	/* a level this CPU lacks has no probed cost, though the probe has one */
+	ir_decision_ctx_probe(&c, &pt);
+	assert_int_equal(c.probe_cost[1], 12);
+	assert_int_equal(c.probe_cost[2], -1);
+	assert_int_equal(c.probe_ratio[2], -1);
+	pt.nr_levels = 5;
+	ir_decision_ctx_init(&c, &pt, NULL);
+	pt.has_probe = true;
+	ir_decision_ctx_probe(&c, &pt);
+	assert_int_equal(c.nr_levels, 5 < IR_MAX_LEVELS ? 5 : IR_MAX_LEVELS);
+	for (int l = 0; l < c.nr_levels; l++)
+		assert_int_equal(c.probe_cost[l], l < 3 ? 11 + l : -1);
+	pt.nr_levels = IR_MAX_LEVELS + 3;
+	ir_decision_ctx_init(&c, &pt, NULL);
+	assert_int_equal(c.nr_levels, IR_MAX_LEVELS);
+	for (int l = 0; l < IR_MAX_LEVELS; l++)
+		assert_int_equal(c.kind[l], IR_LVL_MC);
+	ir_domains_free(dom);
+	ir_topology_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1159,6 +1256,7 @@ int main(void)
 		cmocka_unit_test(test_evaluate_seeds),
 		cmocka_unit_test(test_evaluate_seeds_levels),
 		cmocka_unit_test(test_bump_all_levels),
+		cmocka_unit_test(test_ctx_from_point),
 		cmocka_unit_test(test_ttwu_pending),
 		cmocka_unit_test(test_baseline_no_cost_bail),
 		cmocka_unit_test(test_probed_ratio_zero),

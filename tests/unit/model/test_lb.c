@@ -975,6 +975,74 @@ static void test_numa_imbalance_pct(void **state)
 	ir_domains_free(t.d);
 }
 
+/* find_busiest_group(): "if (100 * busiest->avg_load <= env->sd->imbalance_pct
+ * * local->avg_load) goto out_balanced" (v4.15 with !(local_capacity &&
+ * group_no_capacity); v5.5+ with the local group overloaded), at every
+ * imbalance_pct a level can have: SMT 110 and MC 117 (sd_init()), DIE/NODE
+ * and NUMA 125 up to v5.9 and 117 from v5.10 (2208cdaa56c9).  Both groups
+ * overloaded (util 1024 per CPU, more tasks than CPUs) and of the same
+ * size, so the avg_load ratio is the task ratio: local 100 tasks, busiest
+ * pct tasks is exactly pct % (balanced), pct + 1 is not (a task moves from
+ * the busiest group's longest runqueue).  The domain's avg_load lies
+ * between the two, so only the imbalance_pct test decides. */
+static void test_imbalance_pct_edges(void **state)
+{
+	static const struct {
+		const char *spec;
+		int level;
+		enum ir_lb_rules rules;
+		bool v510;
+		unsigned pct;
+		int local_cpu, busiest_cpu, other_cpu;	/* other_cpu: -1 none */
+	} c[] = {
+		{ "sockets=1,cores=2,threads=2", 0, IR_LB_V519, true, 110, 0, 1, -1 },
+		{ "sockets=1,cores=2,threads=2", 1, IR_LB_V519, true, 117, 1, 2, 3 },
+		{ "sockets=2,cores=2,threads=1", 1, IR_LB_V519, false, 125, 1, 2, 3 },
+		{ "sockets=2,cores=2,threads=1", 1, IR_LB_V519, true, 117, 1, 2, 3 },
+		{ "sockets=2,cores=2,threads=1,nodes=2", 1, IR_LB_V516, false, 125, 1, 2, 3 },
+		{ "sockets=2,cores=2,threads=1,nodes=2", 1, IR_LB_V519, true, 117, 1, 2, 3 },
+		{ "sockets=2,cores=2,threads=1,nodes=2", 1, IR_LB_V415, false, 125, 1, 2, 3 },
+		{ "sockets=1,cores=2,threads=2", 1, IR_LB_V415, false, 117, 1, 2, 3 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct lbt t;
+
+		lbt_init(&t, domains(c[i].spec), 4);
+		for (unsigned extra = 0; extra <= 1; extra++) {
+			struct ir_lb_env env = {
+				.dom = t.d, .pt = &t.pt, .level = c[i].level, .rules = c[i].rules, .now = NOW,
+				.sysctl_sched_migration_cost = 500 * US, .preemption = true,
+				.smt_never_hot = true, .llc_spread = c[i].v510, .load_shift = c[i].v510,
+				.imbalance_pct_117 = c[i].v510, .numa_allow_inclusive = c[i].rules == IR_LB_V519,
+				.this_cpu_busy = true,
+			};
+			struct ir_lb_result r;
+			/* the other CPU of each two-CPU group runs one task */
+			int others = c[i].other_cpu >= 0 ? 1 : 0;
+
+			idle_all(t.rq, 4);
+			if (c[i].local_cpu != 0)
+				busy(t.rq, 0, 0, 0, 1024);
+			many(t.rq, c[i].local_cpu, 100, 1024);
+			many(t.rq, c[i].busiest_cpu, (int)(c[i].pct + extra) - others, 1024);
+			if (others)
+				many(t.rq, c[i].other_cpu, 1, 1024);
+			ir_load_balance(&env, &r);
+			if (!extra) {
+				if (r.moved || r.why != IR_LB_BALANCED)
+					fail_msg("%s level %d rules %d: %u %% of the local load moved %d (why %d)",
+						 c[i].spec, c[i].level, c[i].rules, c[i].pct, r.moved, r.why);
+			} else if (!r.moved || r.from_cpu != c[i].busiest_cpu) {
+				fail_msg("%s level %d rules %d: %u %% + 1 task moved %d from CPU %d",
+					 c[i].spec, c[i].level, c[i].rules, c[i].pct, r.moved, r.from_cpu);
+			}
+		}
+		ir_domains_free(t.d);
+	}
+}
+
 /* idle_cpu() of the balancing CPU: rq->curr is still prev inside
  * newidle_balance() (called from __schedule()'s pick_next_task()), so it
  * is not one of its local group's idle CPUs.  Top level of four_nodes()
@@ -1264,6 +1332,7 @@ int main(void)
 		cmocka_unit_test(test_asymmetric_levels),
 		cmocka_unit_test(test_numa_allowance_inclusive),
 		cmocka_unit_test(test_numa_imbalance_pct),
+		cmocka_unit_test(test_imbalance_pct_edges),
 		cmocka_unit_test(test_this_cpu_not_idle),
 		cmocka_unit_test(test_runnable_overloaded),
 		cmocka_unit_test(test_runnable_fully_busy),

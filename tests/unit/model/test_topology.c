@@ -531,6 +531,53 @@ static void test_print(void **state)
 	ir_domains_free(d);
 }
 
+/* sd_init() (v4.15 kernel/sched/topology.c) for every level kind, on every
+ * CPU: imbalance_pct 125 and cache_nice_tries 0 by default; SD_SHARE_CPUCAPACITY
+ * (SMT, cpu_smt_flags()) imbalance_pct 110; SD_SHARE_PKG_RESOURCES (CLS
+ * cpu_cluster_flags() v5.16, MC cpu_core_flags()) 117 and 1; SD_NUMA
+ * cache_nice_tries 2; any other level (DIE, our NODE) 1.  balance_interval
+ * starts at sd_weight (ms) and span_weight is the span's CPU count. */
+static void test_sd_init_every_level(void **state)
+{
+	static const struct {
+		const char *spec;
+		int nr_cpus;
+		struct { enum ir_level_kind kind; unsigned weight, flags, pct, nice; } l[4];
+		int nr;
+	} c[] = {
+		{ "sockets=2,cores=4,threads=2,clusters=2", 16, {
+			{ IR_LVL_SMT, 2, SD_SHARE_CPUCAPACITY | SD_SHARE_PKG_RESOURCES, 110, 0 },
+			{ IR_LVL_CLS, 4, SD_SHARE_PKG_RESOURCES, 117, 1 },
+			{ IR_LVL_MC, 8, SD_SHARE_PKG_RESOURCES, 117, 1 },
+			{ IR_LVL_NODE, 16, 0, 125, 1 } }, 4 },
+		{ "sockets=2,cores=2,threads=1,nodes=2", 4, {
+			{ IR_LVL_MC, 2, SD_SHARE_PKG_RESOURCES, 117, 1 },
+			{ IR_LVL_NUMA, 4, SD_NUMA, 125, 2 } }, 2 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct ir_domains *d = domains_of(c[i].spec);
+
+		for (int cpu = 0; cpu < c[i].nr_cpus; cpu++) {
+			assert_int_equal(ir_domains_nr_levels(d, cpu), c[i].nr);
+			for (int l = 0; l < c[i].nr; l++) {
+				const struct ir_sched_domain *sd = ir_domains_level(d, cpu, l);
+
+				assert_non_null(sd);
+				if (sd->kind != c[i].l[l].kind || sd->span_weight != c[i].l[l].weight ||
+				    sd->flags != (SD_BALANCE_NEWIDLE | c[i].l[l].flags) ||
+				    sd->imbalance_pct != c[i].l[l].pct || sd->cache_nice_tries != c[i].l[l].nice ||
+				    sd->balance_interval != c[i].l[l].weight)
+					fail_msg("%s cpu %d level %d: kind %d weight %u flags %#x pct %u nice %u "
+						 "interval %u", c[i].spec, cpu, l, sd->kind, sd->span_weight, sd->flags,
+						 sd->imbalance_pct, sd->cache_nice_tries, sd->balance_interval);
+			}
+		}
+		ir_domains_free(d);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -549,6 +596,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_spec_cpu_count),
 		cmocka_unit_test(test_too_many_distances),
 		cmocka_unit_test(test_print),
+		cmocka_unit_test(test_sd_init_every_level),
 	};
 
 	fixtures = argc > 1 ? argv[1] : "tests/unit/model/fixtures";
