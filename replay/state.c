@@ -147,7 +147,9 @@ struct cpu {
 	enum ir_overload_why probe_ovl_why;	/* and why */
 	/* sched_migrate_task with dest == this CPU, awaiting the next event here */
 	int nr_pend;
-	struct { int32_t pid, orig; uint64_t ts; } pend[MAX_PEND_MIG];
+	/* a pull this call made, and the task's exec_start before the move
+	 * reset it (what load_balance() saw on the source rq) */
+	struct { int32_t pid, orig; uint64_t ts, last_ran; } pend[MAX_PEND_MIG];
 	struct open_point op;
 	uint32_t pulled_watchers;	/* open PULLED points waiting on our next switch */
 	uint64_t stamp_before;	/* idle_stamp before the last point stamped it */
@@ -1008,6 +1010,7 @@ static void on_migrate(struct ir_state *s, const struct ir_event *ev)
 			cp->pend[cp->nr_pend].pid = t->pid;
 			cp->pend[cp->nr_pend].orig = orig;
 			cp->pend[cp->nr_pend].ts = ev->ts;
+			cp->pend[cp->nr_pend].last_ran = t->last_ran;
 			cp->nr_pend++;
 			defer = true;
 		}
@@ -1245,6 +1248,7 @@ static void snapshot(struct ir_state *s, int c, struct open_point *op, bool at_p
 		memmove(&r->task[1], &r->task[0], sizeof(r->task[0]) *
 			(size_t)(r->nr_tasks < IR_SNAP_TASKS ? r->nr_tasks : IR_SNAP_TASKS - 1));
 		snap_task(&r->task[0], t, -1, s->now);
+		r->task[0].exec_start = cp->pend[i].last_ran;	/* before the move */
 		r->task[0].util = (float)pelt(t->util, t->util_ts, s->now, false);
 		if (!t->rt)
 			r->util_est += task_ue(t);
