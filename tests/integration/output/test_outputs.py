@@ -336,7 +336,7 @@ def body(work):
     fleet_files = {"host-hackbench.json", "host-hackbench.log", "fleet.txt", "fleet.csv", "fleet.html"}
     fleet = [
         ("fleet DIR/fleet.txt", "fleet.txt", lambda p: [IR, "fleet", "-d", os.path.dirname(p), SAMPLE],
-         is_text("Fleet: 1 hosts")),
+         is_text("Fleet: 1 host, ")),
         ("fleet DIR/NAME.log", "host-hackbench.log",
          lambda p: [IR, "fleet", "-d", os.path.dirname(p), SAMPLE, "--", "--detail", "100s:1ms"],
          is_text("--detail starts 100.000 s after the trace start")),
