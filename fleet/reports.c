@@ -86,7 +86,9 @@ struct rows_arg {
 	char *const *files;
 	const char *const *names;
 	int nnames;
-	uint64_t *keys;		/* the trace fingerprint of each report so far */
+	uint64_t *keys;		/* fingerprints so far, open addressing */
+	int *key_file;		/* 1 + the report each came from; 0: an empty slot */
+	size_t kcap;		/* a power of two, over twice the reports */
 };
 
 /* One report's rows, hosts named as 'report merge' takes --name; the same
@@ -97,14 +99,16 @@ static int rows_add(void *arg, int i, json_object *doc, char *err, size_t len)
 	struct rows_arg *a = arg;
 	json_object *t = jget(doc, "trace");
 	uint64_t key = ir_trace_fingerprint(t);
+	size_t s = (size_t)(key * 0x9e3779b97f4a7c15ULL) & (a->kcap - 1);
 
-	for (int j = 0; j < i; j++)
-		if (a->keys[j] == key) {
-			snprintf(err, len, "the same trace as %s (%s): give each trace's report once", a->files[j],
-				 jstr(t, "path", "?"));
+	for (; a->key_file[s]; s = (s + 1) & (a->kcap - 1))
+		if (a->keys[s] == key) {
+			snprintf(err, len, "the same trace as %s (%s): give each trace's report once",
+				 a->files[a->key_file[s] - 1], jstr(t, "path", "?"));
 			return -1;
 		}
-	a->keys[i] = key;
+	a->keys[s] = key;
+	a->key_file[s] = i + 1;
 	if (ir_report_rows(doc, i < a->nnames ? a->names[i] : NULL, a->fmt, a->out)) {
 		snprintf(err, len, "cannot write rows");
 		return -1;
@@ -119,6 +123,8 @@ struct rows_files {
 	const char *const *names;
 	int nnames;
 	uint64_t *keys;
+	int *key_file;
+	size_t kcap;
 	char *err;
 	size_t errlen;
 	int status;
@@ -127,7 +133,7 @@ struct rows_files {
 static int rows_write(void *arg, FILE *out)
 {
 	struct rows_files *r = arg;
-	struct rows_arg a = { r->fmt, out, r->files, r->names, r->nnames, r->keys };
+	struct rows_arg a = { r->fmt, out, r->files, r->names, r->nnames, r->keys, r->key_file, r->kcap };
 
 	if (ir_rows_header(r->fmt, out))
 		return -1;
@@ -138,17 +144,23 @@ static int rows_write(void *arg, FILE *out)
 int ir_fleet_rows_files(char *const *files, int n, const char *const *names, int nnames,
 			enum ir_rows_format fmt, const char *path, char *err, size_t errlen)
 {
-	struct rows_files r = { files, n, fmt, names, nnames, calloc((size_t)n, sizeof(uint64_t)), err, errlen,
-				IR_OK };
+	struct rows_files r = { files, n, fmt, names, nnames, NULL, NULL, 16, err, errlen, IR_OK };
 	char werr[512];
 	int ret;
 
-	if (!r.keys) {
+	while (r.kcap < 2 * (size_t)n + 2)
+		r.kcap *= 2;
+	r.keys = calloc(r.kcap, sizeof(*r.keys));
+	r.key_file = calloc(r.kcap, sizeof(*r.key_file));
+	if (!r.keys || !r.key_file) {
+		free(r.keys);
+		free(r.key_file);
 		snprintf(err, errlen, "out of memory");
 		return IR_ERR_INPUT;
 	}
 	ret = write_out(path, rows_write, &r, werr, sizeof(werr));
 	free(r.keys);
+	free(r.key_file);
 	/* a bad report says which; else a failed write */
 	if (r.status)
 		return r.status;
