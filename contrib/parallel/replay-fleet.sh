@@ -9,7 +9,8 @@
 #   LIST: one trace path a line (paths as the workers see them: a shared
 #   file system, or add --transferfile {} --return ... for parallel to copy)
 #   SSHLOGINFILE: one 'N/user@host' a line; ':' is this machine
-#   (sshloginfile.example).  Workers need idlereplay on their PATH.
+#   (sshloginfile.example).  Workers need idlereplay on their PATH; here
+#   (the merge) $IDLEREPLAY names it, as for replay-one.sh, else PATH.
 set -eu
 list=$1 out=$2 logins=${3:-}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,7 +21,8 @@ set -- --jobs 100% --joblog "$out/joblog.tsv"
 status=0
 seq 0 $((n - 1)) | parallel "$@" "$here/replay-one.sh" {} "$list" "$out" || status=$?
 # parallel's exit status is the number of failed jobs (up to 101)
-idlereplay report merge "$out"/*.json --format html -o "$out/fleet.html"
-idlereplay report merge "$out"/*.json --format csv -o "$out/fleet.csv"
-idlereplay report merge "$out"/*.json -o "$out/fleet.txt"
+IR=${IDLEREPLAY:-idlereplay}
+"$IR" report merge "$out"/*.json --format html -o "$out/fleet.html"
+"$IR" report merge "$out"/*.json --format csv -o "$out/fleet.csv"
+"$IR" report merge "$out"/*.json -o "$out/fleet.txt"
 exit $status

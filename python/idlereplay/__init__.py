@@ -121,9 +121,11 @@ def load_report(path):
     return doc
 
 
-def rows(*reports):
+def rows(*reports, names=()):
     """Long-format rows of reports (dicts or paths of JSON reports), rendered
-    by the binary itself, so the columns are exactly those it documents."""
+    by the binary itself, so the columns are exactly those it documents.
+    names: the hosts' names, in the reports' order (--name); a trace given
+    twice is refused (IdlereplayError), as in the merge."""
     with tempfile.TemporaryDirectory(prefix="idlereplay-") as tmp:
         paths = []
         for i, r in enumerate(reports):
@@ -134,7 +136,7 @@ def rows(*reports):
                 paths.append(p)
             else:
                 paths.append(os.fspath(r))
-        out = _run(["report", *paths, "--format", "jsonl"])
+        out = _run(["report", *_interleave(paths, names), "--format", "jsonl"])
     return Table(json.loads(line) for line in out.splitlines() if line)
 
 
@@ -225,14 +227,20 @@ def simulate(trace, *options):
     return replay(trace, "--closed-loop", *options)
 
 
-def _names(names):
-    return [a for n in names for a in ("--name", n)]
+def _interleave(paths, names):
+    """--name N before the report it names, as the binary takes them in order."""
+    out = []
+    for i, p in enumerate(paths):
+        if i < len(names):
+            out += ["--name", names[i]]
+        out.append(p)
+    return out
 
 
 def merge(*paths, fmt="text", names=()):
     """'idlereplay report merge' of saved reports: its output as a string.
     names: the hosts' names, in the reports' order (--name)."""
-    return _run(["report", "merge", *_names(names), *map(os.fspath, paths), "--format", fmt])
+    return _run(["report", "merge", *_interleave([os.fspath(p) for p in paths], names), "--format", fmt])
 
 
 def _cell(v):

@@ -122,6 +122,17 @@ class Module(unittest.TestCase):
         self.assertEqual((win["a"], win["b"]), tuple(d["trace"]["window_ns"] for d in docs))
         self.assertEqual(win["delta"], win["b"] - win["a"])
 
+    def test_rows_names_and_duplicates(self):
+        fix = os.path.join(SRC, "tests", "unit", "report", "fixtures")
+        a, b = os.path.join(fix, "host-a.json"), os.path.join(fix, "host-b.json")
+        t = idlereplay.rows(a, b, names=["db-01", "db-02"])
+        self.assertEqual({r["host"] for r in t.where(trace=json.load(open(a))["trace"]["path"])}, {"db-01"})
+        self.assertEqual({r["host"] for r in t.where(trace=json.load(open(b))["trace"]["path"])}, {"db-02"})
+        with self.assertRaises(idlereplay.IdlereplayError) as e:
+            idlereplay.rows(a, self.report, json.load(open(a)))
+        self.assertEqual(e.exception.status, 2)
+        self.assertIn("the same trace", str(e.exception))
+
     def test_exports(self):
         # every function python/README.md lists is exported
         text = open(os.path.join(SRC, "python", "README.md"), encoding="utf-8").read()

@@ -53,6 +53,10 @@ printf ':\n' > "$WORK/logins"
 [ "$(tail -n +2 "$WORK/par/joblog.tsv" | wc -l)" = 4 ] || fail "parallel: joblog does not list 4 jobs"
 [ "$(merged_csv "$WORK/par"/*.json)" = "$want" ] || fail "parallel: merged figures differ from fleet's"
 [ -s "$WORK/par/fleet.html" ] || fail "parallel: no fleet.html"
+# the binary named by IDLEREPLAY alone (not on PATH), as replay-one.sh takes it: the merge too
+env PATH=/usr/bin:/bin IDLEREPLAY="$IR" "$SRC/contrib/parallel/replay-fleet.sh" "$WORK/list.txt" "$WORK/par3" \
+	>"$WORK/par3.out" 2>&1 || { cat "$WORK/par3.out" >&2; fail "replay-fleet.sh with IDLEREPLAY, not PATH"; }
+[ "$(sort "$WORK/par3/fleet.csv")" = "$want" ] || fail "parallel (IDLEREPLAY): merged figures differ from fleet's"
 # a failing job is reported by parallel, the others still run
 printf '%s\n' "$WORK/broken.dat" >> "$WORK/list.txt"
 "$SRC/contrib/parallel/replay-fleet.sh" "$WORK/list.txt" "$WORK/par2" >"$WORK/par2.out" 2>&1

@@ -120,6 +120,7 @@ class Page(html.parser.HTMLParser):
         self.in_warn = False
         self.seq_text = None     # a bar chart's value label, tick or axis label being read
         self.elem_text = None    # a figure element's text being read
+        self.hosts = None        # the fleet page's hosts table: rows of cells
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -178,6 +179,8 @@ class Page(html.parser.HTMLParser):
         if tag == "table" and "params" in (a.get("class") or ""):
             self.table = []
             self.params.append(self.table)
+        if tag == "table" and a.get("id") == "hosts":
+            self.table = self.hosts = []
         if tag == "tr" and self.table is not None:
             self.row = []
             self.table.append(self.row)
@@ -409,6 +412,35 @@ def check_fleet(p):
             assert abs(float(circ["cx"]) - want) <= 0.6, (sid, g["data-policy"], circ["cx"], want)
         n += sym
     return n
+
+
+def check_hosts(p, docs):
+    """The fleet page's hosts table: per host (in the order merged) its kernel,
+    lost events, and per policy migrations avoided and idle traded against the
+    report's reference, computed here from each report."""
+    head, rows = p.hosts[0], p.hosts[1:]
+    assert head[:3] == ["host", "kernel", "lost events"], head
+    labels = [h[:-len(" avoided")] for h in head[3::2]]
+    assert all(h == "traded" for h in head[4::2]), head
+    assert len(rows) == len(docs), (len(rows), len(docs))
+    for row, d in zip(rows, docs):
+        pol = {q["label"]: q for q in d["policies"]}
+        ref = pol[d["reference"]]
+        assert row[1] == d["trace"]["kernel"] and int(row[2]) == d["trace"]["lost_events"], (row[:3], d["trace"]["kernel"])
+        for k, label in enumerate(labels):
+            av, tr = row[3 + 2 * k], row[4 + 2 * k]
+            q = pol.get(label)
+            if q is None:		# the host lacks the policy
+                assert av == "-" and tr == "-", (row[0], label, av, tr)
+                continue
+            assert int(av) == ref["pulls"]["total"] - q["pulls"]["total"], (row[0], label, av)
+            want = q["idle_lost_ns"] - ref["idle_lost_ns"]
+            if want == 0:
+                assert tr == "0", (row[0], label, tr)
+            else:
+                assert tr[0] == ("+" if want > 0 else "-"), (row[0], label, tr, want)
+                headline_check.close(tr[1:], abs(want), "idle traded", f"{row[0]} {label}")
+    return len(rows)
 
 
 def decisions(path):
@@ -685,9 +717,10 @@ def main():
         with open(f) as fo:
             fleet_docs.append(json.load(fo))
     headline_check.check(["".join(t) for t in p.li_text], fleet_docs)
+    nh = check_hosts(p, fleet_docs)
     nf = check_fleet(p)
     assert nf > 0, "fleet: no range chart on a symlog axis (the replays' idle traded spans a hundredfold)"
-    summary.append(f"fleet: width {p.sw}, {len(p.svgs)} range charts, {nf} symlog")
+    summary.append(f"fleet: width {p.sw}, {len(p.svgs)} range charts, {nf} symlog, {nh} hosts")
     print("\n".join(summary))
 
 
