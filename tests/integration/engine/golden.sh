@@ -150,6 +150,13 @@
 # the v4.15-rule policies (baseline, domain-cost, no-check) change only
 # through the exec_start reset (hb_ni_1: 128 -> 131 pulls each; host-
 # hackbench baseline and domain-cost unchanged).
+# Then a migrating task's util_avg and load_avg move from its source CPU to
+# the destination (branch fid5, migrate_task_rq_fair() ->
+# remove_entity_load_avg(), attach at enqueue): the CPUs' util_avg and
+# runnable_avg in every snapshot change, and with them decisions and
+# figures (140 outputs: the vm-ab cases and vm-numa/a.default; host-*,
+# vm-numa/d and the .probed lines unchanged; the assumptions string is as
+# in the note above).
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi
