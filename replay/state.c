@@ -966,6 +966,31 @@ static void settle_stopper(struct ir_state *s, struct task *t, bool exec)
 	count_migration(s, exec ? IR_MIG_EXEC : IR_MIG_ACTIVE);
 }
 
+/*
+ * A task's PELT sums move with it (v6.1): migrate_task_rq_fair() ->
+ * remove_entity_load_avg() takes its util_avg and load_avg (= runnable_avg
+ * for nice 0) out of the source CPU's cfs_rq (dequeue_entity()'s DO_DETACH
+ * for a queued task), and the enqueue on the destination attaches them
+ * (update_load_avg() with DO_ATTACH: last_update_time 0).
+ */
+static void pelt_move(struct ir_state *s, const struct task *t, int from, int to)
+{
+	double u = pelt(t->util, t->util_ts, s->now, false), l = task_load_now(t, s->now);
+	int cpus[2] = { from, to };
+
+	for (int i = 0; i < 2; i++) {
+		struct cpu *cp = &s->cpu[cpus[i]];
+
+		cpu_util_update(s, cpus[i]);
+		cp->runnable = pelt_runnable(cp->runnable, cp->runnable_ts, s->now, nr_running(s, cpus[i]));
+		cp->runnable_ts = s->now;
+	}
+	s->cpu[from].util = s->cpu[from].util > u ? s->cpu[from].util - u : 0;
+	s->cpu[from].runnable = s->cpu[from].runnable > l ? s->cpu[from].runnable - l : 0;
+	s->cpu[to].util += u;
+	s->cpu[to].runnable += l;
+}
+
 static void on_migrate(struct ir_state *s, const struct ir_event *ev)
 {
 	int c = ev->cpu, orig = ev->mig.orig_cpu, dest = ev->mig.dest_cpu;
@@ -1028,6 +1053,8 @@ static void on_migrate(struct ir_state *s, const struct ir_event *ev)
 	 * se->exec_start = 0 until it runs again */
 	if (!t->rt)
 		t->last_ran = 0;
+	if (!t->rt && t->state != T_RUNNING)
+		pelt_move(s, t, orig, dest);
 
 	/* move it */
 	if (t->state == T_QUEUED) {

@@ -156,6 +156,13 @@
 # host-hackbench.knobs, hb_ni_1.default, hb_ni_1.sweep and
 # d_idle_periodic_wakers.default (10 outputs); diffed against the binary
 # before: only those <text class="val"> labels differ.
+# Then a migrating task's util_avg and load_avg move from its source CPU to
+# the destination (branch fid5, migrate_task_rq_fair() ->
+# remove_entity_load_avg(), attach at enqueue): the CPUs' util_avg and
+# runnable_avg in every snapshot change, and with them decisions and
+# figures (140 outputs: the vm-ab cases and vm-numa/a.default; host-*,
+# vm-numa/d and the .probed lines unchanged; the assumptions string is as
+# in the note above).
 # Then the integration merge of fid5, sim5, eco7 and mut5: regenerated with
 # --update on the merge (the header notes above hold together).
 set -uo pipefail

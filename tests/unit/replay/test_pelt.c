@@ -9,7 +9,8 @@
  *  - util_est_update() at a sleep: an increase resets ewma = enqueued;
  *  - se.avg.load_avg: accumulates while on a runqueue, decays asleep;
  *  - migrate_task_rq_fair(): exec_start = 0 ("no longer consider this task
- *    hot").
+ *    hot"), and the task's util_avg and load_avg leave the source CPU
+ *    (remove_entity_load_avg()) for the destination (attach at enqueue).
  * Three CPUs: Y runs on CPU 2 for 1 ms from T0 and sleeps; X runs on CPU 1
  * from T0 + 2 ms; at T0 + 3 ms Y is woken onto CPU 1 (sched_migrate_task
  * 2 -> 1, then sched_wakeup) behind X; at T0 + 5 ms CPU 0's task A blocks:
@@ -27,7 +28,7 @@
 
 struct seen {
 	int n;
-	struct ir_rq_snap rq1;
+	struct ir_rq_snap rq1, rq2;
 };
 
 static void grab(void *arg, const struct ir_point *pt)
@@ -38,6 +39,7 @@ static void grab(void *arg, const struct ir_point *pt)
 		return;
 	s->n++;
 	s->rq1 = pt->rq[1];
+	s->rq2 = pt->rq[2];
 }
 
 /* reference PELT: the average after dt ns at a constant input (0..n x 1024) */
@@ -100,10 +102,18 @@ static void test_snapshot_pelt(void **state)
 	/* CPU 1: util_est.enqueued is the queued tasks' estimates and curr's
 	 * (X never slept: 0) */
 	close_to(seen.rq1.util_est, util_y);
-	/* runnable_avg: 0 until X at T0 + 2 ms, one task to T0 + 3.001 ms,
-	 * two to T0 + 5 ms */
-	runnable = step(step(0, 1 * MS + 1 * US, 1024), 2 * MS - 1 * US, 2048);
+	/* runnable_avg: 0 until X at T0 + 2 ms, one task to T0 + 3 ms, where
+	 * Y's load_avg (1 ms runnable, 2 ms asleep) joins it, one task to
+	 * T0 + 3.001 ms, two to T0 + 5 ms */
+	runnable = step(step(step(0, 1 * MS, 1024) + step(step(0, 1 * MS, 1024), 2 * MS, 0), 1 * US, 1024),
+			2 * MS - 1 * US, 2048);
 	close_to(seen.rq1.runnable, runnable);
+	/* CPU 2: busy 1 ms (Y), idle since; Y's util_avg and load_avg left it
+	 * at T0 + 3 ms: nothing remains */
+	close_to(seen.rq2.util, 0);
+	close_to(seen.rq2.runnable, 0);
+	/* CPU 1: X's 3 ms of running plus Y's util_avg from T0 + 3 ms */
+	close_to(seen.rq1.util, step(step(0, 1 * MS, 1024) + step(util_y, 2 * MS, 0), 2 * MS, 1024));
 	/* Y's load_avg: runnable 1 ms, asleep 2.001 ms, queued 1.999 ms */
 	load = step(step(step(0, 1 * MS, 1024), 2 * MS + 1 * US, 0), 2 * MS - 1 * US, 1024);
 	close_to(y->load, load);
