@@ -60,6 +60,41 @@ static void test_prev_not_current(void **state)
 	ir_state_finish(s, T0 + 10 * US);
 	expect_anoms(s, ONLY(PNC, 1));
 	ir_state_free(s);
+
+	/* the task we thought ran there did not: when it is switched in on
+	 * another CPU later, that is no sign of a missed switch into idle
+	 * (it is not "running elsewhere"), and CPU 0 was busy until the
+	 * switch (1 us), idle after */
+	s = mk(2, NULL, NULL, NULL);
+	sw(s, T0, 0, 0, S_RUN, 100);
+	other(s, T0, 1, 0);
+	sw(s, T0 + 1 * US, 0, 101, S_SLEEP, 0);
+	sw(s, T0 + 2 * US, 1, 0, S_RUN, 100);
+	assert_int_equal(ir_state_curr(s, 1), 100);
+	ir_state_finish(s, T0 + 10 * US);
+	expect_anoms(s, ONLY(PNC, 1));
+	assert_int_equal(ir_state_observed(s)->cpu[0].busy_ns, 1 * US);
+	assert_int_equal(ir_state_observed(s)->cpu[0].idle_ns, 9 * US);
+	ir_state_free(s);
+	/* a damaged switch record (common_pid 0, not its prev) on a CPU idle
+	 * since T0: no other event says anything ran, so the CPU stays idle
+	 * in the figures (10 us idle, none busy), a second idle entry */
+	s = mk(1, NULL, NULL, NULL);
+	sw(s, T0, 0, 100, S_SLEEP, 0);
+	{
+		struct ir_event ev = { .ts = T0 + 5 * US, .cpu = 0, .common_pid = 0, .type = IR_EV_SWITCH,
+			.sw.prev_pid = 101, .sw.prev_prio = 120, .sw.next_pid = 0, .sw.next_prio = 120,
+			.sw.prev_state = S_SLEEP, .sw.prev_comm = "task", .sw.next_comm = "swapper",
+			.sw.prev_comm_len = 4, .sw.next_comm_len = 7 };
+
+		ir_state_feed(s, &ev);
+	}
+	ir_state_finish(s, T0 + 10 * US);
+	expect_anoms(s, ONLY(PNC, 1));
+	assert_int_equal(ir_state_observed(s)->cpu[0].busy_ns, 0);
+	assert_int_equal(ir_state_observed(s)->cpu[0].idle_ns, 10 * US);
+	assert_int_equal(ir_state_observed(s)->cpu[0].idle_entries, 2);
+	ir_state_free(s);
 }
 
 /* An event older than the last one is counted and dropped. */

@@ -178,7 +178,9 @@ static void test_snapshot_pulled_back(void **state)
  * queued (nr_running 1, the idle task still its curr), W's util 512 left
  * for H + 30 us, its exec_start T0 + H; an earlier one without.  CPU 4,
  * idle as far as we saw, switches from a task we never saw switch in to
- * idle at e + 15 us: a level from then on reads it idle since e + 15 us.
+ * idle at e + 15 us: a level from then on reads it idle since e + 15 us;
+ * so does CPU 2 from e + 12 us, where a damaged switch record (common_pid
+ * 0, not its prev) says the same.
  * A task woken onto CPU 0 just before the entry (a wakeup we saw, its
  * enqueue there not: the kernel called newidle) is not in CPU 0's entry.  CPU 5 runs V with C queued; before
  * level 0 an RT task, ksoftirqd/5 (pinned) and U wake onto it: every level
@@ -186,7 +188,9 @@ static void test_snapshot_pulled_back(void **state)
  * (the RT task is no CFS task: not in the list).  CPU 6 runs a task with 7
  * CFS tasks queued and an 8th wakes at exactly level 0's time: every level
  * has it, at task[7].  CPU 7 has 8 queued and a 9th wakes at e + 8 us:
- * nr_running 10, the list still the 8 oldest.
+ * nr_running 10, the list still the 8 oldest.  Where the call lasts past
+ * e + 70 us, a task wakes onto CPU 1 at e + 70, the first record after
+ * e + 30: a level read at e + 70 has it (the very ns included).
  * A's next block (at e + 2 ms, no probe) is a point of its own without the
  * probed call's levels. */
 static void walk(const char *spec, int nr_cpus, int nr_levels, int64_t exit_us, uint64_t switch_us,
@@ -215,6 +219,8 @@ static void walk(const char *spec, int nr_cpus, int nr_levels, int64_t exit_us, 
 	sw(s, T0, 5, 0, S_RUN, 50);		/* V, with C queued */
 	sw(s, T0, 6, 0, S_RUN, 60);
 	sw(s, T0, 7, 0, S_RUN, 70);
+	other(s, T0, 2, 0);			/* CPUs 2 and 4 seen idle */
+	other(s, T0, 4, 0);
 	wake(s, T0 + 1 * US, 5, 50, 51, 5);
 	for (int i = 0; i < 8; i++) {
 		if (i < 7)
@@ -237,10 +243,21 @@ static void walk(const char *spec, int nr_cpus, int nr_levels, int64_t exit_us, 
 	wake(s, e + 7 * US, 5, 50, 54, 5);
 	wake(s, e + 8 * US, 7, 70, 79, 7);
 	wake(s, e + 10 * US, 6, 60, 68, 6);
+	{
+		/* the same from a damaged record (common_pid 0, not its prev) */
+		struct ir_event d = { .ts = e + 12 * US, .cpu = 2, .common_pid = 0, .type = IR_EV_SWITCH,
+			.sw.prev_pid = 42, .sw.prev_prio = 120, .sw.next_pid = 0, .sw.next_prio = 120,
+			.sw.prev_state = S_SLEEP, .sw.prev_comm = "task", .sw.next_comm = "swapper",
+			.sw.prev_comm_len = 4, .sw.next_comm_len = 7 };
+
+		ir_state_feed(s, &d);
+	}
 	sw(s, e + 15 * US, 4, 44, S_SLEEP, 0);	/* a task we never saw switch in */
 	if (switch_us < 30)
 		sw(s, e + switch_us * US, 0, 13, S_SLEEP, 0);
 	wake(s, e + 30 * US, 3, 0, 30, 3);
+	if (switch_us > 70)
+		wake(s, e + 70 * US, 1, 0, 19, 1);	/* the only record after e + 30 */
 	if (exit_us > 0)
 		probe_out(s, e + (uint64_t)exit_us * US, 0, 13, 0);
 	if (switch_us >= 30)
@@ -282,7 +299,14 @@ static void walk(const char *spec, int nr_cpus, int nr_levels, int64_t exit_us, 
 		assert_int_equal(k->lvl[l][7].nr_tasks, 8);
 		for (int i = 0; i < 8; i++)
 			assert_int_equal(k->lvl[l][7].task[i].pid, 71 + i);
-		/* CPU 4 from e + 15 us: idle since then */
+		/* task 19 woken onto CPU 1 at e + 70 us, nothing between it and
+		 * e + 30: a level at e + 70 has it */
+		assert_int_equal(k->lvl[l][1].nr_running, want_us[l] >= 70 ? 1 : 0);
+		/* CPU 2 from e + 12 us, CPU 4 from e + 15 us: idle since then */
+		assert_true(k->lvl[l][2].curr_idle);
+		assert_int_equal(k->lvl[l][2].nr_running, 0);
+		assert_int_equal(k->lvl[l][2].idle_since,
+				 want_us[l] >= 12 ? e + 12 * US : k->rq[2].idle_since);
 		assert_true(k->lvl[l][4].curr_idle);
 		assert_int_equal(k->lvl[l][4].nr_running, 0);
 		assert_int_equal(k->lvl[l][4].idle_since,
