@@ -1277,8 +1277,17 @@ static void snapshot(struct ir_state *s, int c, struct open_point *op, bool at_p
 		snap_task(&r->task[0], t, -1, s->now);
 		r->task[0].exec_start = cp->pend[i].last_ran;	/* before the move */
 		r->task[0].util = (float)pelt(t->util, t->util_ts, s->now, false);
-		if (!t->rt)
+		if (!t->rt) {
 			r->util_est += task_ue(t);
+			/* and its PELT sums, which pelt_move() took to this CPU
+			 * at the pull (after load_balance() had looked) */
+			r->util += r->task[0].util;
+			r->runnable += (float)r->task[0].load;
+			op->snap[c].util = op->snap[c].util > r->task[0].util ?
+				op->snap[c].util - r->task[0].util : 0;
+			op->snap[c].runnable = op->snap[c].runnable > r->task[0].load ?
+				op->snap[c].runnable - (float)r->task[0].load : 0;
+		}
 		if (r->nr_tasks < IR_SNAP_TASKS)
 			r->nr_tasks++;
 	}
