@@ -52,6 +52,8 @@ static const char usage[] =
 	"  --closed-loop            also re-simulate the workload under every policy (as `simulate`)\n"
 	"  --refill NS              closed loop: cache refill a migrated task pays per domain level\n"
 	"                           boundary crossed (default 5us)\n"
+	"  --no-sync-wakeups        closed loop: no wakeup is WF_SYNC (default: every wakeup a task\n"
+	"                           issues is, as pipe and socket data wakeups are)\n"
 	"  --perfetto-sim-max N     closed loop with --perfetto: each policy's simulated schedule is a\n"
 	"                           process of the export, at most N records (slices, newidle calls,\n"
 	"                           migrations) each; otherData.simulated counts the rest (default 100000)\n"
@@ -87,6 +89,7 @@ static const struct option opts[] = {
 	{ "allow-lost", no_argument, NULL, 'A' },
 	{ "closed-loop", no_argument, NULL, 'C' },
 	{ "refill", required_argument, NULL, 'R' },
+	{ "no-sync-wakeups", no_argument, NULL, 'Y' },
 	{ "perfetto-sim-max", required_argument, NULL, 'M' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },

@@ -15,6 +15,8 @@ static const char usage[] =
 	"  --sweep POLICY.PARAM=FROM:TO:STEP  and every point of this sweep, in the same run\n"
 	"  --refill NS              cache refill a migrated task pays per domain level boundary\n"
 	"                           crossed (default 5us)\n"
+	"  --no-sync-wakeups        no wakeup is WF_SYNC (default: every wakeup a task issues is,\n"
+	"                           as pipe and socket data wakeups are; futex and timer ones are not)\n"
 	"  --migration-cost NS      the recording kernel's sysctl_sched_migration_cost\n"
 	"                           (default: from the trace, else 500us)\n"
 	"  --json FILE|-            the JSON report, as for replay\n"

@@ -111,6 +111,8 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 	sp.tick_ns = cin->tick_ns;	/* check_preempt_tick() runs at each jiffy */
 	if (ir->cl_refill_set)
 		sp.refill_ns = ir->cl_refill_ns;
+	if (ir->cl_no_sync)
+		sp.sync_wakeups = false;	/* the workload's wakeups are not pipe/socket data */
 	/* EEVDF replaced CFS's picking in v6.6 (147f3efaa241); unknown: newest */
 	sp.eevdf = cin->kernel_major < 0 || ir_kver_at_least(cin->kernel_major, cin->kernel_minor, 6, 6);
 	/* DELAY_DEQUEUE and DELAY_ZERO (v6.12, 152e11f6df29) */
@@ -184,6 +186,7 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 		in.withheld = why;
 	}
 	in.refill_ns = sp.refill_ns;
+	in.sync_wakeups = sp.sync_wakeups;
 	in.eevdf = sp.eevdf;
 	in.seed = sp.seed;
 	in.idle_wake_ns = w->idle_wake_ns;

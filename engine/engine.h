@@ -34,6 +34,7 @@ struct idlereplay {
 	struct ir_state_params sp;
 	bool mc_set, tick_set, want_timeline, allow_lost;
 	bool closed_loop, cl_refill_set;	/* simulate: the closed loop too */
+	bool cl_no_sync;		/* --no-sync-wakeups: no wakeup is WF_SYNC */
 	uint64_t cl_refill_ns;
 	uint64_t pf_sim_max;	/* --perfetto-sim-max: records per simulated schedule exported */
 	double max_lost;	/* percent of all events; over it IR_LOST_EVENTS */

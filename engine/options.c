@@ -237,7 +237,8 @@ int idlereplay_set(idlereplay *ir, const char *name, const char *value)
 		"migration-cost", "max-idle-balance-cost", "tick", "newidle-lead", "balance-interval",
 		"refill", "lookahead-max",
 	};
-	static const char *const flags[] = { "probe-seed", "timeline", "allow-lost", "closed-loop" };
+	static const char *const flags[] = { "probe-seed", "timeline", "allow-lost", "closed-loop",
+					      "no-sync-wakeups" };
 
 	if (!strcmp(name, "lookahead-share")) {
 		char *end;
@@ -279,6 +280,10 @@ int idlereplay_set(idlereplay *ir, const char *name, const char *value)
 	}
 	if (!strcmp(name, "allow-lost")) {
 		ir->allow_lost = true;
+		return IR_OK;
+	}
+	if (!strcmp(name, "no-sync-wakeups")) {
+		ir->cl_no_sync = true;
 		return IR_OK;
 	}
 	if (!strcmp(name, "max-lost"))

@@ -80,6 +80,12 @@ static json_object *strings(const char *const *v, int n)
 	return a;
 }
 
+static const char sync_on[] =
+	"every wakeup a task issues is WF_SYNC (a parameter, off with --no-sync-wakeups: pipe and socket "
+	"data wakeups are sync, futex and signal wakeups are not, and a trace does not say which a wakeup was)";
+static const char sync_off[] =
+	"no wakeup is WF_SYNC (--no-sync-wakeups: wake_affine() decides by idle CPUs and PELT load alone)";
+
 static const char *const assumptions[] = {
 	"the workload is the trace's: per task its CPU bursts, the wakeups and forks it issued at their point "
 	"in its bursts, and its blocks; a block ended by the idle task or a kthread (interrupt, timer, "
@@ -87,8 +93,7 @@ static const char *const assumptions[] = {
 	"a wakeup issued while a task ran is taken as that task's (an interrupt taken during its burst is "
 	"misattributed to it)",
 	NULL,	/* the fair class: fair_cfs or fair_eevdf, by the trace's release */
-	"every wakeup a task issues is WF_SYNC (a parameter: pipe and socket data wakeups are sync, futex "
-	"and signal wakeups are not, and a trace does not say which a wakeup was)",
+	NULL,	/* WF_SYNC: sync_on or sync_off, by --no-sync-wakeups */
 	"wake_affine_weight() compares PELT averages (32 ms half-life) of the runnable weight, a task's share "
 	"moving with it when it migrates; newidle "
 	"balance is model/'s load_balance() on the simulated runqueues, with its assumptions: "
@@ -172,6 +177,7 @@ int ir_report_closed_loop(json_object *doc, const struct ir_cl_input *in)
 		json_object_object_add(fit, "relative_error", NULL);
 	}
 	json_object_object_add(params, "refill_ns", u64(in->refill_ns));
+	json_object_object_add(params, "sync_wakeups", json_object_new_boolean(in->sync_wakeups));
 	json_object_object_add(params, "seed", u64(in->seed));
 	json_object_object_add(params, "idle_wake_ns", u64(in->idle_wake_ns));
 	json_object_object_add(params, "resched_ns", u64(in->resched_ns));
@@ -189,7 +195,8 @@ int ir_report_closed_loop(json_object *doc, const struct ir_cl_input *in)
 	json_object_object_add(wl, "bytes", u64(in->workload_bytes));
 	json_object_object_add(fit, "workload", wl);
 	for (size_t i = 0; i < sizeof(assumptions) / sizeof(*assumptions); i++)
-		as[nas++] = assumptions[i] ? assumptions[i] : in->eevdf ? fair_eevdf : fair_cfs;
+		as[nas++] = assumptions[i] ? assumptions[i] :
+			    i == 2 ? (in->eevdf ? fair_eevdf : fair_cfs) : in->sync_wakeups ? sync_on : sync_off;
 	for (size_t i = 0; i < sizeof(not_modelled) / sizeof(*not_modelled); i++)
 		nm[nnm++] = not_modelled[i];
 	if (in->eevdf)

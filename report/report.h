@@ -17,7 +17,7 @@
 #include "replay/replay.h"
 
 #define IR_REPORT_SCHEMA "idlereplay.report/1"
-#define IR_REPORT_SCHEMA_MINOR 6
+#define IR_REPORT_SCHEMA_MINOR 7
 #define IR_CALIB_SCHEMA "idlereplay.calibration/1"
 
 struct ir_event_count {
@@ -187,6 +187,7 @@ struct ir_cl_input {
 	double explained;		/* share of wakeups the workload reproduces */
 	const char *withheld;		/* NULL, or why the figures are withheld */
 	uint64_t refill_ns, seed;
+	bool sync_wakeups;		/* WF_SYNC on a task's wakeups (sim/sim.h) */
 	bool eevdf;			/* the fair class simulated: EEVDF (v6.6+ traces), else CFS */
 	uint64_t idle_wake_ns, resched_ns;	/* measured from the trace */
 	uint64_t probed_lb_cost[3], probed_max_idle_balance_cost;	/* 0: no probes */

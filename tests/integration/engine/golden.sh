@@ -165,6 +165,10 @@
 # in the note above).
 # Then the integration merge of fid5, sim5, eco7 and mut5: regenerated with
 # --update on the merge (the header notes above hold together).
+# Then --no-sync-wakeups (issue 13): closed_loop_fit.params.sync_wakeups
+# and the WF_SYNC assumption's wording in every simulate output, and
+# schema_minor 7 in every JSON report (and the HTML's schema line); the
+# default schedule and every figure unchanged.
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi

@@ -259,7 +259,25 @@ def determinism_and_withheld(tmp):
     check("text says withheld", "withheld" in r.stdout, r.stdout[-300:])
 
 
+def sync_switch(tmp):
+    """--no-sync-wakeups reaches the simulation: the parameter is reported,
+    the assumption says which, and wake_affine() then decides otherwise on
+    host-hackbench (AF_UNIX socket wakeups, the default's case)."""
+    t = "host-hackbench.dat"
+    on, _ = run(tmp, t, ["--policy", "proportional"], "sync-on")
+    off, _ = run(tmp, t, ["--policy", "proportional", "--no-sync-wakeups"], "sync-off")
+    pon, poff = on["closed_loop_fit"]["params"], off["closed_loop_fit"]["params"]
+    check("sync_wakeups reported", pon.get("sync_wakeups") is True and poff.get("sync_wakeups") is False,
+          "%r / %r" % (pon.get("sync_wakeups"), poff.get("sync_wakeups")))
+    said = [a for d in (on, off) for a in d["closed_loop_fit"]["assumptions"] if "WF_SYNC" in a]
+    check("sync assumption stated", len(said) == 2 and said[0].startswith("every wakeup") and
+          said[1].startswith("no wakeup"), str(said))
+    mon, moff = on["closed_loop"]["proportional"]["migrations"], off["closed_loop"]["proportional"]["migrations"]
+    check("--no-sync-wakeups changes the schedule", mon != moff, "migrations %d / %d" % (mon, moff))
+
+
 with tempfile.TemporaryDirectory() as tmp:
+    sync_switch(tmp)
     frozen(tmp)
     causes = []
     rows = self_consistency(tmp, causes)
