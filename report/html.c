@@ -766,19 +766,10 @@ static void section_header(FILE *out, json_object *doc)
 		fputs("</p>\n", out);
 	}
 	for (size_t i = 0; i < jlen(lost); i++) {
-		json_object *l = jidx(lost, i);
-		char b1[32], b2[32];
-
 		/* what the text report says: where, and which figures it undercounts */
-		fprintf(out, "<p class=\"warn\">CPU %" PRId64 " lost events (overrun %" PRId64 ", dropped %" PRId64
-			", missed %" PRId64 "%s)", jint(l, "cpu"), jint(l, "overrun"), jint(l, "dropped"),
-			jint(l, "missed"), jint(l, "missed_unknown_count") ? ", some of unknown count" : "");
-		if (jint(l, "first_ts"))
-			fprintf(out, " between %s and %s into the trace",
-				ir_fmt_dns(b1, sizeof(b1), (double)jint(l, "first_ts") - (double)jint(t, "first_ts")),
-				ir_fmt_dns(b2, sizeof(b2), (double)jint(l, "last_ts") - (double)jint(t, "first_ts")));
-		fputs(": its newidle points, migrations, idle and busy time and every policy's counts on it are "
-		      "undercounted.</p>\n", out);
+		fputs("<p class=\"warn\">", out);
+		ir_lost_sentence(out, jidx(lost, i), t);
+		fputs(".</p>\n", out);
 	}
 	if (an && json_object_is_type(an, json_type_object)) {
 		int any = 0;

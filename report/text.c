@@ -118,17 +118,9 @@ static void print_warnings(json_object *doc, FILE *out)
 	json_object *an = jget(jget(doc, "observed"), "anomalies");
 
 	for (size_t i = 0; i < jlen(lost); i++) {
-		json_object *l = jidx(lost, i);
-		char b1[32], b2[32];
-
-		fprintf(out, "WARNING: CPU %" PRId64 " lost events (overrun %" PRId64 ", dropped %" PRId64
-			", missed %" PRId64 "%s)", jint(l, "cpu"), jint(l, "overrun"), jint(l, "dropped"),
-			jint(l, "missed"), jint(l, "missed_unknown_count") ? ", some of unknown count" : "");
-		if (jint(l, "first_ts"))
-			fprintf(out, " between %s and %s into the trace",
-				ir_fmt_dns(b1, sizeof(b1), (double)jint(l, "first_ts") - (double)jint(t, "first_ts")),
-				ir_fmt_dns(b2, sizeof(b2), (double)jint(l, "last_ts") - (double)jint(t, "first_ts")));
-		fprintf(out, ": its newidle points, migrations, idle and busy time and every policy's counts on it are undercounted\n");
+		fputs("WARNING: ", out);
+		ir_lost_sentence(out, jidx(lost, i), t);
+		fputc('\n', out);
 	}
 	if (an && json_object_is_type(an, json_type_object)) {
 		int any = 0;

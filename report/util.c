@@ -422,3 +422,18 @@ int ir_axis_ticks(const struct ir_axis *a, double *t, int max)
 	}
 	return n;
 }
+
+void ir_lost_sentence(FILE *out, json_object *l, json_object *t)
+{
+	char b1[32], b2[32];
+
+	fprintf(out, "CPU %" PRId64 " lost events (overrun %" PRId64 ", dropped %" PRId64
+		", missed %" PRId64 "%s)", jint(l, "cpu"), jint(l, "overrun"), jint(l, "dropped"),
+		jint(l, "missed"), jint(l, "missed_unknown_count") ? ", some of unknown count" : "");
+	if (jint(l, "first_ts"))
+		fprintf(out, " between %s and %s into the trace",
+			ir_fmt_dns(b1, sizeof(b1), (double)jint(l, "first_ts") - (double)jint(t, "first_ts")),
+			ir_fmt_dns(b2, sizeof(b2), (double)jint(l, "last_ts") - (double)jint(t, "first_ts")));
+	fputs(": its newidle points, migrations, idle and busy time and every policy's counts on it are "
+	      "undercounted", out);
+}

@@ -83,6 +83,11 @@ const char *ir_fmt_sns(char *buf, size_t len, int64_t ns);
 const char *ir_fmt_dns(char *buf, size_t len, double ns);
 const char *ir_fmt_dsns(char *buf, size_t len, double ns);
 
+/* One CPU's lost events as the text and HTML reports state them: counts,
+ * where in the trace (t: the report's "trace"), and what they undercount;
+ * numbers only, so nothing to escape.  No newline. */
+void ir_lost_sentence(FILE *out, json_object *l, json_object *t);
+
 
 /*
  * An axis over values that may differ a hundredfold and straddle 0.  When
