@@ -534,6 +534,66 @@ static void warnings(const struct ir_merge *m, FILE *out, const char *pre, const
 
 /* ------------------------------------------------------------------- text */
 
+/*
+ * One row of the outlier list: a host (host >= 0) with its value and the
+ * median, or (host < 0) the count of those past the MAX_OUTLIERS shown; with
+ * k < 0, the list was empty.  The text and the HTML list walk the same rows.
+ */
+typedef void (*outlier_row_fn)(const struct ir_merge *m, FILE *out, int k, int c, int host, const char *v,
+			       const char *median, int more);
+
+static void list_outliers(const struct ir_merge *m, FILE *out, double *tmp, outlier_row_fn row)
+{
+	static const int dcols[] = { P_AVOIDED, P_TRADED };
+	char v[48], med[48];
+	int any = 0;
+
+	for (int k = 0; k < m->npols; k++)
+		for (int c = 0; c < 2; c++) {
+			struct dist d = distribution(m, k, dcols[c], tmp);
+			struct outlier o[MAX_OUTLIERS];
+			int n = outliers(m, k, dcols[c], &d, o, MAX_OUTLIERS);
+
+			for (int i = 0; i < n && i < MAX_OUTLIERS; i++, any++)
+				row(m, out, k, c, o[i].host, fmt_v(v, sizeof(v), o[i].v, pol_kind[dcols[c]], true),
+				    fmt_v(med, sizeof(med), d.median, pol_kind[dcols[c]], true), 0);
+			if (n > MAX_OUTLIERS)
+				row(m, out, k, c, -1, NULL, NULL, n - MAX_OUTLIERS);
+		}
+	if (!any)
+		row(m, out, -1, 0, -1, NULL, NULL, 0);
+}
+
+static void text_outlier(const struct ir_merge *m, FILE *out, int k, int c, int host, const char *v,
+			 const char *median, int more)
+{
+	if (k < 0)
+		fprintf(out, "  none\n");
+	else if (host >= 0)
+		fprintf(out, "  %-24.24s %-8s %-24s %12s (median %s)\n", ir_tsafe(m->pols[k]), c ? "traded" : "avoided",
+			ir_tsafe(m->h[host].name), v, median);
+	else
+		fprintf(out, "  %-24.24s %-8s ... and %d more\n", ir_tsafe(m->pols[k]), c ? "traded" : "avoided", more);
+}
+
+static void html_outlier(const struct ir_merge *m, FILE *out, int k, int c, int host, const char *v,
+			 const char *median, int more)
+{
+	if (k < 0) {
+		fprintf(out, "<li>none</li>\n");
+		return;
+	}
+	fprintf(out, "<li>");
+	ir_html_text(out, m->pols[k]);
+	fprintf(out, " %s: ", c ? "idle traded" : "avoided");
+	if (host >= 0) {
+		ir_html_text(out, m->h[host].name);
+		fprintf(out, " %s (median %s)</li>\n", v, median);
+	} else {
+		fprintf(out, "... and %d more</li>\n", more);
+	}
+}
+
 static void write_text(const struct ir_merge *m, FILE *out, double *tmp)
 {
 	static const int dcols[] = { P_AVOIDED, P_TRADED, P_NET };
@@ -570,27 +630,7 @@ static void write_text(const struct ir_merge *m, FILE *out, double *tmp)
 		fputc('\n', out);
 	}
 	fprintf(out, "\nOutliers (hosts beyond 3 x IQR from the quartiles)\n");
-	{
-		int any = 0;
-
-		for (int k = 0; k < m->npols; k++)
-			for (size_t c = 0; c < 2; c++) {
-				struct dist d = distribution(m, k, dcols[c], tmp);
-				struct outlier o[MAX_OUTLIERS];
-				int n = outliers(m, k, dcols[c], &d, o, MAX_OUTLIERS);
-
-				for (int i = 0; i < n && i < MAX_OUTLIERS; i++, any++)
-					fprintf(out, "  %-24.24s %-8s %-24s %12s (median %s)\n", ir_tsafe(m->pols[k]),
-						c ? "traded" : "avoided", ir_tsafe(m->h[o[i].host].name),
-						fmt_v(b[0], 48, o[i].v, pol_kind[dcols[c]], true),
-						fmt_v(b[1], 48, d.median, pol_kind[dcols[c]], true));
-				if (n > MAX_OUTLIERS)
-					fprintf(out, "  %-24.24s %-8s ... and %d more\n", ir_tsafe(m->pols[k]), c ? "traded" : "avoided",
-						n - MAX_OUTLIERS);
-			}
-		if (!any)
-			fprintf(out, "  none\n");
-	}
+	list_outliers(m, out, tmp, text_outlier);
 
 	fprintf(out, "\nObserved\n  %-24s %-16s", "host", "kernel");
 	for (int c = 0; c < NOBS; c++)
@@ -852,33 +892,7 @@ static void write_html(const struct ir_merge *m, FILE *out, double *tmp)
 	html_chart(m, out, P_NET, "Net effect with balancing cost", "chart-net", tmp);
 
 	fprintf(out, "<h2>Outliers</h2>\n<p>Hosts beyond 3 x IQR from the quartiles.</p>\n<ul id=\"outliers\">\n");
-	{
-		int any = 0;
-
-		/* what the text lists: at most MAX_OUTLIERS per policy and figure, the rest counted, or none */
-		for (int k = 0; k < m->npols; k++)
-			for (size_t c = 0; c < 2; c++) {
-				struct dist d = distribution(m, k, dcols[c], tmp);
-				struct outlier o[MAX_OUTLIERS];
-				int n = outliers(m, k, dcols[c], &d, o, MAX_OUTLIERS);
-
-				for (int i = 0; i < n && i < MAX_OUTLIERS; i++, any++) {
-					fprintf(out, "<li>");
-					ir_html_text(out, m->pols[k]);
-					fprintf(out, " %s: ", c ? "idle traded" : "avoided");
-					ir_html_text(out, m->h[o[i].host].name);
-					fprintf(out, " %s (median %s)</li>\n", fmt_v(b[0], 48, o[i].v, pol_kind[dcols[c]], true),
-						fmt_v(b[1], 48, d.median, pol_kind[dcols[c]], true));
-				}
-				if (n > MAX_OUTLIERS) {
-					fprintf(out, "<li>");
-					ir_html_text(out, m->pols[k]);
-					fprintf(out, " %s: ... and %d more</li>\n", c ? "idle traded" : "avoided", n - MAX_OUTLIERS);
-				}
-			}
-		if (!any)
-			fprintf(out, "<li>none</li>\n");
-	}
+	list_outliers(m, out, tmp, html_outlier);
 	fprintf(out, "</ul>\n<h2>Hosts</h2>\n");
 	if (shown < m->n)
 		fprintf(out, "<p>The first %d of %d hosts; 'report merge --format csv' lists all.</p>\n", shown, m->n);
