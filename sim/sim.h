@@ -130,7 +130,6 @@ struct ir_workload {
 	bool streamed;		/* from ir_wl_new_stream() or ir_wl_new_spill(): counts and
 				 * figures only; ops, sw and moves NULL (they went to the
 				 * sink, or to the spill file: read them with a reader) */
-	struct ir_wl_spill *spill;	/* ir_wl_new_spill(): the records' file, else NULL */
 	struct ir_sim_task *task;
 	uint64_t nr_ops;
 	uint64_t wakes[IR_WK__COUNT];
@@ -154,8 +153,11 @@ struct ir_workload {
 	uint64_t probe_calls;
 	uint64_t probed_lb_cost[3];
 	uint64_t probed_max_idle_balance_cost;
-	uint64_t bytes;		/* memory the whole-trace workload holds (ir_wl_new()), the
-				 * same figure for a streamed one (what it would hold) */
+	uint64_t bytes;		/* memory the whole-trace workload holds (ir_wl_new()): the
+				 * fields above, the tasks and the records; the same
+				 * figure for a streamed one (what it would hold) */
+	/* the records' storage, not counted in bytes */
+	struct ir_wl_spill *spill;	/* ir_wl_new_spill(): the records' file, else NULL */
 	uint64_t held_bytes;	/* memory the records took at most (whole: bytes; streamed:
 				 * the staged records at their peak) */
 	uint64_t spill_bytes;	/* the spill file's size (0: none) */

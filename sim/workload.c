@@ -64,6 +64,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1561,7 +1562,7 @@ struct ir_workload *ir_wl_finish(struct ir_wl_builder *b, uint64_t last_ts)
 	for (int l = 0; l < 3; l++)
 		w->probed_lb_cost[l] = ir_hist_quantile(&b->probe_cost[l], 0.5);
 	w->probed_max_idle_balance_cost = ir_hist_quantile(&b->probe_cost[3], 0.5);
-	w->bytes = sizeof(*w) + sizeof(*w->wait) + (uint64_t)w->nr_tasks * sizeof(*w->task) +
+	w->bytes = offsetof(struct ir_workload, spill) + sizeof(*w->wait) + (uint64_t)w->nr_tasks * sizeof(*w->task) +
 		   w->nr_ops * sizeof(struct ir_op);
 	for (int c = 0; c < w->nr_cpus; c++)
 		w->bytes += w->nr_sw[c] * sizeof(struct ir_sw_rec);
@@ -1573,7 +1574,7 @@ struct ir_workload *ir_wl_finish(struct ir_wl_builder *b, uint64_t last_ts)
 		seal(b, true);
 		if (b->staged > b->staged_peak)
 			b->staged_peak = b->staged;
-		w->held_bytes = sizeof(*w) + sizeof(*w->wait) + (uint64_t)w->nr_tasks * sizeof(*w->task) +
+		w->held_bytes = offsetof(struct ir_workload, spill) + sizeof(*w->wait) + (uint64_t)w->nr_tasks * sizeof(*w->task) +
 				b->staged_peak * sizeof(struct ir_op);
 		if (b->spill && !b->spill->err && spill_flush(b->spill))
 			b->oom = 1;
