@@ -204,15 +204,19 @@ void ir_workload_free(struct ir_workload *w);
 /*
  * Reading a workload's records (one reader per simulation, not shared
  * between threads).  For a whole-trace workload a view is the task's op
- * array; for a spilled one it is a buffer of IR_WL_READ_RECS records read
- * from the file (two per stream: a pointer the reader returned stays valid
- * until that stream's buffer is loaded twice more).  Records are read in
+ * array; for a spilled one it is a buffer of records read from the file
+ * (two per stream: a pointer the reader returned stays valid until that
+ * stream's buffer is loaded twice more), growing from IR_WL_READ_FIRST to
+ * IR_WL_READ_RECS records as the stream is read, so a task that runs
+ * rarely holds little and a busy one reads a chunk in few calls.  Records are read in
  * index order; an index behind the buffers rereads the stream from its
  * start (correct, slow; the simulation never does).  A read that fails
  * (the file, or an index past the stream's end) sets err and returns an
  * IR_OP_END (an empty record for switches and moves).
  */
-#define IR_WL_READ_RECS 64
+#define IR_WL_READ_RECS 256	/* records per buffer at most: a stream's first holds
+				 * IR_WL_READ_FIRST, each next twice the last */
+#define IR_WL_READ_FIRST 8
 struct ir_wl_view {
 	const unsigned char *rec;	/* records first .. first + n - 1 (16 bytes each) */
 	uint64_t first, n;
@@ -220,6 +224,7 @@ struct ir_wl_view {
 	uint64_t ofirst, on;
 	/* spilled only */
 	unsigned char *buf[2];
+	uint32_t bcap[2];		/* their records (a header's room besides) */
 	int cur;
 	uint32_t cn, cpos;		/* the chunk's records, buffer's first record in it */
 	uint64_t coff, cnext;		/* the chunk's offset, the next one's (0: none) */

@@ -1352,7 +1352,7 @@ static int view_load(struct ir_wl_reader *r, struct ir_wl_view *v)
 	uint64_t nfirst = v->first + v->n, off;
 	unsigned char *b;
 	size_t got, want;
-	uint32_t k;
+	uint32_t k, cap;
 	bool hdr;
 
 	v->cpos += (uint32_t)v->n;
@@ -1363,13 +1363,24 @@ static int view_load(struct ir_wl_reader *r, struct ir_wl_view *v)
 		v->coff = v->cnext;
 		v->cpos = 0;
 	}
+	/* this buffer: twice the last one's records, IR_WL_READ_FIRST to start */
+	cap = v->bcap[v->cur] ? 2 * v->bcap[v->cur] : IR_WL_READ_FIRST;
+	if (cap > IR_WL_READ_RECS)
+		cap = IR_WL_READ_RECS;
 	v->cur ^= 1;
-	if (!v->buf[v->cur] && !(v->buf[v->cur] = malloc((IR_WL_READ_RECS + 1) * SPILL_REC)))
-		return -1;
+	if (v->bcap[v->cur] < cap) {
+		unsigned char *nb = realloc(v->buf[v->cur], (cap + 1) * SPILL_REC);
+
+		if (!nb)
+			return -1;
+		v->buf[v->cur] = nb;
+		v->bcap[v->cur] = cap;
+	}
+	cap = v->bcap[v->cur];
 	b = v->buf[v->cur];
 	/* entering a chunk: its header and first records in one read */
 	off = hdr ? v->coff : v->coff + SPILL_REC * (1 + (uint64_t)v->cpos);
-	want = hdr ? (IR_WL_READ_RECS + 1) * SPILL_REC : 0;
+	want = hdr ? (cap + 1) * SPILL_REC : 0;
 	if (hdr) {
 		uint32_t h[2];
 
@@ -1378,12 +1389,12 @@ static int view_load(struct ir_wl_reader *r, struct ir_wl_view *v)
 		memcpy(&v->cnext, b, sizeof(v->cnext));
 		memcpy(h, b + 8, sizeof(h));
 		v->cn = h[0];
-		k = v->cn < IR_WL_READ_RECS ? v->cn : IR_WL_READ_RECS;
+		k = v->cn < cap ? v->cn : cap;
 		if (!k || got < SPILL_REC * (1 + (size_t)k))
 			return -1;
 		b += SPILL_REC;
 	} else {
-		k = v->cn - v->cpos < IR_WL_READ_RECS ? v->cn - v->cpos : IR_WL_READ_RECS;
+		k = v->cn - v->cpos < cap ? v->cn - v->cpos : cap;
 		want = SPILL_REC * (size_t)k;
 		if (read_full(r->fd, b, want, off, &got) || got < want)
 			return -1;

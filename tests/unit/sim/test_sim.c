@@ -1170,7 +1170,7 @@ static void mig_ev(struct ir_wl_builder *b, uint64_t ts, int cpu, int pid, int f
  * balance moves it to CPU 1 (a move record) where it runs and blocks; every
  * 11th round A forks a child that runs on CPU 1 and exits.
  */
-#define PP_ROUNDS 300
+#define PP_ROUNDS 400
 static struct ir_workload *pingpong_into(struct ir_wl_builder *b)
 {
 	assert_non_null(b);
