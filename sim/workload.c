@@ -15,10 +15,12 @@
  * Memory, and the streaming design (issue 13, "memory flat in trace length")
  * ---------------------------------------------------------------------------
  * ir_wl_new() keeps every op (16 bytes each, ~27 bytes per trace event with
- * the frozen mode's records): linear in the trace.  ir_wl_new_stream() is
- * the first half of a flat design and is built: it cuts the recorded time
- * into windows of window_ns and, at each window boundary, *seals* what can
- * no longer change, hands it to a sink in order, and drops it.
+ * the frozen mode's records): linear in the trace.  It stays as the test
+ * oracle (and IDLEREPLAY_SIM_WHOLE=1).  ir_wl_new_stream() cuts the
+ * recorded time into windows of window_ns and, at each window boundary,
+ * *seals* what can no longer change, hands it to a sink in order, and drops
+ * it.  ir_wl_new_spill() (what simulate uses) is a stream whose sink
+ * appends to an unlinked file; the simulations read it back.
  *
  *  - What may still change.  Extraction patches ops after emitting them:
  *    sched_wakeup places the wakeup sched_waking announced (pending_op),
@@ -43,23 +45,36 @@
  *    share of wakeups explained, idle-wake and resched latencies, probed
  *    costs, nr_ops per task, each task's final prio and start) are counters
  *    in struct ir_workload; ir_wl_finish() of a stream gives them with no
- *    ops.  That is the first pass of the flat design: its memory is the
- *    tasks, the staged (unsealed) ops and one window, not the trace
- *    (bench/sim.sh measures it at 1x, 4x and 9x).
+ *    ops.  The extraction's memory is the tasks, the staged (unsealed) ops
+ *    and one window, not the trace.
+ *  - The spill file (below): each sealed window appends one chunk per
+ *    stream that has records in it (a task's ops, a CPU's switch records,
+ *    the moves), a chunk naming its stream's next, so the only index is a
+ *    stream's first chunk: nothing in memory grows with the trace.  A
+ *    simulation reads through its own reader (sim/sim.h, ir_wl_op()): per
+ *    stream two buffers (8 records first, doubling to 256), pread() from
+ *    the file, no lock, nothing shared but the read-only file; the records
+ *    are the whole-trace path's, so the results are identical (unit-sim
+ *    test_spill_same_results, integration-sim-spill).
  *
- * Not built yet (the second half): simulations that consume sealed windows.
- * The design chosen for it: one shared extraction over a second read of the
- * trace, sealing into per-task segment lists; every simulation (policy,
- * sweep point, frozen) runs on its own thread and reads ops through an
- * accessor that, when a task's next op is not sealed yet, pulls the next
- * window (a producer thread feeding the builder, since ir_trace_run() is a
- * push reader); a segment is freed once every simulation's cursor for that
- * task has passed it, and a simulation more than K windows ahead of the
- * oldest live segment waits unless every other one waits too (so it cannot
- * deadlock).  Memory is then the tasks, K windows and the policies' drift
- * behind one another.  Results are those of the whole-trace workload, as
- * the sealed ops are the same ops (the task table and nr_ops come from the
- * first pass).
+ * Why a file and not windows shared in memory.  The design first planned
+ * (a second read of the trace sealing into per-task segment lists, every
+ * simulation on its own thread pulling the next window when a task's next
+ * op is not sealed, segments freed once every simulation passed them) is
+ * not flat for this simulator: it reads a task's next op when the task
+ * reaches the op before (advance()), and for a block it reads the op after
+ * it at once, but that op is sealed only when the trace shows the wakeup
+ * and the run after it.  A task asleep from the trace's start until t (a
+ * daemon, a timer sleeper) makes setup() read ops that are sealed at t, so
+ * every simulation would have to wait for the extraction to reach t while
+ * every other task's windows since the start stay in memory: for a task
+ * asleep until the end, the whole trace.  The file has no such look-ahead
+ * (the extraction is done before any simulation starts), needs no producer
+ * thread, lead bound or deadlock rule, lets the simulations run in any
+ * order on any number of threads, and reads the trace once.  Its cost is
+ * disk: about 16 bytes per op (bench/results-sim.md gives the file's size),
+ * in TMPDIR, else /var/tmp (a directory on disk by convention; /tmp may be
+ * a tmpfs, which would put the file back in memory).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -1251,8 +1266,11 @@ struct ir_wl_builder *ir_wl_new_spill(int nr_cpus, uint64_t window_ns, const cha
 	struct ir_wl_sink sink = { .arg = sp, .ops = spill_ops, .sw = spill_sw, .moves = spill_moves };
 	struct ir_wl_builder *b;
 
-	if (!sp)
+	if (!sp) {
+		if (nr_cpus <= 0)
+			errno = EINVAL;
 		return NULL;
+	}
 	if (!(b = ir_wl_new_stream(nr_cpus, window_ns, &sink))) {
 		spill_free(sp);
 		errno = ENOMEM;
