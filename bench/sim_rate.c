@@ -6,6 +6,10 @@
  * the workload's size against the trace's events (memory per event).
  *   build/bench/sim_rate TRACE [TOPOLOGY]
  * With --whole, only the whole-trace extraction and its check line.
+ * With --spill, the workload as `simulate` extracts it (ir_wl_new_spill():
+ * sealed windows in an unlinked file in TMPDIR, else /var/tmp; each
+ * simulation reads it through its own reader), then the same simulations;
+ * its check line hashes the records as a reader gives them.
  * With --stream WINDOW_NS, only the streaming extraction (sim/workload.c):
  * no simulation, the sealed records hashed and dropped; prints the peak of
  * what it held and the process's peak RSS.  Both modes print the same
@@ -130,6 +134,30 @@ static void check(const struct ir_workload *w, struct hash *h)
 	       (unsigned long long)w->probed_lb_cost[2], (unsigned long long)w->probed_max_idle_balance_cost);
 }
 
+/* The spilled workload hashed as a simulation's reader gives it. */
+static void hash_spilled(const struct ir_workload *w, struct hash *h)
+{
+	struct ir_wl_reader *r = ir_wl_reader_new(w);
+
+	if (!r) {
+		h->err = 1;
+		return;
+	}
+	for (uint32_t i = 0; i < w->nr_tasks; i++)
+		for (uint64_t j = 0; j < w->task[i].nr_ops; j++)
+			if (h_ops(h, i, j, ir_wl_op(r, i, j), 1))
+				h->err = 1;
+	for (int c = 0; c < w->nr_cpus; c++)
+		for (uint64_t j = 0; j < w->nr_sw[c]; j++)
+			if (h_sw(h, c, j, ir_wl_sw(r, c, j), 1))
+				h->err = 1;
+	for (uint64_t j = 0; j < w->nr_moves; j++)
+		h_moves(h, j, ir_wl_move(r, j), 1);
+	if (r->err)
+		h->err = 1;
+	ir_wl_reader_free(r);
+}
+
 /* The whole-trace workload hashed as the sink would see it. */
 static void hash_whole(const struct ir_workload *w, struct hash *h)
 {
@@ -182,8 +210,10 @@ int main(int argc, char **argv)
 	double t0;
 	uint64_t window = 0;
 	bool stream = argc >= 3 && !strcmp(argv[1], "--stream"), whole = argc >= 2 && !strcmp(argv[1], "--whole");
+	bool spill = argc >= 2 && !strcmp(argv[1], "--spill");
+	const char *dir = getenv("TMPDIR");
 
-	if (whole) {
+	if (whole || spill) {
 		argc--;
 		argv++;
 	} else if (stream) {
@@ -192,14 +222,16 @@ int main(int argc, char **argv)
 		argv += 2;
 	}
 	if (argc < 2 || argc > 3 || (stream && !window)) {
-		fprintf(stderr, "usage: sim_rate [--whole | --stream WINDOW_NS] TRACE [TOPOLOGY]\n");
+		fprintf(stderr, "usage: sim_rate [--whole | --spill | --stream WINDOW_NS] TRACE [TOPOLOGY]\n");
 		return 1;
 	}
 	if (ir_trace_open(argv[1], &t, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return 2;
 	}
-	f.b = window ? ir_wl_new_stream(ir_trace_info(t)->nr_cpus, window, &sink) : ir_wl_new(ir_trace_info(t)->nr_cpus);
+	f.b = window ? ir_wl_new_stream(ir_trace_info(t)->nr_cpus, window, &sink) :
+	      spill ? ir_wl_new_spill(ir_trace_info(t)->nr_cpus, IR_WL_SPILL_WINDOW_NS, dir && *dir ? dir : "/var/tmp") :
+	      ir_wl_new(ir_trace_info(t)->nr_cpus);
 	t0 = cpu_now();
 	if (!f.b || ir_trace_run(t, feed, &f, err, sizeof(err)) || f.err) {
 		fprintf(stderr, "sim_rate: %s\n", f.err ? "out of memory" : err);
@@ -209,11 +241,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sim_rate: out of memory\n");
 		return 2;
 	}
-	printf("extract events %llu cpu_s %.3f tasks %u ops %llu workload_bytes %llu bytes_per_event %.1f\n",
+	printf("extract events %llu cpu_s %.3f tasks %u ops %llu workload_bytes %llu bytes_per_event %.1f"
+	       " held_bytes %llu spill_bytes %llu pins_released %u\n",
 	       (unsigned long long)f.events, cpu_now() - t0, w->nr_tasks, (unsigned long long)w->nr_ops,
-	       (unsigned long long)w->bytes, (double)w->bytes / (double)f.events);
-	if (!window)
+	       (unsigned long long)w->bytes, (double)w->bytes / (double)f.events,
+	       (unsigned long long)w->held_bytes, (unsigned long long)w->spill_bytes, w->pins_released);
+	if (spill)
+		hash_spilled(w, &h);
+	else if (!window)
 		hash_whole(w, &h);
+	if (h.err) {
+		fprintf(stderr, "sim_rate: the spilled records could not be read\n");
+		return 2;
+	}
 	check(w, &h);
 	if (window || whole) {
 		if (window)

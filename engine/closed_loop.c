@@ -160,7 +160,7 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 	run_jobs(jobs, n + 1);
 	for (int i = 0; i <= n; i++)
 		if (jobs[i].ret) {
-			ret = ir_engine_fail(ir, IR_ERR_INPUT, "%s: out of memory simulating", ir->path);
+			ret = ir_engine_fail(ir, IR_ERR_INPUT, "%s: simulating: out of memory, or the workload file could not be read", ir->path);
 			goto out;
 		}
 	for (int i = 0; i < n; i++) {

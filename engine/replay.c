@@ -496,9 +496,27 @@ int idlereplay_run(idlereplay *ir, idlereplay_progress_fn *progress, void *arg)
 		goto out;
 	}
 	ir_state_set_timeline(run.st, tl);
-	if (ir->closed_loop && !(run.wl = ir_wl_new(rings.ring ? rings.nr_cpus : ti->nr_cpus))) {
-		ret = ir_engine_fail(ir, IR_ERR_INPUT, "%s: out of memory", ir->path);
-		goto out;
+	if (ir->closed_loop) {
+		/* the workload streams into a spill file (flat in trace length,
+		 * sim/workload.c); IDLEREPLAY_SIM_WHOLE=1 keeps it all in memory
+		 * (the whole-trace path, for comparison: the same results) */
+		int nc = rings.ring ? rings.nr_cpus : ti->nr_cpus;
+		const char *whole = getenv("IDLEREPLAY_SIM_WHOLE"), *dir = getenv("TMPDIR");
+
+		if (!dir || !*dir)
+			dir = "/var/tmp";
+		if (whole && *whole && strcmp(whole, "0"))
+			run.wl = ir_wl_new(nc);
+		else if (!(run.wl = ir_wl_new_spill(nc, IR_WL_SPILL_WINDOW_NS, dir)) && errno != ENOMEM) {
+			ret = ir_engine_fail(ir, IR_ERR_INPUT, "%s: cannot create the simulation's workload file in %s: %s "
+					     "(TMPDIR names the directory; IDLEREPLAY_SIM_WHOLE=1 keeps it in memory)",
+					     ir->path, dir, strerror(errno));
+			goto out;
+		}
+		if (!run.wl) {
+			ret = ir_engine_fail(ir, IR_ERR_INPUT, "%s: out of memory", ir->path);
+			goto out;
+		}
 	}
 	run.ti = ti;
 	run.tr = ir->tr;

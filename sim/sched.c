@@ -184,6 +184,7 @@ struct hev {
 
 struct sim {
 	const struct ir_workload *w;
+	struct ir_wl_reader *rd;	/* w's records (sim/sim.h: ir_wl_op(), ir_wl_sw(), ir_wl_move()) */
 	const struct ir_policy_params *pol;
 	struct ir_policy_state pst;
 	const struct ir_sim_params *sp;
@@ -832,7 +833,9 @@ static void advance(struct sim *s, int32_t ti)
 	const struct ir_sim_task *wt = &s->w->task[ti];
 
 	t->pc++;
-	t->left = t->pc < wt->nr_ops && wt->ops[t->pc].kind == IR_OP_RUN ? wt->ops[t->pc].ns : 0;
+	const struct ir_op *op = t->pc < wt->nr_ops ? ir_wl_op(s->rd, (uint32_t)ti, t->pc) : NULL;
+
+	t->left = op && op->kind == IR_OP_RUN ? op->ns : 0;
 }
 
 /*
@@ -908,7 +911,7 @@ static void run_curr(struct sim *s, int c)
 			pick_next(s, c);
 			return;
 		}
-		op = &wt->ops[t->pc];
+		op = ir_wl_op(s->rd, (uint32_t)ti, t->pc);
 		switch (op->kind) {
 		case IR_OP_RUN:
 			if (t->left || t->penalty) {
@@ -1171,7 +1174,7 @@ static void frozen_pick(struct sim *s, int c)
 	go_idle(s, c, s->now);
 	r->frozen_want = -1;
 	while (r->swpos < w->nr_sw[c]) {
-		const struct ir_sw_rec *rec = &w->sw[c][r->swpos];
+		const struct ir_sw_rec *rec = ir_wl_sw(s->rd, c, r->swpos);
 
 		if (rec->task < 0 || s->t[rec->task].state == S_DONE) {
 			r->swpos++;
@@ -1776,18 +1779,20 @@ static int setup(struct sim *s, const struct ir_domains *dom)
 		t->cpu = (int16_t)(wt->start_cpu < s->n ? wt->start_cpu : 0);
 		t->weight = weight_of(wt->prio);
 		t->recent_used_cpu = t->cpu;	/* wake_up_new_task(): task_cpu(p) */
-		t->left = wt->nr_ops && wt->ops[0].kind == IR_OP_RUN ? wt->ops[0].ns : 0;
+		const struct ir_op op0 = wt->nr_ops ? *ir_wl_op(s->rd, i, 0) : (struct ir_op){ .kind = IR_OP_END };
+
+		t->left = wt->nr_ops && op0.kind == IR_OP_RUN ? op0.ns : 0;
 		s->live++;
 		if (wt->start == IR_START_RUNNABLE) {
 			hpush(s, wt->start_ns, E_START, i, 0);
 		} else if (wt->start == IR_START_BLOCKED && wt->nr_ops &&
-			   (wt->ops[0].kind == IR_OP_BLOCK_TASK || wt->ops[0].kind == IR_OP_BLOCK_DELAY)) {
+			   (op0.kind == IR_OP_BLOCK_TASK || op0.kind == IR_OP_BLOCK_DELAY)) {
 			/* asleep since before the trace: its first op is that block */
 			t->state = S_BLOCKED;
-			t->blocked_on = wt->ops[0].kind;
+			t->blocked_on = op0.kind;
 			advance(s, (int32_t)i);
-			if (wt->ops[0].kind == IR_OP_BLOCK_DELAY)
-				hpush(s, wt->ops[0].ns, E_WAKE, i, t->pc);
+			if (op0.kind == IR_OP_BLOCK_DELAY)
+				hpush(s, op0.ns, E_WAKE, i, t->pc);
 		} else if (wt->start == IR_START_BLOCKED) {
 			t->state = S_DONE;	/* never woken in the trace */
 			s->live--;
@@ -1797,7 +1802,7 @@ static int setup(struct sim *s, const struct ir_domains *dom)
 		if (s->sp->frozen)
 			hpush(s, 0, E_FROZEN, (uint32_t)c, 0);	/* each CPU follows its record */
 		if (s->sp->frozen && c == 0 && w->nr_moves)
-			hpush(s, w->moves[0].ns, E_MOVE, 0, 0);
+			hpush(s, ir_wl_move(s->rd, 0)->ns, E_MOVE, 0, 0);
 		else if (s->pol)
 			push_balance(s, c, balance_interval(s, c, 0, false));
 	}
@@ -1883,14 +1888,14 @@ static bool frozen_unstick(struct sim *s)
 
 		if (r->curr >= 0 || r->frozen_want < 0 || s->t[r->frozen_want].state != S_BLOCKED)
 			continue;
-		if (best < 0 || s->w->sw[c][r->swpos].ns < s->w->sw[best][s->rq[best].swpos].ns)
+		if (best < 0 || ir_wl_sw(s->rd, c, r->swpos)->ns < ir_wl_sw(s->rd, best, s->rq[best].swpos)->ns)
 			best = c;
 	}
 	if (best < 0)
 		return false;
 	{
 		int32_t ti = s->rq[best].frozen_want;
-		uint64_t at = s->w->sw[best][s->rq[best].swpos].ns;
+		uint64_t at = ir_wl_sw(s->rd, best, s->rq[best].swpos)->ns;
 
 		if (at > s->now)
 			s->now = at;
@@ -1920,7 +1925,7 @@ int ir_simulate(const struct ir_workload *w, const struct ir_domains *dom,
 			return -1;
 		s.pol = pol;
 	}
-	if (setup(&s, dom))
+	if (!(s.rd = ir_wl_reader_new(w)) || setup(&s, dom))
 		goto out;
 	for (;;) {
 	while (s.nh && s.pending && !s.oom) {
@@ -1936,11 +1941,13 @@ int ir_simulate(const struct ir_workload *w, const struct ir_domains *dom,
 			break;
 		case E_WAKE: {
 			struct stask *t = &s.t[e.id];
-			const struct ir_op *op = &w->task[e.id].ops[e.gen - 1];
-			uint64_t lag = op->arg >> 16;
+			const struct ir_op *op;
+			uint64_t lag;
 
 			if (!(blocked(t) && t->blocked_on == IR_OP_BLOCK_DELAY && t->pc == e.gen))
 				break;
+			op = ir_wl_op(s.rd, e.id, e.gen - 1);	/* its block (read once current) */
+			lag = op->arg >> 16;
 			if (sp->frozen && lag) {
 				/* queued at its recorded sched_wakeup, waiting from now */
 				t->blocked_on = 0;
@@ -1975,7 +1982,7 @@ int ir_simulate(const struct ir_workload *w, const struct ir_domains *dom,
 			break;
 		case E_MOVE: {
 			/* frozen: a recorded balance moves a waiting task */
-			const struct ir_move_rec *m = &w->moves[e.gen];
+			const struct ir_move_rec *m = ir_wl_move(s.rd, e.gen);
 			struct stask *t = &s.t[m->task];
 
 			if (t->state == S_QUEUED && t->cpu != m->dest && m->dest < s.n) {
@@ -1987,7 +1994,7 @@ int ir_simulate(const struct ir_workload *w, const struct ir_domains *dom,
 				frozen_check(&s, (int32_t)m->task);
 			}
 			if (e.gen + 1 < w->nr_moves)
-				hpush(&s, w->moves[e.gen + 1].ns, E_MOVE, 0, e.gen + 1);
+				hpush(&s, ir_wl_move(s.rd, e.gen + 1)->ns, E_MOVE, 0, e.gen + 1);
 			break;
 		}
 		case E_FROZEN:
@@ -2000,8 +2007,8 @@ int ir_simulate(const struct ir_workload *w, const struct ir_domains *dom,
 		continue;
 	break;
 	}
-	if (s.oom)
-		goto out;
+	if (s.oom || s.rd->err)
+		goto out;	/* out of memory, or the workload's records unreadable */
 	/* close the idle periods at the end of the workload */
 	s.now = s.done_at;
 	account(&s);
@@ -2023,5 +2030,6 @@ out:
 	free(s.wait);
 	free(s.snap);
 	ir_domains_free(s.own_dom);
+	ir_wl_reader_free(s.rd);
 	return ret;
 }

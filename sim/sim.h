@@ -11,9 +11,16 @@
  *
  * The workload is extracted once and shared read-only by every simulation
  * (one per policy and sweep point, on as many threads as there are CPUs).
- * It can also be extracted as a stream (ir_wl_new_stream(): windows of
- * recorded time sealed to a sink and dropped, memory bounded by the tasks
- * and a window); the simulations do not consume a stream yet.
+ * By default (ir_wl_new_spill(), what `simulate` uses) it is extracted as a
+ * stream: windows of recorded time are sealed (what no later event can
+ * patch) and appended to an unlinked spill file, chained per task and per
+ * CPU; the workload in memory is the tasks and the whole-trace figures.  A
+ * simulation reads its records through a reader (struct ir_wl_reader, one
+ * per simulation: ir_wl_op(), ir_wl_sw(), ir_wl_move()), which keeps a
+ * small buffer per stream, so memory is flat in trace length (workload.c's
+ * header says why a file, not windows shared in memory).  ir_wl_new() keeps
+ * every record in memory instead (the test oracle; same records, so the
+ * same results).  ir_wl_new_stream() hands sealed windows to any sink.
  * Times are nanoseconds; simulated time starts at 0 = the trace's first event.
  */
 #ifndef IDLEREPLAY_SIM_H
@@ -112,14 +119,17 @@ struct ir_move_rec {
 	uint16_t dest;
 };
 
+struct ir_wl_spill;
+
 struct ir_workload {
 	int nr_cpus;
 	uint32_t pins_released;	/* streamed: patches given up (workload.c, IR_WL_PIN_MAX;
 				 * saturates) */
 	uint64_t first_ts, last_ts;
 	uint32_t nr_tasks;
-	bool streamed;		/* from ir_wl_new_stream(): counts and figures only; ops,
-				 * sw and moves NULL (they went to the sink) */
+	bool streamed;		/* from ir_wl_new_stream() or ir_wl_new_spill(): counts and
+				 * figures only; ops, sw and moves NULL (they went to the
+				 * sink, or to the spill file: read them with a reader) */
 	struct ir_sim_task *task;
 	uint64_t nr_ops;
 	uint64_t wakes[IR_WK__COUNT];
@@ -143,7 +153,14 @@ struct ir_workload {
 	uint64_t probe_calls;
 	uint64_t probed_lb_cost[3];
 	uint64_t probed_max_idle_balance_cost;
-	uint64_t bytes;		/* memory the workload holds (streamed: what it held at most) */
+	uint64_t bytes;		/* memory the whole-trace workload holds (ir_wl_new()): the
+				 * fields above, the tasks and the records; the same
+				 * figure for a streamed one (what it would hold) */
+	/* the records' storage, not counted in bytes */
+	struct ir_wl_spill *spill;	/* ir_wl_new_spill(): the records' file, else NULL */
+	uint64_t held_bytes;	/* memory the records took at most (whole: bytes; streamed:
+				 * the staged records at their peak) */
+	uint64_t spill_bytes;	/* the spill file's size (0: none) */
 };
 
 struct ir_wl_builder;
@@ -172,7 +189,81 @@ struct ir_wl_sink {
  * at most this many ops; beyond it the patch is given up (pins_released). */
 #define IR_WL_PIN_MAX 65536
 struct ir_wl_builder *ir_wl_new_stream(int nr_cpus, uint64_t window_ns, const struct ir_wl_sink *sink);
+/*
+ * Streaming extraction into a spill file: a file created unlinked
+ * (O_TMPFILE, else mkstemp() and unlink()) in dir, so nothing is left
+ * behind; the sealed records of each window are appended as one chunk per
+ * task (per CPU for switch records, one for moves), each chunk naming the
+ * next of its stream.  NULL, with errno, when the file cannot be made.
+ * window_ns as ir_wl_new_stream(); IR_WL_SPILL_WINDOW_NS is simulate's.
+ */
+#define IR_WL_SPILL_WINDOW_NS 100000000ull	/* 100 ms of recorded time */
+struct ir_wl_builder *ir_wl_new_spill(int nr_cpus, uint64_t window_ns, const char *dir);
 void ir_workload_free(struct ir_workload *w);
+
+/*
+ * Reading a workload's records (one reader per simulation, not shared
+ * between threads).  For a whole-trace workload a view is the task's op
+ * array; for a spilled one it is a buffer of records read from the file
+ * (two per stream: a pointer the reader returned stays valid until that
+ * stream's buffer is loaded twice more), growing from IR_WL_READ_FIRST to
+ * IR_WL_READ_RECS records as the stream is read, so a task that runs
+ * rarely holds little and a busy one reads a chunk in few calls.  Records are read in
+ * index order; an index behind the buffers rereads the stream from its
+ * start (correct, slow; the simulation never does).  A read that fails
+ * (the file, or an index past the stream's end) sets err and returns an
+ * IR_OP_END (an empty record for switches and moves).
+ */
+#define IR_WL_READ_RECS 256	/* records per buffer at most: a stream's first holds
+				 * IR_WL_READ_FIRST, each next twice the last */
+#define IR_WL_READ_FIRST 8
+struct ir_wl_view {
+	const unsigned char *rec;	/* records first .. first + n - 1 (16 bytes each) */
+	uint64_t first, n;
+	const unsigned char *orec;	/* the buffer before it */
+	uint64_t ofirst, on;
+	/* spilled only */
+	unsigned char *buf[2];
+	uint32_t bcap[2];		/* their records (a header's room besides) */
+	int cur;
+	uint32_t cn, cpos;		/* the chunk's records, buffer's first record in it */
+	uint64_t coff, cnext;		/* the chunk's offset, the next one's (0: none) */
+	uint64_t head;			/* the stream's first chunk (0: empty) */
+};
+struct ir_wl_reader {
+	const struct ir_workload *w;
+	int fd;				/* the spill file, -1: whole-trace */
+	struct ir_wl_view *task;	/* [nr_tasks] */
+	struct ir_wl_view *sw;		/* [nr_cpus] */
+	struct ir_wl_view moves;
+	uint64_t loads;			/* buffers read from the file */
+	int err;
+};
+struct ir_wl_reader *ir_wl_reader_new(const struct ir_workload *w);
+void ir_wl_reader_free(struct ir_wl_reader *r);
+const unsigned char *ir_wl_rec_slow(struct ir_wl_reader *r, struct ir_wl_view *v, uint64_t j);
+
+static inline const unsigned char *ir_wl_rec(struct ir_wl_reader *r, struct ir_wl_view *v, uint64_t j)
+{
+	if (j - v->first < v->n)
+		return v->rec + (j - v->first) * 16;
+	return ir_wl_rec_slow(r, v, j);
+}
+/* Op j of task i (j < its nr_ops). */
+static inline const struct ir_op *ir_wl_op(struct ir_wl_reader *r, uint32_t i, uint64_t j)
+{
+	return (const struct ir_op *)(const void *)ir_wl_rec(r, &r->task[i], j);
+}
+/* Switch record j of CPU c (j < nr_sw[c]), for the frozen mode. */
+static inline const struct ir_sw_rec *ir_wl_sw(struct ir_wl_reader *r, int c, uint64_t j)
+{
+	return (const struct ir_sw_rec *)(const void *)ir_wl_rec(r, &r->sw[c], j);
+}
+/* Move record j (j < nr_moves), for the frozen mode. */
+static inline const struct ir_move_rec *ir_wl_move(struct ir_wl_reader *r, uint64_t j)
+{
+	return (const struct ir_move_rec *)(const void *)ir_wl_rec(r, &r->moves, j);
+}
 /* Share of wakeups the workload reproduces (everything but unexplained). */
 double ir_workload_explained(const struct ir_workload *w);
 

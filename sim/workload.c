@@ -15,10 +15,12 @@
  * Memory, and the streaming design (issue 13, "memory flat in trace length")
  * ---------------------------------------------------------------------------
  * ir_wl_new() keeps every op (16 bytes each, ~27 bytes per trace event with
- * the frozen mode's records): linear in the trace.  ir_wl_new_stream() is
- * the first half of a flat design and is built: it cuts the recorded time
- * into windows of window_ns and, at each window boundary, *seals* what can
- * no longer change, hands it to a sink in order, and drops it.
+ * the frozen mode's records): linear in the trace.  It stays as the test
+ * oracle (and IDLEREPLAY_SIM_WHOLE=1).  ir_wl_new_stream() cuts the
+ * recorded time into windows of window_ns and, at each window boundary,
+ * *seals* what can no longer change, hands it to a sink in order, and drops
+ * it.  ir_wl_new_spill() (what simulate uses) is a stream whose sink
+ * appends to an unlinked file; the simulations read it back.
  *
  *  - What may still change.  Extraction patches ops after emitting them:
  *    sched_wakeup places the wakeup sched_waking announced (pending_op),
@@ -43,27 +45,45 @@
  *    share of wakeups explained, idle-wake and resched latencies, probed
  *    costs, nr_ops per task, each task's final prio and start) are counters
  *    in struct ir_workload; ir_wl_finish() of a stream gives them with no
- *    ops.  That is the first pass of the flat design: its memory is the
- *    tasks, the staged (unsealed) ops and one window, not the trace
- *    (bench/sim.sh measures it at 1x, 4x and 9x).
+ *    ops.  The extraction's memory is the tasks, the staged (unsealed) ops
+ *    and one window, not the trace.
+ *  - The spill file (below): each sealed window appends one chunk per
+ *    stream that has records in it (a task's ops, a CPU's switch records,
+ *    the moves), a chunk naming its stream's next, so the only index is a
+ *    stream's first chunk: nothing in memory grows with the trace.  A
+ *    simulation reads through its own reader (sim/sim.h, ir_wl_op()): per
+ *    stream two buffers (8 records first, doubling to 256), pread() from
+ *    the file, no lock, nothing shared but the read-only file; the records
+ *    are the whole-trace path's, so the results are identical (unit-sim
+ *    test_spill_same_results, integration-sim-spill).
  *
- * Not built yet (the second half): simulations that consume sealed windows.
- * The design chosen for it: one shared extraction over a second read of the
- * trace, sealing into per-task segment lists; every simulation (policy,
- * sweep point, frozen) runs on its own thread and reads ops through an
- * accessor that, when a task's next op is not sealed yet, pulls the next
- * window (a producer thread feeding the builder, since ir_trace_run() is a
- * push reader); a segment is freed once every simulation's cursor for that
- * task has passed it, and a simulation more than K windows ahead of the
- * oldest live segment waits unless every other one waits too (so it cannot
- * deadlock).  Memory is then the tasks, K windows and the policies' drift
- * behind one another.  Results are those of the whole-trace workload, as
- * the sealed ops are the same ops (the task table and nr_ops come from the
- * first pass).
+ * Why a file and not windows shared in memory.  The design first planned
+ * (a second read of the trace sealing into per-task segment lists, every
+ * simulation on its own thread pulling the next window when a task's next
+ * op is not sealed, segments freed once every simulation passed them) is
+ * not flat for this simulator: it reads a task's next op when the task
+ * reaches the op before (advance()), and for a block it reads the op after
+ * it at once, but that op is sealed only when the trace shows the wakeup
+ * and the run after it.  A task asleep from the trace's start until t (a
+ * daemon, a timer sleeper) makes setup() read ops that are sealed at t, so
+ * every simulation would have to wait for the extraction to reach t while
+ * every other task's windows since the start stay in memory: for a task
+ * asleep until the end, the whole trace.  The file has no such look-ahead
+ * (the extraction is done before any simulation starts), needs no producer
+ * thread, lead bound or deadlock rule, lets the simulations run in any
+ * order on any number of threads, and reads the trace once.  Its cost is
+ * disk: about 16 bytes per op (bench/results-sim.md gives the file's size),
+ * in TMPDIR, else /var/tmp (a directory on disk by convention; /tmp may be
+ * a tmpfs, which would put the file back in memory).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim/sim.h"
 
@@ -136,6 +156,7 @@ struct ir_wl_builder {
 	uint64_t *sw_base;		/* per CPU: global index of sw[c][0] */
 	uint64_t moves_base;
 	uint64_t staged, staged_peak;	/* records held unsealed (ops, switches, moves) */
+	struct ir_wl_spill *spill;	/* ir_wl_new_spill(): the sink's file, handed to the workload */
 };
 
 /* Global op j of task i while it is staged (not sealed), else NULL. */
@@ -992,6 +1013,442 @@ static void seal(struct ir_wl_builder *b, bool all)
 	}
 }
 
+/* ------------------------------------------------------------- spill */
+
+/*
+ * The spill file.  Offset 0 holds a 16-byte tag (so 0 names no chunk); then
+ * chunks, each a 16-byte header { next chunk of the same stream (0: last),
+ * records } and its 16-byte records.  Chunks are appended through a write
+ * buffer; a stream's previous chunk gets its next offset patched in the
+ * buffer, or with pwrite() once it is written out.  Streams: every task's
+ * ops, every CPU's switch records, the moves.
+ */
+_Static_assert(sizeof(struct ir_op) == 16, "ops are 16-byte records");
+_Static_assert(sizeof(struct ir_sw_rec) == 16, "switch records are 16 bytes");
+_Static_assert(sizeof(struct ir_move_rec) == 16, "move records are 16 bytes");
+
+#define SPILL_REC 16
+#define SPILL_BUF (1u << 20)
+
+struct spill_stream {
+	uint64_t head, tail;	/* first and last chunk (0: none yet) */
+};
+
+struct ir_wl_spill {
+	int fd;
+	struct spill_stream *task, *sw, moves;
+	uint32_t cap_task;
+	int nr_cpus;
+	unsigned char *out;	/* write buffer: file bytes out_off .. out_off + out_len */
+	size_t out_len;
+	uint64_t out_off;
+	uint64_t size;		/* the file's size, the buffer included */
+	int err;
+};
+
+static int spill_flush(struct ir_wl_spill *sp)
+{
+	size_t done = 0;
+
+	while (done < sp->out_len) {
+		ssize_t k = pwrite(sp->fd, sp->out + done, sp->out_len - done, (off_t)(sp->out_off + done));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			sp->err = 1;
+			return -1;
+		}
+		done += (size_t)k;
+	}
+	sp->out_off += sp->out_len;
+	sp->out_len = 0;
+	return 0;
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+/* Room for len bytes at the buffer's end; NULL on a write error. */
+static unsigned char *spill_room(struct ir_wl_spill *sp, size_t len)
+{
+	if (sp->out_len + len > SPILL_BUF && spill_flush(sp))
+		return NULL;
+	return sp->out + sp->out_len;
+}
+
+/* Stream st's next chunk header, for n records appended right after it. */
+static int spill_chunk(struct ir_wl_spill *sp, struct spill_stream *st, uint32_t n)
+{
+	uint64_t at = sp->size;
+	unsigned char *h = spill_room(sp, SPILL_REC);
+	uint32_t hdr[2] = { n, 0 };
+
+	if (!h)
+		return -1;
+	put64(h, 0);
+	memcpy(h + 8, hdr, sizeof(hdr));
+	sp->out_len += SPILL_REC;
+	sp->size += SPILL_REC;
+	if (st->tail) {
+		if (st->tail >= sp->out_off) {
+			put64(sp->out + (st->tail - sp->out_off), at);
+		} else {
+			unsigned char v[8];
+
+			put64(v, at);
+			if (pwrite(sp->fd, v, sizeof(v), (off_t)st->tail) != (ssize_t)sizeof(v)) {
+				sp->err = 1;
+				return -1;
+			}
+		}
+	} else {
+		st->head = at;
+	}
+	st->tail = at;
+	return 0;
+}
+
+/* The next record of the chunk being written, zeroed (padding included). */
+static unsigned char *spill_rec(struct ir_wl_spill *sp)
+{
+	unsigned char *r = spill_room(sp, SPILL_REC);
+
+	if (!r)
+		return NULL;
+	memset(r, 0, SPILL_REC);
+	sp->out_len += SPILL_REC;
+	sp->size += SPILL_REC;
+	return r;
+}
+
+static int spill_ops(void *arg, uint32_t task, uint64_t first, const struct ir_op *op, uint32_t n)
+{
+	struct ir_wl_spill *sp = arg;
+
+	(void)first;	/* sealed in index order: chunks follow one another */
+	if (task >= sp->cap_task) {
+		uint32_t ncap = (task + 1) * 2;
+		struct spill_stream *t = realloc(sp->task, ncap * sizeof(*t));
+
+		if (!t)
+			return -1;
+		memset(t + sp->cap_task, 0, (ncap - sp->cap_task) * sizeof(*t));
+		sp->task = t;
+		sp->cap_task = ncap;
+	}
+	if (spill_chunk(sp, &sp->task[task], n))
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		unsigned char *r = spill_rec(sp);
+
+		if (!r)
+			return -1;
+		memcpy(r, &op[i], SPILL_REC);	/* no padding in an ir_op */
+	}
+	return 0;
+}
+
+static int spill_sw(void *arg, int cpu, uint64_t first, const struct ir_sw_rec *rec, uint64_t n)
+{
+	struct ir_wl_spill *sp = arg;
+
+	(void)first;
+	for (uint64_t done = 0; done < n;) {
+		uint32_t k = n - done > UINT32_MAX ? UINT32_MAX : (uint32_t)(n - done);
+
+		if (spill_chunk(sp, &sp->sw[cpu], k))
+			return -1;
+		for (uint32_t i = 0; i < k; i++, done++) {
+			unsigned char *r = spill_rec(sp);
+			struct ir_sw_rec *x = (struct ir_sw_rec *)(void *)r;
+
+			if (!r)
+				return -1;
+			x->ns = rec[done].ns;	/* field by field: the padding stays zero */
+			x->task = rec[done].task;
+		}
+	}
+	return 0;
+}
+
+static int spill_moves(void *arg, uint64_t first, const struct ir_move_rec *m, uint64_t n)
+{
+	struct ir_wl_spill *sp = arg;
+
+	(void)first;
+	for (uint64_t done = 0; done < n;) {
+		uint32_t k = n - done > UINT32_MAX ? UINT32_MAX : (uint32_t)(n - done);
+
+		if (spill_chunk(sp, &sp->moves, k))
+			return -1;
+		for (uint32_t i = 0; i < k; i++, done++) {
+			unsigned char *r = spill_rec(sp);
+			struct ir_move_rec *x = (struct ir_move_rec *)(void *)r;
+
+			if (!r)
+				return -1;
+			x->ns = m[done].ns;
+			x->task = m[done].task;
+			x->dest = m[done].dest;
+		}
+	}
+	return 0;
+}
+
+static void spill_free(struct ir_wl_spill *sp)
+{
+	if (!sp)
+		return;
+	if (sp->fd >= 0)
+		close(sp->fd);
+	free(sp->task);
+	free(sp->sw);
+	free(sp->out);
+	free(sp);
+}
+
+/* An unlinked file in dir: nothing is left behind, whatever happens. */
+static int spill_open(const char *dir)
+{
+	char path[4096];
+	int fd;
+
+#ifdef O_TMPFILE
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+#endif
+	if ((size_t)snprintf(path, sizeof(path), "%s/idlereplay-wl-XXXXXX", dir) >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = mkstemp(path);
+	if (fd >= 0) {
+		unlink(path);
+		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
+	return fd;
+}
+
+static struct ir_wl_spill *spill_new(int nr_cpus, const char *dir)
+{
+	struct ir_wl_spill *sp = calloc(1, sizeof(*sp));
+	int e;
+
+	if (!sp)
+		return NULL;
+	sp->fd = -1;
+	sp->nr_cpus = nr_cpus;
+	sp->sw = calloc((size_t)nr_cpus, sizeof(*sp->sw));
+	sp->out = malloc(SPILL_BUF);
+	if (!sp->sw || !sp->out) {
+		spill_free(sp);
+		errno = ENOMEM;
+		return NULL;
+	}
+	if ((sp->fd = spill_open(dir)) < 0) {
+		e = errno;
+		spill_free(sp);
+		errno = e;
+		return NULL;
+	}
+	memcpy(sp->out, "idlereplay-wl\n\0\0", SPILL_REC);
+	sp->out_len = sp->size = SPILL_REC;
+	return sp;
+}
+
+struct ir_wl_builder *ir_wl_new_spill(int nr_cpus, uint64_t window_ns, const char *dir)
+{
+	struct ir_wl_spill *sp = nr_cpus > 0 ? spill_new(nr_cpus, dir && *dir ? dir : "/var/tmp") : NULL;
+	struct ir_wl_sink sink = { .arg = sp, .ops = spill_ops, .sw = spill_sw, .moves = spill_moves };
+	struct ir_wl_builder *b;
+
+	if (!sp) {
+		if (nr_cpus <= 0)
+			errno = EINVAL;
+		return NULL;
+	}
+	if (!(b = ir_wl_new_stream(nr_cpus, window_ns, &sink))) {
+		spill_free(sp);
+		errno = ENOMEM;
+		return NULL;
+	}
+	b->spill = sp;
+	return b;
+}
+
+/* ------------------------------------------------------------ reader */
+
+static const unsigned char end_rec[SPILL_REC] = { IR_OP_END };
+
+struct ir_wl_reader *ir_wl_reader_new(const struct ir_workload *w)
+{
+	struct ir_wl_reader *r;
+
+	for (uint32_t i = 0; i < w->nr_tasks && !w->spill; i++)
+		if (w->task[i].nr_ops && !w->task[i].ops)
+			return NULL;	/* the records went to a sink: nothing to read */
+	if (!(r = calloc(1, sizeof(*r))))
+		return NULL;
+	r->w = w;
+	r->fd = w->spill ? w->spill->fd : -1;
+	r->task = calloc(w->nr_tasks ? w->nr_tasks : 1, sizeof(*r->task));
+	r->sw = calloc((size_t)w->nr_cpus, sizeof(*r->sw));
+	if (!r->task || !r->sw) {
+		ir_wl_reader_free(r);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < w->nr_tasks; i++) {
+		struct ir_wl_view *v = &r->task[i];
+
+		if (w->spill)
+			v->head = i < w->spill->cap_task ? w->spill->task[i].head : 0;
+		else
+			v->rec = (const unsigned char *)w->task[i].ops, v->n = w->task[i].nr_ops;
+	}
+	for (int c = 0; c < w->nr_cpus; c++) {
+		if (w->spill)
+			r->sw[c].head = w->spill->sw[c].head;
+		else
+			r->sw[c].rec = (const unsigned char *)w->sw[c], r->sw[c].n = w->nr_sw[c];
+	}
+	if (w->spill)
+		r->moves.head = w->spill->moves.head;
+	else
+		r->moves.rec = (const unsigned char *)w->moves, r->moves.n = w->nr_moves;
+	for (uint32_t i = 0; i < w->nr_tasks && w->spill; i++)
+		r->task[i].cnext = r->task[i].head;
+	for (int c = 0; c < w->nr_cpus && w->spill; c++)
+		r->sw[c].cnext = r->sw[c].head;
+	r->moves.cnext = r->moves.head;
+	return r;
+}
+
+static void view_free(struct ir_wl_view *v)
+{
+	free(v->buf[0]);
+	free(v->buf[1]);
+}
+
+void ir_wl_reader_free(struct ir_wl_reader *r)
+{
+	if (!r)
+		return;
+	for (uint32_t i = 0; r->task && i < r->w->nr_tasks; i++)
+		view_free(&r->task[i]);
+	for (int c = 0; r->sw && c < r->w->nr_cpus; c++)
+		view_free(&r->sw[c]);
+	view_free(&r->moves);
+	free(r->task);
+	free(r->sw);
+	free(r);
+}
+
+static int read_full(int fd, unsigned char *p, size_t len, uint64_t off, size_t *got)
+{
+	*got = 0;
+	while (*got < len) {
+		ssize_t k = pread(fd, p + *got, len - *got, (off_t)(off + *got));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		if (!k)
+			break;	/* end of file: the last chunk is shorter than a buffer */
+		*got += (size_t)k;
+	}
+	return 0;
+}
+
+/* The stream's next buffer of records (the current one becomes the old). */
+static int view_load(struct ir_wl_reader *r, struct ir_wl_view *v)
+{
+	uint64_t nfirst = v->first + v->n, off;
+	unsigned char *b;
+	size_t got, want;
+	uint32_t k, cap;
+	bool hdr;
+
+	v->cpos += (uint32_t)v->n;
+	hdr = v->cpos >= v->cn;
+	if (hdr) {
+		if (!v->cnext)
+			return -1;	/* past the stream's end */
+		v->coff = v->cnext;
+		v->cpos = 0;
+	}
+	/* this buffer: twice the last one's records, IR_WL_READ_FIRST to start */
+	cap = v->bcap[v->cur] ? 2 * v->bcap[v->cur] : IR_WL_READ_FIRST;
+	if (cap > IR_WL_READ_RECS)
+		cap = IR_WL_READ_RECS;
+	v->cur ^= 1;
+	if (v->bcap[v->cur] < cap) {
+		unsigned char *nb = realloc(v->buf[v->cur], (cap + 1) * SPILL_REC);
+
+		if (!nb)
+			return -1;
+		v->buf[v->cur] = nb;
+		v->bcap[v->cur] = cap;
+	}
+	cap = v->bcap[v->cur];
+	b = v->buf[v->cur];
+	/* entering a chunk: its header and first records in one read */
+	off = hdr ? v->coff : v->coff + SPILL_REC * (1 + (uint64_t)v->cpos);
+	want = hdr ? (cap + 1) * SPILL_REC : 0;
+	if (hdr) {
+		uint32_t h[2];
+
+		if (read_full(r->fd, b, want, off, &got) || got < SPILL_REC)
+			return -1;
+		memcpy(&v->cnext, b, sizeof(v->cnext));
+		memcpy(h, b + 8, sizeof(h));
+		v->cn = h[0];
+		k = v->cn < cap ? v->cn : cap;
+		if (!k || got < SPILL_REC * (1 + (size_t)k))
+			return -1;
+		b += SPILL_REC;
+	} else {
+		k = v->cn - v->cpos < cap ? v->cn - v->cpos : cap;
+		want = SPILL_REC * (size_t)k;
+		if (read_full(r->fd, b, want, off, &got) || got < want)
+			return -1;
+	}
+	r->loads++;
+	v->orec = v->rec;
+	v->ofirst = v->first;
+	v->on = v->n;
+	v->rec = b;
+	v->first = nfirst;
+	v->n = k;
+	return 0;
+}
+
+const unsigned char *ir_wl_rec_slow(struct ir_wl_reader *r, struct ir_wl_view *v, uint64_t j)
+{
+	if (j - v->ofirst < v->on)
+		return v->orec + (j - v->ofirst) * SPILL_REC;
+	if (r->fd < 0) {
+		r->err = 1;	/* past a whole-trace array's end */
+		return end_rec;
+	}
+	if (j < v->first) {
+		/* behind both buffers: reread from the stream's start */
+		v->first = v->n = v->ofirst = v->on = 0;
+		v->cn = v->cpos = 0;
+		v->cnext = v->head;
+	}
+	while (j - v->first >= v->n)
+		if (view_load(r, v)) {
+			r->err = 1;
+			return end_rec;
+		}
+	return v->rec + (j - v->first) * SPILL_REC;
+}
+
 struct ir_wl_builder *ir_wl_new_stream(int nr_cpus, uint64_t window_ns, const struct ir_wl_sink *sink)
 {
 	struct ir_wl_builder *b = ir_wl_new(nr_cpus);
@@ -1134,19 +1591,29 @@ struct ir_workload *ir_wl_finish(struct ir_wl_builder *b, uint64_t last_ts)
 	for (int l = 0; l < 3; l++)
 		w->probed_lb_cost[l] = ir_hist_quantile(&b->probe_cost[l], 0.5);
 	w->probed_max_idle_balance_cost = ir_hist_quantile(&b->probe_cost[3], 0.5);
-	w->bytes = sizeof(*w) + sizeof(*w->wait) + (uint64_t)w->nr_tasks * sizeof(*w->task) +
+	w->bytes = offsetof(struct ir_workload, spill) + sizeof(*w->wait) + (uint64_t)w->nr_tasks * sizeof(*w->task) +
 		   w->nr_ops * sizeof(struct ir_op);
 	for (int c = 0; c < w->nr_cpus; c++)
 		w->bytes += w->nr_sw[c] * sizeof(struct ir_sw_rec);
 	w->bytes += w->nr_moves * sizeof(struct ir_move_rec);
+	w->held_bytes = w->bytes;
 	if (b->stream) {
 		/* the rest is sealed; what it held at most instead of everything
 		 * (ops, switch and move records are 16 bytes each) */
 		seal(b, true);
 		if (b->staged > b->staged_peak)
 			b->staged_peak = b->staged;
-		w->bytes = sizeof(*w) + sizeof(*w->wait) + (uint64_t)w->nr_tasks * sizeof(*w->task) +
-			   b->staged_peak * sizeof(struct ir_op);
+		w->held_bytes = offsetof(struct ir_workload, spill) + sizeof(*w->wait) + (uint64_t)w->nr_tasks * sizeof(*w->task) +
+				b->staged_peak * sizeof(struct ir_op);
+		if (b->spill && !b->spill->err && spill_flush(b->spill))
+			b->oom = 1;
+		if (b->spill && b->spill->err)
+			b->oom = 1;
+		if (b->spill) {
+			w->spill_bytes = b->spill->size;
+			w->spill = b->spill;	/* the workload owns the file now */
+			b->spill = NULL;
+		}
 		for (uint32_t i = 0; i < w->nr_tasks; i++) {
 			free(w->task[i].ops);
 			w->task[i].ops = NULL;
@@ -1188,6 +1655,7 @@ void ir_wl_abort(struct ir_wl_builder *b)
 	free(b->idle_wait);
 	free(b->preempt_wait);
 	free(b->probe_cost);
+	spill_free(b->spill);
 	free(b);
 }
 
@@ -1204,6 +1672,7 @@ void ir_workload_free(struct ir_workload *w)
 	free(w->moves);
 	free(w->task);
 	free(w->wait);
+	spill_free(w->spill);
 	free(w);
 }
 

@@ -5,7 +5,9 @@ whole-trace one on real traces: windows of recorded time sealed to a sink
 must hand over the very same ops, switch and move records, in order, and
 the same whole-trace figures (bench/sim_rate's "check" line hashes them),
 with no patch given up, at a window far shorter than a wakeup's
-sched_waking-to-sched_wakeup gap (1 us) and at a long one (100 ms)."""
+sched_waking-to-sched_wakeup gap (1 us) and at a long one (100 ms).  And the
+spilled workload simulate uses (ir_wl_new_spill, 100 ms windows in a file):
+its records as a simulation's reader gives them hash the same."""
 import os
 import subprocess
 import sys
@@ -34,6 +36,13 @@ def main():
             if not ok:
                 print(f'  whole:    {whole}\n  streamed: {got["check"]}')
                 bad += 1
+        got = lines('--spill', path)
+        pins = int(got['extract'].split()[-1])
+        ok = got['check'] == whole and pins == 0
+        print(f"{'ok' if ok else 'FAIL'} {name} spilled: pins released {pins}")
+        if not ok:
+            print(f'  whole:   {whole}\n  spilled: {got["check"]}')
+            bad += 1
     return 1 if bad else 0
 
 

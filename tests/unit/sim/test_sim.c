@@ -5,6 +5,7 @@
  * simulation against that schedule's figures, and small closed-loop cases
  * whose outcome follows from the kernel rule the model cites.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -1149,6 +1150,147 @@ static void test_load_follows_task(void **state)
 	ir_workload_free(w);
 }
 
+/* ------------------------------------------------ spilled workload */
+
+static void mig_ev(struct ir_wl_builder *b, uint64_t ts, int cpu, int pid, int from, int to)
+{
+	struct ir_event ev = {
+		.ts = ts, .cpu = cpu, .common_pid = 0, .type = IR_EV_MIGRATE,
+		.mig.pid = pid, .mig.prio = 120, .mig.orig_cpu = from, .mig.dest_cpu = to,
+	};
+
+	feed(b, &ev);
+}
+
+/*
+ * A long ping-pong chain on two CPUs, so every task has far more ops than a
+ * reader buffer holds (IR_WL_READ_RECS) and windows cut it everywhere:
+ * per 100 us round A (10, CPU 0) wakes B (11, CPU 1) and blocks, B wakes A
+ * and blocks; every 7th round the idle task wakes C (12) onto busy CPU 0, a
+ * balance moves it to CPU 1 (a move record) where it runs and blocks; every
+ * 11th round A forks a child that runs on CPU 1 and exits.
+ */
+#define PP_ROUNDS 400
+static struct ir_workload *pingpong_into(struct ir_wl_builder *b)
+{
+	assert_non_null(b);
+	sw(b, T0, 0, 0, 0, 10);
+	for (int i = 0; i < PP_ROUNDS; i++) {
+		uint64_t t = T0 + (uint64_t)i * 100 * US;
+
+		wk(b, IR_EV_WAKING, t + 10 * US, 0, 10, 11, 1);
+		wk(b, IR_EV_WAKEUP, t + 11 * US, 0, 10, 11, 1);
+		sw(b, t + 15 * US, 1, 0, 0, 11);
+		sw(b, t + 20 * US, 0, 10, IR_TASK_INTERRUPTIBLE, 0);
+		wk(b, IR_EV_WAKING, t + 40 * US, 1, 11, 10, 0);
+		wk(b, IR_EV_WAKEUP, t + 41 * US, 1, 11, 10, 0);
+		sw(b, t + 45 * US, 0, 0, 0, 10);
+		sw(b, t + 50 * US, 1, 11, IR_TASK_INTERRUPTIBLE, 0);
+		if (i % 11 == 5) {
+			fork_ev(b, t + 55 * US, 0, 10, 100 + i);
+			wk(b, IR_EV_WAKEUP_NEW, t + 56 * US, 0, 10, 100 + i, 1);
+			sw(b, t + 57 * US, 1, 0, 0, 100 + i);
+			exit_ev(b, t + 58 * US, 1, 100 + i);
+			sw(b, t + 59 * US, 1, 100 + i, IR_EXIT_DEAD, 0);
+		}
+		if (i % 7 == 3) {
+			wk(b, IR_EV_WAKING, t + 60 * US, 0, 0, 12, 0);
+			wk(b, IR_EV_WAKEUP, t + 60 * US, 0, 0, 12, 0);
+			mig_ev(b, t + 65 * US, 1, 12, 0, 1);
+			sw(b, t + 66 * US, 1, 0, 0, 12);
+			sw(b, t + 80 * US, 1, 12, IR_TASK_INTERRUPTIBLE, 0);
+		}
+	}
+	return ir_wl_finish(b, T0 + (uint64_t)PP_ROUNDS * 100 * US);
+}
+
+/* Every record the reader gives for w, against the whole-trace workload's arrays. */
+static void same_records(const struct ir_workload *w, const struct ir_workload *whole)
+{
+	struct ir_wl_reader *r = ir_wl_reader_new(w);
+
+	assert_non_null(r);
+	assert_int_equal(w->nr_tasks, whole->nr_tasks);
+	assert_int_equal(w->nr_moves, whole->nr_moves);
+	for (uint32_t i = 0; i < w->nr_tasks; i++) {
+		assert_int_equal(w->task[i].nr_ops, whole->task[i].nr_ops);
+		for (uint64_t j = 0; j < w->task[i].nr_ops; j++)
+			assert_memory_equal(ir_wl_op(r, i, j), &whole->task[i].ops[j], sizeof(struct ir_op));
+	}
+	/* an index behind both buffers rereads the stream from its start */
+	if (whole->task[0].nr_ops > 3 * IR_WL_READ_RECS)
+		assert_memory_equal(ir_wl_op(r, 0, 1), &whole->task[0].ops[1], sizeof(struct ir_op));
+	for (int c = 0; c < w->nr_cpus; c++) {
+		assert_int_equal(w->nr_sw[c], whole->nr_sw[c]);
+		for (uint64_t j = 0; j < w->nr_sw[c]; j++) {
+			assert_int_equal(ir_wl_sw(r, c, j)->ns, whole->sw[c][j].ns);
+			assert_int_equal(ir_wl_sw(r, c, j)->task, whole->sw[c][j].task);
+		}
+	}
+	for (uint64_t j = 0; j < w->nr_moves; j++) {
+		assert_int_equal(ir_wl_move(r, j)->ns, whole->moves[j].ns);
+		assert_int_equal(ir_wl_move(r, j)->task, whole->moves[j].task);
+		assert_int_equal(ir_wl_move(r, j)->dest, whole->moves[j].dest);
+	}
+	assert_int_equal(r->err, 0);
+	ir_wl_reader_free(r);
+}
+
+/*
+ * The spilled workload (what simulate uses) against the whole-trace one on
+ * the ping-pong chain: windows of 1 ns (a seal between every two instants,
+ * so every wakeup's sched_waking and sched_wakeup, and every op and its
+ * successor, lie in different windows and chunks), 7 us, 1 ms and 10 s
+ * (one window).  The records must be the same one by one, and every
+ * policy's simulation and the frozen one must give the same figures,
+ * field for field.
+ */
+static void test_spill_same_results(void **state)
+{
+	static const uint64_t window[] = { 1, 7 * US, 1 * MS, 10000 * MS };
+	struct ir_workload *whole = pingpong_into(ir_wl_new(2));
+
+	(void)state;
+	assert_true(whole->task[0].nr_ops > 4 * IR_WL_READ_RECS);	/* several buffers per task */
+	assert_true(whole->nr_moves >= 40 && whole->nr_tasks > 20);
+	for (unsigned k = 0; k < sizeof(window) / sizeof(window[0]); k++) {
+		struct ir_workload *w = pingpong_into(ir_wl_new_spill(2, window[k], "."));
+		struct ir_sim_params sp;
+		struct ir_sim_result r1, r2;
+
+		assert_true(w->streamed && w->spill);
+		assert_null(w->task[0].ops);
+		assert_int_equal(w->pins_released, 0);
+		assert_int_equal(w->bytes, whole->bytes);	/* the report's figure is the whole workload's */
+		if (window[k] == 1)	/* a chunk per op at least for A: header + record */
+			assert_true(w->spill_bytes >= 32 * whole->task[0].nr_ops);
+		same_records(w, whole);
+		ir_sim_params_default(&sp, 2);
+		for (int p = 0; p <= IR_POL__COUNT; p++) {
+			struct ir_policy_params pol;
+
+			sp.frozen = p == IR_POL__COUNT;
+			if (!sp.frozen)
+				ir_policy_defaults((enum ir_policy_kind)p, &pol);
+			assert_int_equal(ir_simulate(w, NULL, sp.frozen ? NULL : &pol, &sp, &r1), 0);
+			assert_int_equal(ir_simulate(whole, NULL, sp.frozen ? NULL : &pol, &sp, &r2), 0);
+			assert_true(r1.events > 1000);
+			assert_memory_equal(&r1, &r2, sizeof(r1));
+		}
+		assert_int_equal(r1.forced, 0);	/* frozen followed the record */
+		ir_workload_free(w);
+	}
+	ir_workload_free(whole);
+}
+
+/* A spill directory that cannot take the file: NULL with errno, nothing made. */
+static void test_spill_no_dir(void **state)
+{
+	(void)state;
+	assert_null(ir_wl_new_spill(2, MS, "./no-such-directory-for-the-spill"));
+	assert_int_equal(errno, ENOENT);
+}
+
 /* Seeded: the same inputs give the same figures. */
 static void test_deterministic(void **state)
 {
@@ -1173,6 +1315,8 @@ int main(void)
 		cmocka_unit_test(test_stream_window_boundary),
 		cmocka_unit_test(test_stream_early_wakeup),
 		cmocka_unit_test(test_stream_taken_back),
+		cmocka_unit_test(test_spill_same_results),
+		cmocka_unit_test(test_spill_no_dir),
 		cmocka_unit_test(test_frozen),
 		cmocka_unit_test(test_queued_not_picked),
 		cmocka_unit_test(test_idle_sibling),
