@@ -98,8 +98,13 @@ struct sg_lb_stats {
  * that sd's span strictly contains, or o alone when it has none (a core
  * whose SMT sibling is offline keeps no SMT domain, and its MC domain may
  * be its level 0 while it is level 1 of the balancing CPU).  In symmetric
- * topologies this is o's level env->level - 1.  Identified by its lowest
- * CPU. */
+ * topologies this is o's level env->level - 1.  Overlapping NUMA domains
+ * (build_overlap_sched_groups()): since v5.13 (585b6d2723dc "sched/topology:
+ * fix the issue groups don't span domain->span for NUMA diameter > 2")
+ * find_descended_sibling() goes down o's domains until the group lies
+ * inside sd, which the containment test below does; before v5.13 the
+ * sibling's child could span out of sd (not modelled: every release takes
+ * the v5.13 rule).  Identified by its lowest CPU. */
 static int group_id(const struct ir_lb_env *env, int o)
 {
 	const struct ir_sched_domain *sd = ir_domains_level(env->dom, env->pt->cpu, env->level);

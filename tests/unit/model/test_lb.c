@@ -877,6 +877,62 @@ static void test_asymmetric_levels(void **state)
 	ir_domains_free(c.d);
 }
 
+/* Overlapping NUMA groups on a node graph of diameter 3 (a line, node 2 -
+ * node 1 - node 0, distances 15 and 20, 30 end to end): CPU 0 is node 2,
+ * CPUs 1-4 node 0, CPU 5 node 1.  CPU 1's domains: MC {1-4}, NUMA(20)
+ * {1-5}, NUMA(30) {0-5}; CPU 5's: NUMA(15) {0,5}, NUMA(20) {0-5}.
+ * build_overlap_sched_groups() (kernel/sched/topology.c) for CPU 1's
+ * NUMA(20) domain, span {1-5}: CPU 1's group is its child, {1-4}; for CPU 5
+ * the sibling (its NUMA(20) domain) has the child {0,5}, which spans out of
+ * {1-5}: since v5.13 (585b6d2723dc "sched/topology: fix the issue groups
+ * don't span domain->span for NUMA diameter > 2") find_descended_sibling()
+ * goes down to the NUMA(15) domain, whose child is CPU 5's node, {5}.  The
+ * groups are {1-4} and {5}; before v5.13 the second was {0,5} (weight 2,
+ * capacity 2048, its statistics over the balanced span: CPU 5 only).
+ * CPU 5 runs 2 tasks at util 1024: {5} is overloaded (2 > 1 CPU, 1024 x 117
+ * > 1024 x 100); local {1-4} idle has spare; above the LLC migrate_util,
+ * imbalance max(4096, 0) - 0 = 4096 >= the task's 100: one task moves from
+ * CPU 5.  A group taken from a domain that is not inside the span ({0,5},
+ * lowest CPU 0, outside it) is never visited and nothing would move. */
+static void test_overlap_group_inside(void **state)
+{
+	static const char *const text =
+		"idlereplay-topology 1\n"
+		"online 0-5\n"
+		"cpu 0 core_cpus=0 package_cpus=0 node=2 cache=L3:0\n"
+		"cpu 1 core_cpus=1 package_cpus=1-4 node=0 cache=L3:1-4\n"
+		"cpu 2 core_cpus=2 package_cpus=1-4 node=0 cache=L3:1-4\n"
+		"cpu 3 core_cpus=3 package_cpus=1-4 node=0 cache=L3:1-4\n"
+		"cpu 4 core_cpus=4 package_cpus=1-4 node=0 cache=L3:1-4\n"
+		"cpu 5 core_cpus=5 package_cpus=5 node=1 cache=L3:5\n"
+		"node 0 cpus=1-4 distance=10,20,30\n"
+		"node 1 cpus=5 distance=20,10,15\n"
+		"node 2 cpus=0 distance=30,15,10\n";
+	struct ir_topology *t = NULL;
+	struct lbt c;
+	struct ir_lb_result r;
+	char err[256] = "";
+	const struct ir_sched_domain *sd;
+
+	(void)state;
+	assert_int_equal(ir_topology_parse(text, &t, err, sizeof(err)), 0);
+	lbt_init(&c, ir_domains_build(t, err, sizeof(err)), 6);
+	ir_topology_free(t);
+	assert_non_null(c.d);
+	/* the domains as worked out above */
+	assert_int_equal(ir_domains_nr_levels(c.d, 1), 3);
+	assert_int_equal(ir_domains_level(c.d, 1, 1)->span_weight, 5);
+	assert_int_equal(ir_domains_nr_levels(c.d, 5), 2);
+	sd = ir_domains_level(c.d, 5, 0);
+	assert_int_equal(sd->span_weight, 2);
+	assert_true(ir_cpumask_test(sd->span, 0) && ir_cpumask_test(sd->span, 5));
+	busy(c.rq, 5, 2, 10 * 1000 * US, 1024);
+	c.pt.cpu = 1;
+	r = expect_lb(&c, 1, IR_LB_V519, true, 1, 5);
+	assert_int_equal(r.pid, 500);
+	ir_domains_free(c.d);
+}
+
 /* No other group with a task: nothing to balance, even with tasks waiting
  * in the local group (a sibling's queue is the SMT level's business). */
 static void test_no_busiest(void **state)
@@ -1330,6 +1386,7 @@ int main(void)
 		cmocka_unit_test(test_busiest_queue_tie),
 		cmocka_unit_test(test_migrate_load),
 		cmocka_unit_test(test_asymmetric_levels),
+		cmocka_unit_test(test_overlap_group_inside),
 		cmocka_unit_test(test_numa_allowance_inclusive),
 		cmocka_unit_test(test_numa_imbalance_pct),
 		cmocka_unit_test(test_imbalance_pct_edges),
