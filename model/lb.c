@@ -295,31 +295,14 @@ static bool pick_busiest(const struct ir_lb_env *env, const struct sg_lb_stats *
 	return false;
 }
 
-/* sd->imb_numa_nr (v5.18 e496132ebedd, build_sched_domains()): for the first
- * domain above the LLC, the number of LLCs it spans (a single LLC: an eighth
- * of its span), at least 1; scaled by span for the levels above it. */
+/* sd->imb_numa_nr: build_sched_domains() sets it over the domains before
+ * degeneration (v5.18 e496132ebedd; v5.19 026b98a93bbd: a single LLC an
+ * eighth of its span, at least 1), model/domains.c imb_numa_nrs() */
 static unsigned imb_numa_nr(const struct ir_domains *dom, int cpu, int level)
 {
-	unsigned imb = 0, imb_span = 1;
+	const struct ir_sched_domain *sd = ir_domains_level(dom, cpu, level);
 
-	for (int l = 1; l <= level && l < ir_domains_nr_levels(dom, cpu); l++) {
-		const struct ir_sched_domain *sd = ir_domains_level(dom, cpu, l);
-		const struct ir_sched_domain *child = ir_domains_level(dom, cpu, l - 1);
-
-		if (!imb && !(sd->flags & SD_SHARE_PKG_RESOURCES) && (child->flags & SD_SHARE_PKG_RESOURCES)) {
-			unsigned nr_llcs = sd->span_weight / (child->span_weight ? child->span_weight : 1);
-
-			imb = nr_llcs == 1 ? sd->span_weight >> 3 : nr_llcs;
-			if (!imb)
-				imb = 1;
-			imb_span = sd->span_weight;
-			if (l == level)
-				return imb;
-		} else if (imb && l == level) {
-			return imb * (sd->span_weight / imb_span ? sd->span_weight / imb_span : 1);
-		}
-	}
-	return imb ? imb : 1;
+	return sd && sd->imb_numa_nr ? sd->imb_numa_nr : 1;
 }
 
 enum migration_type { migrate_load, migrate_util, migrate_task };
