@@ -58,6 +58,54 @@ static void sd_init(struct ir_sched_domain *sd, enum ir_level_kind kind, unsigne
 	}
 }
 
+/* The SD_* flags sd_init() gives a topology level, for imb_numa_nr(). */
+static unsigned kind_flags(enum ir_level_kind kind)
+{
+	struct ir_sched_domain sd;
+
+	sd_init(&sd, kind, 0);
+	return sd.flags;
+}
+
+/*
+ * sd->imb_numa_nr as build_sched_domains() (kernel/sched/topology.c) sets it
+ * from v5.19 (e496132ebedd v5.18, 026b98a93bbd "sched/numa: Adjust
+ * imb_numa_nr to a better approximation of memory channels" v5.19), over a
+ * CPU's domains *before* cpu_attach_domain() removes the degenerate ones:
+ * the first domain without SD_SHARE_PKG_RESOURCES above one with it (on
+ * x86 the DIE level, cpu_cpu_mask(): the node) takes the LLCs it spans, or
+ * for a single LLC an eighth of its span, at least 1; imb_span is the span
+ * of the first SD_NUMA domain above it; every later domain takes imb x
+ * max(1, span_weight / imb_span).  So a node of one LLC (DIE = MC, removed
+ * later) gives max(1, node >> 3), not the two LLCs the surviving NUMA
+ * level's child (MC) would count.  n candidates: their flags and weights;
+ * out[i] for each.
+ */
+static void imb_numa_nrs(int n, const unsigned *flags, const unsigned *weight, unsigned *out)
+{
+	unsigned imb = 0, imb_span = 1;
+
+	for (int i = 0; i < n; i++) {
+		if (!(flags[i] & SD_SHARE_PKG_RESOURCES) && i > 0 && (flags[i - 1] & SD_SHARE_PKG_RESOURCES)) {
+			unsigned nr_llcs = weight[i - 1] ? weight[i] / weight[i - 1] : 1;
+			int top = i + 1;
+
+			imb = nr_llcs == 1 ? weight[i] >> 3 : nr_llcs;
+			if (imb < 1)
+				imb = 1;
+			out[i] = imb;
+			/* Set span based on the first NUMA domain. */
+			while (top < n && !(flags[top] & SD_NUMA))
+				top++;
+			imb_span = top < n ? weight[top] : weight[i];
+		} else {
+			unsigned factor = imb_span ? weight[i] / imb_span : 1;
+
+			out[i] = imb * (factor > 1 ? factor : 1);
+		}
+	}
+}
+
 /* The sorted distinct node distances: sched_init_numa()'s levels. */
 static int numa_distances(const struct ir_topology *t, int *dist, int max)
 {
@@ -176,6 +224,8 @@ struct ir_domains *ir_domains_build(const struct ir_topology *t, char *err, size
 	for (int c = 0; c < t->nr_cpus; c++) {
 		const ir_cpumask_word *prev = NULL;
 		int n, kept = 0;
+		unsigned cflags[MAX_CANDIDATES], cweight[MAX_CANDIDATES], cimb[MAX_CANDIDATES];
+		int ckept[MAX_CANDIDATES];
 
 		if (!ir_cpumask_test(t->online, c))
 			continue;
@@ -193,6 +243,11 @@ struct ir_domains *ir_domains_build(const struct ir_topology *t, char *err, size
 			}
 			ir_cpumask_set(span, c);
 			weight = (unsigned)ir_cpumask_weight(span, t->nwords);
+			/* build_sched_domain() builds every level; the chain
+			 * imb_numa_nr is computed over (before degeneration) */
+			cflags[i] = kind_flags(cd[i].kind);
+			cweight[i] = weight;
+			ckept[i] = -1;
 			/* CLS only where it differs from both SMT and MC */
 			if (cd[i].kind == IR_LVL_CLS && i + 1 < n && cd[i + 1].kind == IR_LVL_MC) {
 				bool same_mc = true;
@@ -216,8 +271,13 @@ struct ir_domains *ir_domains_build(const struct ir_topology *t, char *err, size
 			sd_init(sd, cd[i].kind, weight);
 			sd->span = dst;
 			prev = dst;
+			ckept[i] = kept;
 			kept++;
 		}
+		imb_numa_nrs(n, cflags, cweight, cimb);
+		for (int i = 0; i < n; i++)
+			if (ckept[i] >= 0)
+				d->sd[c * IR_MAX_LEVELS + ckept[i]].imb_numa_nr = cimb[i];
 		d->nr_levels[c] = (uint8_t)kept;
 		for (int l = kept - 1; l >= 0; l--)
 			for (int o = 0; o < t->nr_cpus; o++)

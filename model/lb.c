@@ -98,8 +98,13 @@ struct sg_lb_stats {
  * that sd's span strictly contains, or o alone when it has none (a core
  * whose SMT sibling is offline keeps no SMT domain, and its MC domain may
  * be its level 0 while it is level 1 of the balancing CPU).  In symmetric
- * topologies this is o's level env->level - 1.  Identified by its lowest
- * CPU. */
+ * topologies this is o's level env->level - 1.  Overlapping NUMA domains
+ * (build_overlap_sched_groups()): since v5.13 (585b6d2723dc "sched/topology:
+ * fix the issue groups don't span domain->span for NUMA diameter > 2")
+ * find_descended_sibling() goes down o's domains until the group lies
+ * inside sd, which the containment test below does; before v5.13 the
+ * sibling's child could span out of sd (not modelled: every release takes
+ * the v5.13 rule).  Identified by its lowest CPU. */
 static int group_id(const struct ir_lb_env *env, int o)
 {
 	const struct ir_sched_domain *sd = ir_domains_level(env->dom, env->pt->cpu, env->level);
@@ -290,31 +295,14 @@ static bool pick_busiest(const struct ir_lb_env *env, const struct sg_lb_stats *
 	return false;
 }
 
-/* sd->imb_numa_nr (v5.18 e496132ebedd, build_sched_domains()): for the first
- * domain above the LLC, the number of LLCs it spans (a single LLC: an eighth
- * of its span), at least 1; scaled by span for the levels above it. */
+/* sd->imb_numa_nr: build_sched_domains() sets it over the domains before
+ * degeneration (v5.18 e496132ebedd; v5.19 026b98a93bbd: a single LLC an
+ * eighth of its span, at least 1), model/domains.c imb_numa_nrs() */
 static unsigned imb_numa_nr(const struct ir_domains *dom, int cpu, int level)
 {
-	unsigned imb = 0, imb_span = 1;
+	const struct ir_sched_domain *sd = ir_domains_level(dom, cpu, level);
 
-	for (int l = 1; l <= level && l < ir_domains_nr_levels(dom, cpu); l++) {
-		const struct ir_sched_domain *sd = ir_domains_level(dom, cpu, l);
-		const struct ir_sched_domain *child = ir_domains_level(dom, cpu, l - 1);
-
-		if (!imb && !(sd->flags & SD_SHARE_PKG_RESOURCES) && (child->flags & SD_SHARE_PKG_RESOURCES)) {
-			unsigned nr_llcs = sd->span_weight / (child->span_weight ? child->span_weight : 1);
-
-			imb = nr_llcs == 1 ? sd->span_weight >> 3 : nr_llcs;
-			if (!imb)
-				imb = 1;
-			imb_span = sd->span_weight;
-			if (l == level)
-				return imb;
-		} else if (imb && l == level) {
-			return imb * (sd->span_weight / imb_span ? sd->span_weight / imb_span : 1);
-		}
-	}
-	return imb ? imb : 1;
+	return sd && sd->imb_numa_nr ? sd->imb_numa_nr : 1;
 }
 
 enum migration_type { migrate_load, migrate_util, migrate_task };

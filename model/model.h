@@ -74,6 +74,8 @@ struct ir_sched_domain {
 	unsigned flags;			/* SD_* as the kernel names them, below */
 	unsigned span_weight;
 	unsigned imbalance_pct, cache_nice_tries, balance_interval;
+	unsigned imb_numa_nr;		/* build_sched_domains() v5.19+, over the domains
+					 * before degeneration (model/domains.c) */
 	const ir_cpumask_word *span;	/* into ir_domains storage */
 };
 

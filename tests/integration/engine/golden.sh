@@ -169,6 +169,15 @@
 # and the WF_SYNC assumption's wording in every simulate output, and
 # schema_minor 7 in every JSON report (and the HTML's schema line); the
 # default schedule and every figure unchanged.
+# Then branch fid6 (issue 15), on purpose: sd->imb_numa_nr as
+# build_sched_domains() computes it over the domains before degeneration
+# (v5.19): on the guest's topology the DIE level (the node, one LLC) gives
+# max(1, 4 >> 3) = 1 at NUMA, not the 2 LLCs counted over the surviving MC
+# child.  Only the vm-ab sweep cases (the lines with --topology) change, 41
+# outputs; checked against main's binary (7f32760) on hb_ni_1.sweep: only
+# the proportional and mainline policies' NUMA pulls and what derives from
+# them differ (pulls, moved, idle recovered/lost/traded, seeds, ground truth,
+# fidelity); baseline and domain-cost (v4.15 rules) unchanged.
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi

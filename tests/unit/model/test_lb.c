@@ -188,7 +188,9 @@ static void test_cache_hot(void **state)
 }
 
 /* v5.19+ calculate_imbalance(): NUMA allowance through imb_numa_nr.  Two
- * nodes of one LLC (4 CPUs) each: imb_numa_nr = nr_llcs = 2. */
+ * nodes of one LLC (4 CPUs) each: build_sched_domains() computes
+ * imb_numa_nr at the DIE level (= the node, one LLC: max(1, 4 >> 3) = 1)
+ * before it degenerates, and NUMA takes 1 x max(1, 8 / 8) = 1. */
 static void test_numa_allowance(void **state)
 {
 	struct lbt t;
@@ -201,7 +203,7 @@ static void test_numa_allowance(void **state)
 	assert_int_equal(ir_domains_level(t.d, 0, numa)->kind, IR_LVL_NUMA);
 	busy(t.rq, 4, 2, 10 * 1000 * US, 300);
 	/* node 1 has 2 tasks, node 0 none: prefer_sibling forces, imbalance 2 - 0
-	 * = 2; local sum 0 + 1 < imb_numa_nr 2 and 2 <= NUMA_IMBALANCE_MIN: 0 */
+	 * = 2; local sum 0 + 1 <= imb_numa_nr 1 and 2 <= NUMA_IMBALANCE_MIN: 0 */
 	r = lb(t.d, &t.pt, numa, 500 * US, true);
 	assert_int_equal(r.moved, 0);
 	busy(t.rq, 4, 4, 10 * 1000 * US, 300);
@@ -700,7 +702,7 @@ static void test_numa_edges(void **state)
 	r = lb_rules(d, &pt, numa, IR_LB_V516, true);
 	assert_int_equal(r.moved, 1);
 	assert_int_equal(r.from_cpu, 14);
-	/* v5.19, 8 CPUs (imb_numa_nr 2): 3 tasks on node 1 is more than 2 */
+	/* v5.19, 8 CPUs (imb_numa_nr 1): 3 tasks on node 1 is more than 2 */
 	idle_all(rq, 28);
 	pt.nr_rq = 8;
 	busy(rq, 4, 3, 10 * 1000 * US, 300);
@@ -773,13 +775,23 @@ static struct ir_domains *four_nodes(void)
 	return d;
 }
 
-/* imb_numa_nr (v5.18 e496132ebedd) above the first NUMA level: scaled by
- * span.  four_nodes(): at the first NUMA level imb_numa_nr = 4 / 2 LLCs =
- * 2, at the second 2 * 8 / 4 = 4.  There, local CPUs 0-3 run 2 tasks, on
- * CPU 1 (CPUs 2 and 3 idle; CPU 0, the balancing one, is not idle_cpu()),
- * CPUs 4-7 five (none idle, util 300: spare): migrate_task by idle CPUs,
- * 2 - 0 = 2; the local group's 2 + 1 <= 4 and 2 <= 2: the imbalance is
- * allowed, nothing moves. */
+/* imb_numa_nr (build_sched_domains(), v5.18 e496132ebedd; v5.19
+ * 026b98a93bbd) over the domains before degeneration.  four_nodes(): each
+ * CPU's chain is SMT {c}, MC {pair} (the LLC), DIE {pair} (the package), NODE
+ * {pair}, NUMA(12) {0-3}, NUMA(20) {0-7}.  The first domain without
+ * SD_SHARE_PKG_RESOURCES above the LLC is DIE, one LLC: max(1, 2 >> 3) =
+ * 1, imb_span the first NUMA domain's 4; NUMA(12) 1 x 4 / 4 = 1, NUMA(20)
+ * 1 x 8 / 4 = 2 (counting LLCs over the surviving MC child gave 2 and 4).
+ * At NUMA(20) from CPU 0: local CPUs 0-3 with CPU 1 running one task (CPUs
+ * 2, 3 idle; CPU 0, the balancing one, is not idle_cpu()), CPUs 4-7 five
+ * (none idle, util 300: spare; no prefer_sibling, the child is NUMA):
+ * migrate_task by idle CPUs, 2 - 0 = 2; dst_running 1 + 1 <= 2 and 2 <= 2:
+ * allowed, nothing moves.  CPU 1 at two tasks: 3 > 2, (2 - 0) >> 1 = 1
+ * moves, from the longest queue (CPU 4).  At NUMA(12), groups {0,1} and
+ * {2,3}, prefer_sibling (the child is MC): CPU 1 one task, CPU 2 three
+ * (3 > 1 + 1 forces), imbalance 3 - 1 = 2, dst_running 2 > 1: one moves
+ * from CPU 2 (with imb_numa_nr 2 it stayed); CPU 1 idle and CPU 2 two:
+ * 2 - 0 = 2, dst_running 1 <= 1: nothing moves. */
 static void test_imb_numa_nr_levels(void **state)
 {
 	struct ir_domains *d = four_nodes();
@@ -794,8 +806,10 @@ static void test_imb_numa_nr_levels(void **state)
 	assert_int_equal(ir_domains_level(d, 0, 1)->kind, IR_LVL_NUMA);
 	assert_int_equal(ir_domains_level(d, 0, 1)->span_weight, 4);
 	assert_int_equal(ir_domains_level(d, 0, 2)->span_weight, 8);
+	assert_int_equal(ir_domains_level(d, 0, 1)->imb_numa_nr, 1);
+	assert_int_equal(ir_domains_level(d, 0, 2)->imb_numa_nr, 2);
 	busy(rq, 0, 0, 0, 0);
-	busy(rq, 1, 2, 10 * 1000 * US, 300);
+	busy(rq, 1, 1, 10 * 1000 * US, 300);
 	busy(rq, 2, 0, 0, 0);
 	busy(rq, 3, 0, 0, 0);
 	busy(rq, 4, 2, 10 * 1000 * US, 300);
@@ -804,13 +818,7 @@ static void test_imb_numa_nr_levels(void **state)
 	busy(rq, 7, 1, 10 * 1000 * US, 300);
 	r = lb_rules(d, &pt, 2, IR_LB_V519, true);
 	assert_int_equal(r.moved, 0);
-	/* a third local task, on CPU 1 (still 2 idle): 3 + 1 <= 4 is still
-	 * allowed (allow_numa_imbalance() is running <= imb_numa_nr); a fourth:
-	 * 4 + 1 is above 4; (2 - 0) >> 1 = 1 moves, from the longest queue */
-	busy(rq, 1, 3, 10 * 1000 * US, 300);
-	r = lb_rules(d, &pt, 2, IR_LB_V519, true);
-	assert_int_equal(r.moved, 0);
-	busy(rq, 1, 4, 10 * 1000 * US, 300);
+	busy(rq, 1, 2, 10 * 1000 * US, 300);
 	r = lb_rules(d, &pt, 2, IR_LB_V519, true);
 	assert_int_equal(r.moved, 1);
 	assert_int_equal(r.from_cpu, 4);
@@ -828,6 +836,66 @@ static void test_imb_numa_nr_levels(void **state)
 		m[6].nr_running = 1, m[6].nr_tasks = 0;	/* CPU 1 down to one task */
 		r = lb_rules(d, &pt, 2, IR_LB_V519, true);
 		assert_int_equal(r.moved, 0);
+	}
+	/* NUMA(12) from CPU 0: CPU 1 one task, CPU 2 three, CPU 3 idle */
+	idle_all(rq, 8);
+	pt.cpu = 0;
+	pt.rq = rq;
+	busy(rq, 1, 1, 10 * 1000 * US, 300);
+	busy(rq, 2, 3, 10 * 1000 * US, 300);
+	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 2);
+	/* CPU 1 idle, CPU 2 two tasks: dst_running 1 <= 1, allowed */
+	busy(rq, 1, 0, 0, 0);
+	busy(rq, 2, 2, 10 * 1000 * US, 300);
+	r = lb_rules(d, &pt, 1, IR_LB_V519, true);
+	assert_int_equal(r.moved, 0);
+	ir_domains_free(d);
+}
+
+/* imb_numa_nr with two LLCs per node (build_sched_domains() v5.19): 8
+ * CPUs, nodes {0-3} {4-7} (distance 20), each node one package of two LLCs
+ * of 2 CPUs.  DIE {0-3} above MC {pair}: nr_llcs 4 / 2 = 2, imb_span the
+ * NUMA domain's 8; NUMA: 2 x max(1, 8 / 8) = 2 (scaling by DIE's own span
+ * would give 2 x 8 / 4 = 4).  The guest's topology (one LLC per node):
+ * DIE = MC = the node, max(1, 4 >> 3) = 1, NUMA 1. */
+static void test_imb_numa_nr_domains(void **state)
+{
+	static const char *const text =
+		"idlereplay-topology 1\n"
+		"online 0-7\n"
+		"cpu 0 core_cpus=0 package_cpus=0-3 node=0 cache=L3:0-1\n"
+		"cpu 1 core_cpus=1 package_cpus=0-3 node=0 cache=L3:0-1\n"
+		"cpu 2 core_cpus=2 package_cpus=0-3 node=0 cache=L3:2-3\n"
+		"cpu 3 core_cpus=3 package_cpus=0-3 node=0 cache=L3:2-3\n"
+		"cpu 4 core_cpus=4 package_cpus=4-7 node=1 cache=L3:4-5\n"
+		"cpu 5 core_cpus=5 package_cpus=4-7 node=1 cache=L3:4-5\n"
+		"cpu 6 core_cpus=6 package_cpus=4-7 node=1 cache=L3:6-7\n"
+		"cpu 7 core_cpus=7 package_cpus=4-7 node=1 cache=L3:6-7\n"
+		"node 0 cpus=0-3 distance=10,20\n"
+		"node 1 cpus=4-7 distance=20,10\n";
+	struct ir_topology *t = NULL;
+	struct ir_domains *d;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(ir_topology_parse(text, &t, err, sizeof(err)), 0);
+	d = ir_domains_build(t, err, sizeof(err));
+	ir_topology_free(t);
+	assert_non_null(d);
+	for (int c = 0; c < 8; c++) {
+		assert_int_equal(ir_domains_nr_levels(d, c), 3);
+		assert_int_equal(ir_domains_level(d, c, 1)->span_weight, 4);
+		assert_int_equal(ir_domains_level(d, c, 1)->imb_numa_nr, 2);
+		assert_int_equal(ir_domains_level(d, c, 2)->kind, IR_LVL_NUMA);
+		assert_int_equal(ir_domains_level(d, c, 2)->imb_numa_nr, 2);
+	}
+	ir_domains_free(d);
+	d = domains("sockets=2,cores=2,threads=2,nodes=2");
+	for (int c = 0; c < 8; c++) {
+		assert_int_equal(ir_domains_level(d, c, 2)->kind, IR_LVL_NUMA);
+		assert_int_equal(ir_domains_level(d, c, 2)->imb_numa_nr, 1);
 	}
 	ir_domains_free(d);
 }
@@ -877,6 +945,62 @@ static void test_asymmetric_levels(void **state)
 	ir_domains_free(c.d);
 }
 
+/* Overlapping NUMA groups on a node graph of diameter 3 (a line, node 2 -
+ * node 1 - node 0, distances 15 and 20, 30 end to end): CPU 0 is node 2,
+ * CPUs 1-4 node 0, CPU 5 node 1.  CPU 1's domains: MC {1-4}, NUMA(20)
+ * {1-5}, NUMA(30) {0-5}; CPU 5's: NUMA(15) {0,5}, NUMA(20) {0-5}.
+ * build_overlap_sched_groups() (kernel/sched/topology.c) for CPU 1's
+ * NUMA(20) domain, span {1-5}: CPU 1's group is its child, {1-4}; for CPU 5
+ * the sibling (its NUMA(20) domain) has the child {0,5}, which spans out of
+ * {1-5}: since v5.13 (585b6d2723dc "sched/topology: fix the issue groups
+ * don't span domain->span for NUMA diameter > 2") find_descended_sibling()
+ * goes down to the NUMA(15) domain, whose child is CPU 5's node, {5}.  The
+ * groups are {1-4} and {5}; before v5.13 the second was {0,5} (weight 2,
+ * capacity 2048, its statistics over the balanced span: CPU 5 only).
+ * CPU 5 runs 2 tasks at util 1024: {5} is overloaded (2 > 1 CPU, 1024 x 117
+ * > 1024 x 100); local {1-4} idle has spare; above the LLC migrate_util,
+ * imbalance max(4096, 0) - 0 = 4096 >= the task's 100: one task moves from
+ * CPU 5.  A group taken from a domain that is not inside the span ({0,5},
+ * lowest CPU 0, outside it) is never visited and nothing would move. */
+static void test_overlap_group_inside(void **state)
+{
+	static const char *const text =
+		"idlereplay-topology 1\n"
+		"online 0-5\n"
+		"cpu 0 core_cpus=0 package_cpus=0 node=2 cache=L3:0\n"
+		"cpu 1 core_cpus=1 package_cpus=1-4 node=0 cache=L3:1-4\n"
+		"cpu 2 core_cpus=2 package_cpus=1-4 node=0 cache=L3:1-4\n"
+		"cpu 3 core_cpus=3 package_cpus=1-4 node=0 cache=L3:1-4\n"
+		"cpu 4 core_cpus=4 package_cpus=1-4 node=0 cache=L3:1-4\n"
+		"cpu 5 core_cpus=5 package_cpus=5 node=1 cache=L3:5\n"
+		"node 0 cpus=1-4 distance=10,20,30\n"
+		"node 1 cpus=5 distance=20,10,15\n"
+		"node 2 cpus=0 distance=30,15,10\n";
+	struct ir_topology *t = NULL;
+	struct lbt c;
+	struct ir_lb_result r;
+	char err[256] = "";
+	const struct ir_sched_domain *sd;
+
+	(void)state;
+	assert_int_equal(ir_topology_parse(text, &t, err, sizeof(err)), 0);
+	lbt_init(&c, ir_domains_build(t, err, sizeof(err)), 6);
+	ir_topology_free(t);
+	assert_non_null(c.d);
+	/* the domains as worked out above */
+	assert_int_equal(ir_domains_nr_levels(c.d, 1), 3);
+	assert_int_equal(ir_domains_level(c.d, 1, 1)->span_weight, 5);
+	assert_int_equal(ir_domains_nr_levels(c.d, 5), 2);
+	sd = ir_domains_level(c.d, 5, 0);
+	assert_int_equal(sd->span_weight, 2);
+	assert_true(ir_cpumask_test(sd->span, 0) && ir_cpumask_test(sd->span, 5));
+	busy(c.rq, 5, 2, 10 * 1000 * US, 1024);
+	c.pt.cpu = 1;
+	r = expect_lb(&c, 1, IR_LB_V519, true, 1, 5);
+	assert_int_equal(r.pid, 500);
+	ir_domains_free(c.d);
+}
+
 /* No other group with a task: nothing to balance, even with tasks waiting
  * in the local group (a sibling's queue is the SMT level's business). */
 static void test_no_busiest(void **state)
@@ -914,10 +1038,12 @@ static void test_busiest_queue_tie(void **state)
 }
 
 /* allow_numa_imbalance(running, imb_numa_nr) is running <= imb_numa_nr
- * (v5.19, 6.1): the guest's topology (imb_numa_nr 2).  Local node: CPU 1
- * runs one task (dst_running 1 + 1 = 2); node 1: CPU 4 three (3 > 1 + 1:
- * prefer_sibling forces).  Imbalance 3 - 1 = 2 <= NUMA_IMBALANCE_MIN and
- * 2 <= 2: allowed, nothing moves (with "<" one task would). */
+ * (v5.19, 6.1): the guest's topology (imb_numa_nr 1, test_imb_numa_nr_domains).
+ * Local node idle (dst_running 0 + 1 = 1); node 1: CPU 4 two tasks (2 > 0 +
+ * 1: prefer_sibling forces).  Imbalance 2 - 0 = 2 <= NUMA_IMBALANCE_MIN and
+ * 1 <= 1: allowed, nothing moves (with "<" one task would).  CPU 1 running
+ * one task and CPU 4 three: 3 - 1 = 2 but dst_running 2 > 1: (2 >> 1) = 1
+ * moves; the local node idle and CPU 4 three: 3 > 2 is kept, one moves. */
 static void test_numa_allowance_inclusive(void **state)
 {
 	struct lbt t;
@@ -926,9 +1052,11 @@ static void test_numa_allowance_inclusive(void **state)
 	(void)state;
 	lbt_init(&t, domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
 	numa = ir_domains_nr_levels(t.d, 0) - 1;
+	busy(t.rq, 4, 2, 10 * 1000 * US, 300);
+	expect_lb(&t, numa, IR_LB_V519, true, 0, -1);
 	busy(t.rq, 1, 1, 10 * 1000 * US, 300);
 	busy(t.rq, 4, 3, 10 * 1000 * US, 300);
-	expect_lb(&t, numa, IR_LB_V519, true, 0, -1);
+	expect_lb(&t, numa, IR_LB_V519, true, 1, 4);
 	/* the local node idle: dst_running 1, imbalance 3 > 2 is kept */
 	busy(t.rq, 1, 0, 0, 0);
 	expect_lb(&t, numa, IR_LB_V519, true, 1, 4);
@@ -1326,10 +1454,12 @@ int main(void)
 		cmocka_unit_test(test_numa_edges),
 		cmocka_unit_test(test_overloaded_local),
 		cmocka_unit_test(test_imb_numa_nr_levels),
+		cmocka_unit_test(test_imb_numa_nr_domains),
 		cmocka_unit_test(test_no_busiest),
 		cmocka_unit_test(test_busiest_queue_tie),
 		cmocka_unit_test(test_migrate_load),
 		cmocka_unit_test(test_asymmetric_levels),
+		cmocka_unit_test(test_overlap_group_inside),
 		cmocka_unit_test(test_numa_allowance_inclusive),
 		cmocka_unit_test(test_numa_imbalance_pct),
 		cmocka_unit_test(test_imbalance_pct_edges),
