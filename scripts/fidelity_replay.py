@@ -233,7 +233,13 @@ Rules, each as the kernel states it (see `replay/state.c`):
 - `avg_idle` sampling site by release: `ttwu_do_wakeup()` (also from
   `ttwu_runnable()`) up to v6.2, `ttwu_do_activate()` only from v6.3
   (160fb0d83f20); `p == current` takes no sample from v5.4 (aacedf26fb76);
-- `rd->overload` sticky: set by `add_nr_running()` when an rq reaches 2,
+- `rd->overload` sticky: set by `add_nr_running()` when an rq reaches 2
+  (a wakeup's enqueue: `ttwu_do_activate()` calls `activate_task()` before
+  `ttwu_do_wakeup()` emits `sched_wakeup`, v6.1, so a probed call on
+  another CPU that entered between the emitting CPU's previous event, or
+  the task's `sched_waking`, and the `sched_wakeup` read it set with
+  probability its entry's share of that window; a wake-list wakeup,
+  enqueued by `sched_ttwu_pending()` right before its event, counts at it),
   rewritten by top-level `update_sd_lb_stats()` (v6.1 `load_balance()`;
   `rd->overloaded` from v6.9) from the rqs it scans.  Rewrites counted:
   probed newidle walks (`sched_balance_newidle()`, `newidle_balance()` before
