@@ -121,6 +121,7 @@ struct open_point {
 	struct ir_rq_snap *probe_snap;	/* the same, taken at a newidle probe's entry */
 	uint64_t ran[IR_MAX_LEVELS];	/* when ring candidate first ran after ts, 0 not yet */
 	uint64_t arrival_ts;		/* first task enqueued on the CPU after ts, 0 none yet */
+	uint64_t probe_ts;		/* entry of the probed call behind pt, 0 none */
 	struct ir_la_win *la;		/* the runqueue changes its levels saw (lookahead.h), or NULL */
 };
 
@@ -134,6 +135,7 @@ struct cpu {
 	uint64_t since;		/* start of the current idle or busy period */
 	uint64_t last_switch_ts;
 	uint64_t last_own_ts;	/* last event on this CPU emitted by curr */
+	uint64_t last_ev_ts;	/* last event on this CPU, whoever emitted it */
 	uint64_t avg_idle, idle_stamp, max_idle_balance_cost;
 	double util;		/* PELT util_avg of the CPU (busy = running a task), at util_ts */
 	uint64_t util_ts;
@@ -187,6 +189,7 @@ struct ir_state {
 	uint64_t sum_cpus_queued;	/* sum of ids of CPUs with queued tasks */
 	uint32_t nr_overloaded;		/* CPUs with nr_running >= 2 */
 	uint64_t overload_end;		/* when nr_overloaded last dropped to 0 */
+	uint64_t enq_from;		/* the wakeup being fed: its enqueue came after this (0: none) */
 	bool rd_overload;		/* the flag may be set: false once surely clear */
 	bool overload_seeded;
 	enum ir_overload_why cleared_by;	/* why it is clear, when it is */
@@ -476,6 +479,55 @@ static inline void rq_before(struct ir_state *s, int c, unsigned *nr)
 	cp->runnable_ts = s->now;
 }
 
+/*
+ * try_to_wake_up() enqueues the task before it emits sched_wakeup: v6.1
+ * ttwu_do_activate() calls activate_task() (add_nr_running(), which sets
+ * rd->overload when the rq reaches 2) and then ttwu_do_wakeup(), whose
+ * trace_sched_wakeup() is the event (kernel/sched/core.c; v6.3's
+ * 160fb0d83f20 keeps that order); wake_up_new_task() likewise calls
+ * activate_task() before trace_sched_wakeup_new().  The enqueue comes after
+ * the emitting CPU's previous event (its sched_waking or sched_migrate_task)
+ * and after the task's sched_waking (on_wakeup() leaves out wake-list
+ * wakeups: sched_ttwu_pending() enqueues right before the event).  A probed
+ * newidle call on another CPU that entered inside that window (enq_from,
+ * now) may have read the flag set already.  When within the window is not
+ * in the trace: taken uniform, as the top level's scan within a walk
+ * (walk_rewrites()), so that call read it set with probability
+ * f = (entry - enq_from) / (now - enq_from), or as it was, 1 - f.
+ */
+static void backdate_one(uint64_t e, uint64_t from, uint64_t to, bool *set, double *p,
+			 enum ir_overload_why *why)
+{
+	double f;
+
+	if (!e || e <= from || e >= to || *p >= 1.0)
+		return;
+	f = (double)(e - from) / (double)(to - from);
+	*p = f + (1.0 - f) * *p;
+	if (!*set && *p >= 0.5) {
+		*set = true;
+		*why = IR_OVL_RQ_AT_2;
+	}
+}
+
+static void enqueue_backdate(struct ir_state *s)
+{
+	uint64_t from = s->enq_from, to = s->now;
+
+	if (!from || from >= to || !s->p.probe_seed)
+		return;
+	for (int y = 0; y < s->nr_cpus; y++) {
+		struct cpu *cp = &s->cpu[y];
+
+		if (cp->probe_valid)	/* its point not opened yet */
+			backdate_one(cp->probe_ts, from, to, &cp->probe_overload, &cp->probe_overload_p,
+				     &cp->probe_ovl_why);
+		if (cp->op.active)	/* opened, not delivered */
+			backdate_one(cp->op.probe_ts, from, to, &cp->op.pt.overload, &cp->op.pt.overload_p,
+				     &cp->op.pt.overload_why);
+	}
+}
+
 static void rq_after(struct ir_state *s, int c, unsigned before, uint32_t queued_before)
 {
 	unsigned after = rq_nr_running(s, c);
@@ -486,6 +538,7 @@ static void rq_after(struct ir_state *s, int c, unsigned before, uint32_t queued
 		s->nr_overloaded++;
 		s->rd_overload = true;
 		walks_drop(s);	/* their scans came before: the flag is set again */
+		enqueue_backdate(s);
 	} else if (before >= 2 && after < 2) {
 		if (--s->nr_overloaded == 0) {
 			s->overload_end = s->now;
@@ -1304,6 +1357,7 @@ static void open_point(struct ir_state *s, int c, uint64_t ts, enum ir_point_kin
 	if (op->active)
 		close_point(s, c, ts);
 	memset(pt, 0, sizeof(*pt));
+	op->probe_ts = 0;
 	pt->ts = ts;
 	pt->cpu = c;
 	pt->kind = kind;
@@ -1339,6 +1393,7 @@ static void open_point(struct ir_state *s, int c, uint64_t ts, enum ir_point_kin
 		s->obs.probe_matched++;
 		probed = s->p.probe_seed;
 		if (probed) {	/* the call read rd->overload at its entry, before its own rewrite */
+			op->probe_ts = cp->probe_ts;
 			pt->overload = cp->probe_overload;
 			pt->overload_p = cp->probe_overload_p;
 			pt->overload_why = cp->probe_ovl_why;
@@ -1645,7 +1700,18 @@ static void on_wakeup(struct ir_state *s, const struct ir_event *ev)
 		return;	/* ttwu_runnable(): already on a runqueue */
 	if (t->state == T_DEAD)
 		s->obs.anomalies[IR_ANOM_PID_REUSE]++;
+	/* the enqueue came after ev->cpu's previous event and t's sched_waking
+	 * (enqueue_backdate()); a wake-list wakeup (its sched_waking on another
+	 * CPU) is enqueued by sched_ttwu_pending() on the target, in its IPI,
+	 * right before this event: the target's previous event bounds the IPI's
+	 * arrival, not the enqueue, so it is taken at the event */
+	if (!(t->wl_waking_ts && t->wl_waking_cpu >= 0 && t->wl_waking_cpu != ev->cpu)) {
+		s->enq_from = s->cpu[ev->cpu].last_ev_ts;
+		if (t->wl_waking_ts > s->enq_from && t->wl_waking_ts <= ev->ts)
+			s->enq_from = t->wl_waking_ts;
+	}
 	enqueue(s, tc, t, ev->ts);
+	s->enq_from = 0;
 	arrival(s, tc, ev->ts);
 }
 
@@ -1918,6 +1984,7 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 	default:
 		break;
 	}
+	s->cpu[c].last_ev_ts = ev->ts;
 	if (ev->common_pid == s->cpu[c].curr && ev->type != IR_EV_SWITCH &&
 	    !(ev->type == IR_EV_MIGRATE && ev->mig.dest_cpu == c) &&
 	    ev->type != IR_EV_PROBE_ENTRY && ev->type != IR_EV_PROBE_EXIT)

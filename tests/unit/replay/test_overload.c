@@ -315,6 +315,78 @@ static void test_overload_p(void **state)
 	}
 }
 
+/*
+ * try_to_wake_up() enqueues before it emits sched_wakeup (v6.1
+ * ttwu_do_activate(): activate_task(), add_nr_running() setting the flag at
+ * 2, then ttwu_do_wakeup()'s trace_sched_wakeup()), after the waker's
+ * sched_waking.  CPU 0 (running 100) emits sched_waking of 101 at tw and its
+ * sched_wakeup onto CPU 0 (rq 1 -> 2) at tw + 100 us; CPU 1's probed call
+ * entered at tw + at, with the flag clear before (seeded 0 by CPU 2's
+ * probe).  The enqueue, uniform over the window, came before that entry with
+ * probability at / 100 us: the call read the flag set with that probability
+ * (reads set from 1/2, why rq_at_2).  An entry before the waking reads what
+ * it read; a wake-list wakeup (its sched_waking on idle CPU 3, the
+ * sched_wakeup emitted on CPU 0 by sched_ttwu_pending()) is enqueued right
+ * before its event: nothing earlier read it.  Returns CPU 1's point.
+ */
+static struct ir_point enqueue_case(int64_t at, bool wake_list)
+{
+	struct ir_state_params p = prm(true);
+	struct pts pts;
+	struct ir_state *s = mk(4, &p, NULL, &pts);
+	uint64_t tw = T0 + 100 * US;
+	struct ir_point pt;
+
+	other(s, T0, 3, 0);
+	sw(s, T0, 0, 0, S_RUN, 100);
+	sw(s, T0 + 1 * US, 1, 0, S_RUN, 200);
+	sw(s, T0 + 2 * US, 2, 0, S_RUN, 300);
+	probe_walk(s, T0 + 10 * US, 2, 300, 10 * US, 50 * US, -1, 0);	/* seeds the flag: 0 */
+	probe_out(s, T0 + 11 * US, 2, 300, 0);
+	sw(s, T0 + 12 * US, 2, 300, S_SLEEP, 0);
+	/* CPU 1's call: avg_idle under the level's cost, so no walk of its own */
+	if (at < 0)
+		probe_walk(s, (uint64_t)((int64_t)tw + at), 1, 200, 10 * US, 50 * US, -1, 0);
+	if (wake_list)
+		waking(s, tw, 3, 0, 101, 0);
+	else
+		waking(s, tw, 0, 100, 101, 0);
+	if (at >= 0)
+		probe_walk(s, tw + (uint64_t)at, 1, 200, 10 * US, 50 * US, -1, 0);
+	wake(s, tw + 100 * US, 0, 100, 101, 0);
+	assert_int_equal(ir_state_nr_running(s, 0), 2);
+	probe_out(s, tw + 110 * US, 1, 200, 0);
+	sw(s, tw + 120 * US, 1, 200, S_SLEEP, 0);
+	ir_state_finish(s, tw + 200 * US);
+	assert_int_equal(pts.n, 2);
+	pt = pts.p[pts.p[0].cpu == 1 ? 0 : 1];
+	assert_int_equal(pt.cpu, 1);
+	ir_state_free(s);
+	return pt;
+}
+
+static void test_enqueue_before_wakeup(void **state)
+{
+	struct ir_point pt;
+
+	(void)state;
+	pt = enqueue_case(25 * US, false);
+	assert_float_equal(pt.overload_p, 0.25, 1e-9);
+	assert_false(pt.overload);
+	pt = enqueue_case(75 * US, false);
+	assert_float_equal(pt.overload_p, 0.75, 1e-9);
+	assert_true(pt.overload);
+	assert_int_equal(pt.overload_why, IR_OVL_RQ_AT_2);
+	/* entered before the waking: the enqueue came after it */
+	pt = enqueue_case(-10 * (int64_t)US, false);
+	assert_float_equal(pt.overload_p, 0.0, 1e-12);
+	assert_false(pt.overload);
+	/* a wake-list wakeup: enqueued at its event */
+	pt = enqueue_case(75 * US, true);
+	assert_float_equal(pt.overload_p, 0.0, 1e-12);
+	assert_false(pt.overload);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -325,6 +397,7 @@ int main(void)
 		cmocka_unit_test(test_scan_within_walk),
 		cmocka_unit_test(test_ttwu_pending_stop),
 		cmocka_unit_test(test_overload_p),
+		cmocka_unit_test(test_enqueue_before_wakeup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
