@@ -1754,10 +1754,43 @@ preempt:
 
 /* ------------------------------------------------------------ periodic */
 
-/* get_sd_balance_interval(): the level's interval, x busy_factor while busy */
+/* get_sd_balance_interval() (v6.1; unchanged through v6.18): the level's
+ * sd->balance_interval in ms, x busy_factor while busy, "scale ms to
+ * jiffies" (msecs_to_jiffies() rounds up), one jiffy less while busy
+ * ("Reduce likelihood of busy balancing at higher domains racing with
+ * balancing at lower domains by preventing their balancing periods from
+ * being multiples of each other"), clamped to [1, max_load_balance_interval
+ * = HZ x num_online_cpus() / 10] (update_max_interval()).  In ns; without a
+ * jiffy (tick_ns 0) the milliseconds as they are. */
 static uint64_t balance_interval(const struct sim *s, int c, int l, bool busy)
 {
-	return (uint64_t)s->rq[c].interval[l] * 1000000ull * (busy ? s->sp->busy_factor : 1);
+	uint64_t ns = (uint64_t)s->rq[c].interval[l] * 1000000ull * (busy ? s->sp->busy_factor : 1);
+	uint64_t tick = s->sp->tick_ns, j, max_j;
+
+	if (!tick || !s->sp->balance_jiffies)
+		return ns;
+	j = (ns + tick - 1) / tick;
+	if (busy && j)
+		j--;
+	max_j = 1000000000ull / tick * (uint64_t)s->n / 10;
+	if (j > max_j)
+		j = max_j;
+	if (j < 1)
+		j = 1;
+	return j * tick;
+}
+
+/* rebalance_domains() runs from the SCHED_SOFTIRQ that the tick raises
+ * (trigger_load_balance(): jiffies past rq->next_balance; an idle CPU's by
+ * the NOHZ kick from a busy CPU's tick) and sets sd->last_balance =
+ * jiffies: a balance falls on a tick, the first at or after t. */
+static uint64_t on_tick(const struct sim *s, uint64_t t)
+{
+	uint64_t tick = s->sp->tick_ns;
+
+	if (!tick || !s->sp->balance_jiffies)
+		return t;
+	return (t + tick - 1) / tick * tick;
 }
 
 static void push_balance(struct sim *s, int c, uint64_t at)
@@ -1817,7 +1850,7 @@ static void idle_balance_due(struct sim *s, int c, uint64_t from)
 		if (r->last_balance[l] + balance_interval(s, c, l, false) < next)
 			next = r->last_balance[l] + balance_interval(s, c, l, false);
 	if (next < from)
-		next = from;
+		next = on_tick(s, from);
 	if (next < r->bal_at)
 		push_balance(s, c, next);
 }
@@ -1842,6 +1875,7 @@ void ir_sim_params_default(struct ir_sim_params *p, int nr_cpus)
 	p->busy_factor = 16;
 	p->sync_wakeups = true;
 	p->newidle_lock_drop = true;
+	p->balance_jiffies = true;
 }
 
 static void setup_rq(struct sim *s, const struct ir_domains *dom, int c)

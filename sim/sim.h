@@ -215,6 +215,9 @@ struct ir_sim_params {
 					 * progress when a task arrived ("if (pulled_task ||
 					 * this_rq->nr_running > 0 || this_rq->ttwu_pending)
 					 * break"); false: the whole walk at its entry */
+	bool balance_jiffies;		/* default true (every release): with tick_ns, balance
+					 * intervals in jiffies and balances on ticks
+					 * (get_sd_balance_interval(), rebalance_domains()) */
 	struct ir_capture *capture;	/* the schedule, for the Perfetto export (sim/capture.h); NULL: none */
 };
 void ir_sim_params_default(struct ir_sim_params *p, int nr_cpus);

@@ -1335,6 +1335,44 @@ static void test_probed_walk(void **state)
 	ir_workload_free(w);
 }
 
+/*
+ * Balance intervals in jiffies, balances on ticks (get_sd_balance_interval()
+ * and rebalance_domains(), v6.1 through v6.18): with a 4 ms jiffy the 2 ms
+ * idle interval is msecs_to_jiffies(2) = 1 jiffy (rounded up), the busy one
+ * 2 x 16 = 32 ms = 8 jiffies less one, 28 ms.  three(209, 21, 5) as in
+ * test_idle_interval: CPU 1 balances busy at 28, 56, ..., 196 ms, idles at
+ * 200 ms and, due every jiffy, balances at 200, 204, 208 and 212 ms; C
+ * preempts A on CPU 0 at 209 ms (SIS_UTIL keeps it there), so CPU 1 pulls
+ * A at 212 ms (not 210 ms, the next 2 ms step), and A's 21 ms left end at
+ * 233 ms plus one 5 us cache refill.  Without the jiffy, as
+ * test_idle_interval: 231 ms.
+ */
+static void test_balance_jiffies(void **state)
+{
+	struct ir_workload *w = three(209, 21, 5);
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
+	struct ir_sim_result r;
+
+	(void)state;
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
+	for (int k = 0; k < 2; k++) {
+		ir_sim_params_default(&sp, 2);
+		assert_true(sp.balance_jiffies);	/* the default */
+		sp.recent_used_cpu = true;
+		sp.sis_util = true;
+		sp.tick_ns = 4 * MS;
+		sp.balance_jiffies = k == 0;
+		assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+		assert_false(r.stalled);
+		assert_int_equal(r.mig_wakeup, 0);
+		assert_int_equal(r.mig_newidle, 0);
+		assert_int_equal(r.mig_periodic, 1);
+		assert_int_equal(r.completion_ns, (k == 0 ? 233 : 231) * MS + 5 * US);
+	}
+	ir_workload_free(w);
+}
+
 /* Seeded: the same inputs give the same figures. */
 static void test_deterministic(void **state)
 {
@@ -1377,6 +1415,7 @@ int main(void)
 		cmocka_unit_test(test_newidle_lock_drop),
 		cmocka_unit_test(test_newidle_walk_duration),
 		cmocka_unit_test(test_probed_walk),
+		cmocka_unit_test(test_balance_jiffies),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
