@@ -49,7 +49,8 @@
  *                           sd->last_balance, the interval by the CPU's state
  *                           at the check (x busy_factor while busy; an idle
  *                           CPU is due at its idle interval: NOHZ kick,
- *                           update_next_balance()); update_idle_cpu_scan()
+ *                           update_next_balance()), in jiffies on the tick
+ *                           (get_sd_balance_interval()); update_idle_cpu_scan()
  *                           at the LLC level;
  *  sched_balance_newidle()  (newidle_balance() before v6.10) when a CPU's
  *                           queue runs empty: the policy (model/ ir_decide())
@@ -58,7 +59,11 @@
  *                           calculate_imbalance(), detach_tasks(), task_hot())
  *                           runs at each on a snapshot of the simulated
  *                           runqueues; each attempt costs its per-level cost
- *                           on this CPU; idle_stamp / avg_idle /
+ *                           on this CPU (with probes, the walk at most the
+ *                           probed calls' median curr_cost); the levels run
+ *                           one after another with the rq lock dropped, and
+ *                           a task enqueued meanwhile stops the walk after
+ *                           the level in progress; idle_stamp / avg_idle /
  *                           max_idle_balance_cost as ttwu_do_wakeup() and the
  *                           newidle code keep them;
  *  rebalance_domains()'s load_balance()  model/'s load_balance() too, this
