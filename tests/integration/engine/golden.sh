@@ -169,6 +169,14 @@
 # and the WF_SYNC assumption's wording in every simulate output, and
 # schema_minor 7 in every JSON report (and the HTML's schema line); the
 # default schedule and every figure unchanged.
+# Then the closed loop's seeds (branch simfid, issue 13/15): schema_minor 8
+# (closed_loop rows gain seeds, closed_loop_fit gains simulated_seeds,
+# params.sim_seeds and params.probed_walk_ns), which no line here reaches
+# (none runs simulate or --closed-loop): only schema_minor in the 21
+# r.json and stdout.json and the HTML's schema line in r.html and
+# report.html changed (84 outputs).  Checked against the branch base's
+# binary (1f2ff4e) on hb_ni_1 with a sweep: the JSON with schema_minor put
+# back is byte-identical, the text identical, the HTML differs in that line.
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi
