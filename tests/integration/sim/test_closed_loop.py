@@ -15,6 +15,11 @@
 4. Determinism and sharing: the same invocation twice gives byte-identical
    JSON; a figure is withheld, with its reason, when under 90 % of the
    wakeups are explained.
+5. Seeds: a randomised policy (proportional, NI_RANDOM) is simulated once
+   per seed (--sim-seeds N, default 8) and reported as the means with the
+   5-95 % spread; checked against N single-seed runs of the same policy
+   averaged here.  The self-consistency and cross-setting checks compare
+   these expected values, at the default N.
 
 A target the model misses is asserted at the bound it reaches (BOUNDS), so a
 change that makes it worse fails; docs/closed-loop.md says why each is
@@ -38,6 +43,7 @@ SELF = [
     ("vm-numa/a_hackbench_proc_sockets.dat", ["--topology", TOPO], "proportional"),
     ("vm-numa/d_idle_periodic_wakers.dat", ["--topology", TOPO], "proportional"),
 ]
+SEEDS = 8   # --sim-seeds' default: the figures compared are means over 8 seeds
 TARGET = {"completion_ns": 0.10, "idle_ns": 0.10, "wait_p50": 0.25, "wait_p99": 0.25,
           "migrations": 0.25, "newidle_pulls": 0.25}
 # Where a target is missed: the bound reached (|relative error| plus 3 points,
@@ -45,39 +51,36 @@ TARGET = {"completion_ns": 0.10, "idle_ns": 0.10, "wait_p50": 0.25, "wait_p99": 
 # missed.  Generated from a run of this test, never fitted: the simulation
 # takes no constant from these traces.
 BOUNDS = {
-    # re-measured after simfid's rules (docs/closed-loop.md, "The newidle
-    # walk and the balance timing"): the newidle walk level by level with
-    # the rq lock dropped (a task arriving stops it), its duration the
-    # probed calls' own (curr_cost, not sd->max_newidle_lb_cost), balance
-    # intervals in jiffies on the tick.  Tightened where the error fell;
-    # "worse" marks a bound raised (the value before in brackets), with the
-    # reason.  One seed is asserted, and a run's figures move with the
-    # policy's seed: the docs give the median and range over seeds 1-8 for
-    # each row raised, before and after.
-    # host-hackbench: wait p50 +48 % at seed 1; over seeds 1-8 the median is
-    # +21 % (-31 % .. +62 %; before these rules +3 %, -48 % .. +121 %)
-    'host-hackbench.dat self wait_p50': 0.55,                         # worse (was within 25 %)
-    # periodic pulls too few (the model's runqueues stay even, docs):
-    # median over seeds -38 % (-52 % .. +14 %; before -26 %, -42 % .. +19 %)
-    'host-hackbench.dat self migrations': 0.45,                       # worse (was within 25 %)
+    # re-measured on the expected values (simfid round 2): a randomised
+    # policy's figures are the means over --sim-seeds' 8 seeds (seed 1 .. 8),
+    # no longer seed 1's draw, so a bound follows the model, not the dice.
+    # Tightened where the mean's error is smaller than seed 1's; "raised"
+    # marks a bound the mean needs above the seed-1 bound (the value before
+    # in brackets), with the reason.  The test prints each row's 5-95 %
+    # over the seeds beside its error.
+    # host-hackbench wait p50: +13.9 % on the mean (seed 1: +47.7 %, seeds
+    # -31 % .. +62 %): within its target, the bound dropped
+    # periodic pulls too few (the model's runqueues stay even, docs): mean
+    # -30.4 % (seeds -52 % .. +14 %; seed 1 -40.6 %)
+    'host-hackbench.dat self migrations': 0.35,                       # was 0.45
     'host-pipe.dat self wait_p99': 0.50,
-    # 54 simulated against 13: WF_SYNC stacks the few wakees whose prev the
-    # model finds busy on the waker
-    'host-pipe.dat self migrations': 3.20,                            # was 3.35
-    'vm-numa/a_hackbench_proc_sockets.dat self wait_p99': 0.75,       # worse (was 0.70; seeds -64 % .. -68 % either way)
-    # 130 against 51: walks now cost the kernel's measured 25 us, not the
-    # 419 us of sd->max_newidle_lb_cost, so more levels pass the avg_idle
-    # check; over seeds median +124 % (+94 % .. +165 %; before +100 %,
-    # +71 % .. +137 %); the open loop itself predicts 72 on the recorded points
-    'vm-numa/a_hackbench_proc_sockets.dat self newidle_pulls': 1.60,  # worse (was 1.30)
+    # 58 simulated against 13 (seeds 54 .. 65; seed 1 was the least, 54):
+    # WF_SYNC stacks the few wakees whose prev the model finds busy on the waker
+    'host-pipe.dat self migrations': 3.50,                            # raised (was 3.20): seed 1 was the low draw
+    'vm-numa/a_hackbench_proc_sockets.dat self wait_p99': 0.70,       # was 0.75 (mean -66.4 %, seeds -68 % .. -64 %)
+    # 115 against 51 (seeds 99 .. 135): walks cost the kernel's measured
+    # 25 us, not the 419 us of sd->max_newidle_lb_cost, so more levels pass
+    # the avg_idle check; the open loop itself predicts 72 on the recorded points
+    'vm-numa/a_hackbench_proc_sockets.dat self newidle_pulls': 1.30,  # was 1.60 (seed 1: 130)
     # the tail was the walks' 6 ms costs plus the idle exit (+621 %); now the
     # simulated p99 is the idle exit (98 us) against the kernel's 1.66 ms
-    'vm-numa/d_idle_periodic_wakers.dat self wait_p99': 1.00,         # was 6.25
-    # vm-numa/d's completion (+11.4 %) and migrations (+100 %) are now within
-    # their targets (-0.6 %, +7.9 %)
-    'from ni_1: noni pulls_per_call': 0.80,        # worse (was 0.60; median over seeds +76 %)
-    'from ni_1: mc0 pulls_per_call': 1.40,         # was 1.65
-    'from ni_1: mc5ms pulls_per_call': 1.60,       # worse (was 1.05; median over seeds +166 %)
+    'vm-numa/d_idle_periodic_wakers.dat self wait_p99': 1.00,
+    # from ni_1, NI_RANDOM's own setting: +42.5 % on the mean, seed 1's
+    # +27.1 % was a low draw (pulls per call move with the seed, docs)
+    'from ni_1: ni pulls_per_call': 0.50,          # raised (was within 30 %)
+    'from ni_1: noni pulls_per_call': 0.80,        # mainline: no dice, one run (+75.6 %)
+    'from ni_1: mc0 pulls_per_call': 1.60,         # raised (was 1.40; seed 1 +135 %, the mean +157 %)
+    'from ni_1: mc5ms pulls_per_call': 1.70,       # raised (was 1.60; seed 1 +152 %, the mean +165 %)
     'from ni_1: ni migrations': 0.55,              # ni_1 itself has 26 k, the mean 63 k; was 0.60
     'from ni_1: noni migrations': 0.60,
     'from ni_1: mc0 migrations': 0.75,
@@ -86,9 +89,9 @@ BOUNDS = {
     'from ni_1: noni idle_ns': 0.40,               # was 0.60
     'from ni_1: mc0 idle_ns': 0.60,                # was 0.65
     'from ni_1: mc5ms idle_ns': 0.45,              # was 0.55
-    'from noni_1: ni pulls_per_call': 0.75,        # worse (was 0.65; median over seeds -71 %)
+    'from noni_1: ni pulls_per_call': 0.75,        # the mean -69.1 %
     'from noni_1: noni pulls_per_call': 0.65,      # worse (was 0.40; mainline: no dice, one run)
-    'from noni_1: mc0 pulls_per_call': 0.65,       # worse (was within 30 %; median over seeds -55 %)
+    'from noni_1: mc0 pulls_per_call': 0.60,       # was 0.65 (the mean -55.7 %)
     'from noni_1: mc5ms pulls_per_call': 0.60,     # was 0.65
     'from noni_1: ni migrations': 0.45,
     'from noni_1: noni migrations': 0.45,
@@ -103,8 +106,9 @@ BOUNDS = {
 # LLC (v5.10): from ni_1, NI_RANDOM off pulled as often per call as on; with
 # the v5.10 migrate_load rule all 8 are right again, and 0 is asserted.
 # simfid: from ni_1, ni -> mc5ms pulls per call comes out wrong at seed 1
-# (+0.015 against the recorded -0.033); with the medians over seeds 1-8 all
-# 8 directions are right (docs/closed-loop.md), so 1 is the bound.
+# (+0.015 against the recorded -0.033), and on the means over 8 seeds too
+# (+0.0014: the two settings' means are within their spreads; the medians
+# over seeds 1-8 had it right), so 1 is the bound.
 DIRECTION_MISSES = 1
 
 
@@ -175,13 +179,15 @@ def self_consistency(tmp, causes):
         fit = doc["closed_loop_fit"]
         check(t + " fit policy", fit["policy"] == pol, str(fit["policy"]))
         m, s = figures(fit["measured"]), figures(fit["simulated"])
+        lo, hi = figures(fit["simulated_seeds"]["p5"]), figures(fit["simulated_seeds"]["p95"])
+        check(t + " self seeds", fit["simulated_seeds"]["n"] == SEEDS, str(fit["simulated_seeds"]["n"]))
         causes.append((t, doc["observed"]["migrations"]["by_cause"], doc["closed_loop"][pol]["migrations_by_cause"]))
         for k, target in TARGET.items():
             e = rel(s[k], m[k])
             if e is None:
                 print("n/a  %s %s: measured 0, simulated %s" % (t, k, s[k]))
                 continue
-            rows.append((t, k, m[k], s[k], e, target))
+            rows.append((t, k, m[k], s[k], e, target, rel(lo[k], m[k]), rel(hi[k], m[k])))
             within("%s self %s" % (t, k), e, target, "measured %s simulated %s" % (m[k], s[k]))
     return rows
 
@@ -243,12 +249,40 @@ def cross_setting(tmp, causes):
     return rows
 
 
+def seeds_are_means(tmp):
+    """--sim-seeds N: the closed-loop row of a randomised policy is the mean
+    over the seeds seed .. seed + N - 1 (rounded half up), with the least and
+    the greatest of 4 as its 5-95 % (nearest rank); each seed's figures come
+    from its own run with --sim-seeds 1, so the averaging is checked here,
+    not copied.  A deterministic policy runs once (n 1), and N 1 gives the
+    policy's own single run."""
+    t, n = "host-hackbench.dat", 4
+    one = []
+    for k in range(n):
+        d, _ = run(tmp, t, ["--policy", "proportional:seed=%d" % (1 + k), "--sim-seeds", "1"], "seed%d" % k)
+        one.append(figures(list(d["closed_loop"].values())[0]))
+    agg, _ = run(tmp, t, ["--policy", "proportional", "--policy", "mainline", "--sim-seeds", str(n)], "seeds")
+    r = agg["closed_loop"]["proportional"]
+    check("seeds reported", r["seeds"]["n"] == n and agg["closed_loop_fit"]["params"]["sim_seeds"] == n,
+          str(r["seeds"]["n"]))
+    lo, hi, mean = figures(r["seeds"]["p5"]), figures(r["seeds"]["p95"]), figures(r)
+    for k in mean:
+        v = [o[k] for o in one]
+        want = (sum(v) + n // 2) // n
+        check("seeds mean " + k, mean[k] == want and lo[k] == min(v) and hi[k] == max(v),
+              "mean %d (want %d), spread %d-%d (want %d-%d), seeds %s" % (mean[k], want, lo[k], hi[k], min(v), max(v), v))
+    check("seeds differ", len(set(o["migrations"] for o in one)) > 1, str([o["migrations"] for o in one]))
+    m = agg["closed_loop"]["mainline"]
+    check("deterministic policy simulated once", m["seeds"]["n"] == 1 and figures(m["seeds"]["p5"]) == figures(m),
+          str(m["seeds"]["n"]))
+
+
 def determinism_and_withheld(tmp):
     t = "vm-numa/a_hackbench_proc_sockets.dat"
     a = subprocess.run([IR, "simulate", os.path.join(TRACES, t), "--topology", TOPO, "--quiet", "--json", "-",
-                        "--sweep", "proportional.seed=1:4:1"], check=True, capture_output=True).stdout
+                        "--sweep", "proportional.seed=1:4:1", "--sim-seeds", "3"], check=True, capture_output=True).stdout
     b = subprocess.run([IR, "simulate", os.path.join(TRACES, t), "--topology", TOPO, "--quiet", "--json", "-",
-                        "--sweep", "proportional.seed=1:4:1"], check=True, capture_output=True).stdout
+                        "--sweep", "proportional.seed=1:4:1", "--sim-seeds", "3"], check=True, capture_output=True).stdout
     check("byte-identical JSON", a == b, "%d bytes" % len(a))
     doc = json.loads(a)
     check("every policy and sweep point simulated", len(doc["closed_loop"]) == 6 + 4, str(list(doc["closed_loop"])))
@@ -291,15 +325,18 @@ def sync_switch(tmp):
 
 
 with tempfile.TemporaryDirectory() as tmp:
+    seeds_are_means(tmp)
     sync_switch(tmp)
     frozen(tmp)
     causes = []
     rows = self_consistency(tmp, causes)
     ab = cross_setting(tmp, causes)
     determinism_and_withheld(tmp)
-    print("\nself-consistency (trace, figure, measured, simulated, error, target)")
+    print("\nself-consistency (trace, figure, measured, simulated mean over %d seeds, error, target,"
+          " error of the seeds' 5-95 %%)" % SEEDS)
     for r in rows:
-        print("  %-40s %-14s %14s %14s %+8.1f %% %4.0f %%" % (r[0], r[1], r[2], r[3], 100 * r[4], 100 * r[5]))
+        print("  %-40s %-14s %14s %14s %+8.1f %% %4.0f %%  %+.1f %% .. %+.1f %%" % (
+            r[0], r[1], r[2], r[3], 100 * r[4], 100 * r[5], 100 * r[6], 100 * r[7]))
     print("\nself-consistency of every vm-ab trace under its own setting (error %, measured -> simulated for"
           " wait p99 and newidle pulls; only migrations is asserted, above)")
     for name, m, sm in ab_self:
