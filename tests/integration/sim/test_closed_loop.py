@@ -272,6 +272,15 @@ def seeds_are_means(tmp):
         check("seeds mean " + k, mean[k] == want and lo[k] == min(v) and hi[k] == max(v),
               "mean %d (want %d), spread %d-%d (want %d-%d), seeds %s" % (mean[k], want, lo[k], hi[k], min(v), max(v), v))
     check("seeds differ", len(set(o["migrations"] for o in one)) > 1, str([o["migrations"] for o in one]))
+    html = os.path.join(tmp, "seeds.html")
+    txt = subprocess.run([IR, "simulate", os.path.join(TRACES, t), "--policy", "proportional", "--policy", "mainline",
+                          "--sim-seeds", str(n), "--html", html], check=True, capture_output=True, text=True).stdout
+    line = "migrate %d-%d, pulls %d-%d" % (lo["migrations"], hi["migrations"], lo["newidle_pulls"], hi["newidle_pulls"])
+    check("text shows the spread", ("5-95 %% over %d seeds" % n) in txt and line in txt and
+          "its mean over %d seeds" % n in txt and txt.count("over %d seeds (the row" % n) == 1, line)
+    h = open(html).read()
+    check("HTML shows the spread", h.count("5-95 %% over %d seeds</td>" % n) == 1 and
+          "<td>%d&ndash;%d</td>" % (lo["migrations"], hi["migrations"]) in h, "")
     m = agg["closed_loop"]["mainline"]
     check("deterministic policy simulated once", m["seeds"]["n"] == 1 and figures(m["seeds"]["p5"]) == figures(m),
           str(m["seeds"]["n"]))
