@@ -89,10 +89,10 @@ for t in t1x t4x t9x; do
 		"$(awk '{ print $8 }' "$f" | sort -u | tr '\n' ' ')"
 done
 echo
-echo "Sweep: \`idlereplay simulate t1x.dat --policy proportional\` against \`... --sweep proportional.seed=1:20:1\` (wall, both CPUs):"
+echo "Sweep: \`idlereplay simulate t1x.dat --policy proportional --sim-seeds 1\` against \`... --sweep proportional.seed=1:20:1 --sim-seeds 1\` (wall, both CPUs; one simulation per point, as before --sim-seeds):"
 echo
-w1=$( { for i in $(seq "$RUNS"); do /usr/bin/time -f %e "$IR" simulate "$OUT/t1x.dat" --quiet --policy proportional --json "$OUT/s1.json" 2>&1 >/dev/null | tail -1; done; } | med)
-w20=$( { for i in $(seq "$RUNS"); do /usr/bin/time -f %e "$IR" simulate "$OUT/t1x.dat" --quiet --sweep proportional.seed=1:20:1 --json "$OUT/s20.json" 2>&1 >/dev/null | tail -1; done; } | med)
+w1=$( { for i in $(seq "$RUNS"); do /usr/bin/time -f %e "$IR" simulate "$OUT/t1x.dat" --quiet --policy proportional --sim-seeds 1 --json "$OUT/s1.json" 2>&1 >/dev/null | tail -1; done; } | med)
+w20=$( { for i in $(seq "$RUNS"); do /usr/bin/time -f %e "$IR" simulate "$OUT/t1x.dat" --quiet --sweep proportional.seed=1:20:1 --sim-seeds 1 --json "$OUT/s20.json" 2>&1 >/dev/null | tail -1; done; } | med)
 echo "| | wall s |"
 echo "|---|---:|"
 echo "| one policy | $w1 |"
