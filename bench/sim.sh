@@ -114,10 +114,10 @@ awk -v e1="$e1" -v e9="$e9" 'FNR == 1 { f++ } { b[f] = $1; a[f] = $2 }
 	      e9 - e1, (b[2] - b[1]) * 1024 / (e9 - e1), (a[2] - a[1]) * 1024 / (e9 - e1) }' \
 	"$OUT/simulate_med_t1x.txt" "$OUT/simulate_med_t9x.txt"
 echo
-echo "Sweep: \`idlereplay simulate t1x.dat --policy proportional\` against \`... --sweep proportional.seed=1:20:1\` (wall, both CPUs):"
+echo "Sweep: \`idlereplay simulate t1x.dat --policy proportional --sim-seeds 1\` against \`... --sweep proportional.seed=1:20:1 --sim-seeds 1\` (wall, both CPUs; one simulation per point, as before --sim-seeds):"
 echo
-w1=$( { for i in $(seq "$RUNS"); do /usr/bin/time -f %e "$IR" simulate "$OUT/t1x.dat" --quiet --policy proportional --json "$OUT/s1.json" 2>&1 >/dev/null | tail -1; done; } | med)
-w20=$( { for i in $(seq "$RUNS"); do /usr/bin/time -f %e "$IR" simulate "$OUT/t1x.dat" --quiet --sweep proportional.seed=1:20:1 --json "$OUT/s20.json" 2>&1 >/dev/null | tail -1; done; } | med)
+w1=$( { for i in $(seq "$RUNS"); do /usr/bin/time -f %e "$IR" simulate "$OUT/t1x.dat" --quiet --policy proportional --sim-seeds 1 --json "$OUT/s1.json" 2>&1 >/dev/null | tail -1; done; } | med)
+w20=$( { for i in $(seq "$RUNS"); do /usr/bin/time -f %e "$IR" simulate "$OUT/t1x.dat" --quiet --sweep proportional.seed=1:20:1 --sim-seeds 1 --json "$OUT/s20.json" 2>&1 >/dev/null | tail -1; done; } | med)
 echo "| | wall s |"
 echo "|---|---:|"
 echo "| one policy | $w1 |"

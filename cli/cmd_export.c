@@ -27,7 +27,7 @@ static const char usage[] =
 int cmd_export(int argc, char **argv)
 {
 	char **av;
-	bool perfetto = false, sim = true;
+	bool perfetto = false, sim = true, seeds = false;
 	int ret, n = 0;
 
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
@@ -39,18 +39,26 @@ int cmd_export(int argc, char **argv)
 			perfetto = true;
 		if (!strcmp(argv[i], "--no-sim"))
 			sim = false;
+		if (!strcmp(argv[i], "--sim-seeds") || !strncmp(argv[i], "--sim-seeds=", 12))
+			seeds = true;
 	}
 	/* one line, as every usage error (never a usage dump) */
 	if (!perfetto)
 		return cli_fail(IR_ERR_USAGE, "export: --perfetto FILE is required (see 'idlereplay help export')");
 	/* the same replay, without its text report; the closed loop unless --no-sim */
-	av = calloc((size_t)argc + 3, sizeof(*av));
+	av = calloc((size_t)argc + 5, sizeof(*av));
 	if (!av)
 		return cli_fail(IR_ERR_INPUT, "out of memory");
 	av[n++] = "export";
 	av[n++] = "--quiet";
 	if (sim)
 		av[n++] = "--closed-loop";
+	/* the export shows one schedule per policy (its first seed's): one
+	 * simulation each unless --sim-seeds asks for the spread too */
+	if (sim && !seeds) {
+		av[n++] = "--sim-seeds";
+		av[n++] = "1";
+	}
 	for (int i = 1, opts = 1; i < argc; i++) {
 		opts &= strcmp(argv[i], "--") != 0;
 		if (!opts || strcmp(argv[i], "--no-sim"))

@@ -54,6 +54,8 @@ static const char usage[] =
 	"                           boundary crossed (default 5us)\n"
 	"  --no-sync-wakeups        closed loop: no wakeup is WF_SYNC (default: every wakeup a task\n"
 	"                           issues is, as pipe and socket data wakeups are)\n"
+	"  --sim-seeds N            closed loop: simulate a randomised policy (NI_RANDOM) with N seeds\n"
+	"                           and report the means and the 5-95 % spread (default 8; 1: one run)\n"
 	"  --perfetto-sim-max N     closed loop with --perfetto: each policy's simulated schedule is a\n"
 	"                           process of the export, at most N records (slices, newidle calls,\n"
 	"                           migrations) each; otherData.simulated counts the rest (default 100000)\n"
@@ -91,6 +93,7 @@ static const struct option opts[] = {
 	{ "refill", required_argument, NULL, 'R' },
 	{ "no-sync-wakeups", no_argument, NULL, 'Y' },
 	{ "perfetto-sim-max", required_argument, NULL, 'M' },
+	{ "sim-seeds", required_argument, NULL, 'Z' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },

@@ -17,6 +17,8 @@ static const char usage[] =
 	"                           crossed (default 5us)\n"
 	"  --no-sync-wakeups        no wakeup is WF_SYNC (default: every wakeup a task issues is,\n"
 	"                           as pipe and socket data wakeups are; futex and timer ones are not)\n"
+	"  --sim-seeds N            simulate a randomised policy (NI_RANDOM) with N seeds and report\n"
+	"                           the means and the 5-95 % spread (default 8; 1: one run)\n"
 	"  --migration-cost NS      the recording kernel's sysctl_sched_migration_cost\n"
 	"                           (default: from the trace, else 500us)\n"
 	"  --json FILE|-            the JSON report, as for replay\n"

@@ -86,21 +86,113 @@ static void figures(struct ir_cl_run *r, const struct ir_sim_result *s)
 	r->events = s->events;
 	r->stalled = s->stalled;
 	r->forced = s->forced;
+	r->nr_seeds = 1;
+	r->p5 = r->p95 = r->f;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * One figure over n seeds: the mean (rounded; the expected value, as the
+ * open loop reports a randomised policy's, issue 15) and the 5th and 95th
+ * percentiles (report/tally.c's nearest rank: with 8 seeds the least and
+ * the greatest).  v is sorted in place.
+ */
+static uint64_t over_seeds(uint64_t *v, int n, uint64_t *p5, uint64_t *p95)
+{
+	uint64_t sum = 0;
+
+	qsort(v, (size_t)n, sizeof(*v), cmp_u64);
+	for (int i = 0; i < n; i++)
+		sum += v[i];
+	*p5 = v[(int)(0.05 * (n - 1) + 0.5)];
+	*p95 = v[(int)(0.95 * (n - 1) + 0.5)];
+	return (sum + (uint64_t)n / 2) / (uint64_t)n;
+}
+
+/* A randomised policy's n simulations (one per seed) as one run: every
+ * figure the mean over the seeds, the figures' spread beside them. */
+static void seeds_figures(struct ir_cl_run *r, const struct job *j, int n, uint64_t *v)
+{
+	uint64_t lo, hi;
+
+	figures(r, &j[0].res);
+	if (n <= 1)
+		return;
+	r->nr_seeds = n;
+#define OVER(field, out)                                                       \
+	do {                                                                   \
+		for (int k = 0; k < n; k++)                                    \
+			v[k] = j[k].res.field;                                 \
+		out = over_seeds(v, n, &lo, &hi);                              \
+	} while (0)
+#define FIG(field)                                                             \
+	do {                                                                   \
+		OVER(field, r->f.field);                                       \
+		r->p5.field = lo;                                              \
+		r->p95.field = hi;                                             \
+	} while (0)
+	FIG(completion_ns);
+	FIG(idle_ns);
+	FIG(idle_while_waiting_ns);
+	FIG(wait_p50);
+	FIG(wait_p99);
+	FIG(migrations);
+	FIG(newidle_pulls);
+	FIG(balance_cpu_ns);
+	OVER(newidle_calls, r->newidle_calls);
+	OVER(newidle_attempts, r->newidle_attempts);
+	OVER(mig_wakeup, r->mig_wakeup);
+	OVER(mig_newidle, r->mig_newidle);
+	OVER(mig_periodic, r->mig_periodic);
+	OVER(wakeups, r->wakeups);
+	OVER(events, r->events);
+#undef FIG
+#undef OVER
+	for (int k = 0; k < n; k++)
+		r->stalled |= j[k].res.stalled;
+}
+
+/* NI_RANDOM's dice (model/decide.c: proportional with sched_feat(NI_RANDOM))
+ * are the only randomness of a simulation */
+static bool randomised(const struct ir_policy_params *p)
+{
+	return p->kind == IR_POL_PROPORTIONAL && p->ni_random;
 }
 
 int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_input *cin, json_object *doc)
 {
 	const struct ir_workload *w = cin->w;
 	const struct ir_observed *obs = cin->obs;
-	int n = cin->n, ret = IR_OK;
-	struct job *jobs = calloc((size_t)n + 1, sizeof(*jobs));
+	int n = cin->n, ret = IR_OK, nj = 1, fz;
+	int seeds = ir->cl_sim_seeds >= 1 ? (int)ir->cl_sim_seeds : 1;
+	int *first = calloc((size_t)n + 1, sizeof(*first)), *nseeds = calloc((size_t)n + 1, sizeof(*nseeds));
+	struct job *jobs = NULL;
 	struct ir_cl_run *runs = calloc((size_t)n + 1, sizeof(*runs));
-	struct ir_policy_params *pp = calloc((size_t)n + 1, sizeof(*pp));
+	struct ir_policy_params *pp = NULL;
+	uint64_t *v = calloc((size_t)seeds, sizeof(*v));
 	struct ir_cl_input in = { .n = n, .runs = runs, .fidelity = cin->fidelity, .wake_names = ir_wake_kind_name };
 	char why[256];
 	struct ir_sim_params sp;
 
-	if (!jobs || !runs || !pp) {
+	/* jobs: each run's seeds in a row (a deterministic run has one), then
+	 * the frozen run */
+	for (int i = 0; first && nseeds && i < n; i++) {
+		first[i] = nj - 1;
+		nseeds[i] = randomised(&cin->runs[i].p) ? seeds : 1;
+		nj += nseeds[i];
+	}
+	fz = nj - 1;
+	if (first && nseeds) {
+		jobs = calloc((size_t)nj, sizeof(*jobs));
+		pp = calloc((size_t)nj, sizeof(*pp));
+	}
+	if (!jobs || !runs || !pp || !v) {
 		ret = ir_engine_fail(ir, IR_ERR_INPUT, "out of memory");
 		goto out;
 	}
@@ -122,54 +214,61 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 	sp.sis_util = cin->kernel_major < 0 || ir_kver_at_least(cin->kernel_major, cin->kernel_minor, 5, 19);
 	sp.recent_used_cpu = cin->kernel_major < 0 || ir_kver_at_least(cin->kernel_major, cin->kernel_minor, 4, 16);
 	sp.select_idle_smt = cin->kernel_major < 0 || ir_kver_at_least(cin->kernel_major, cin->kernel_minor, 5, 18);
-	for (int i = 0; i <= n; i++) {
-		jobs[i].w = w;
-		jobs[i].dom = cin->dom;
-		jobs[i].sp = sp;
-		if (i < n) {
-			struct ir_policy_params def;
+	for (int j = 0; j < nj; j++) {
+		jobs[j].w = w;
+		jobs[j].dom = cin->dom;
+		jobs[j].sp = sp;
+		if (j == fz)
+			jobs[j].sp.frozen = true;
+	}
+	for (int i = 0; i < n; i++) {
+		struct ir_policy_params def, *p = &pp[first[i]];
 
-			pp[i] = cin->runs[i].p;
-			/* task_hot() reads the kernel's sysctl_sched_migration_cost:
-			 * the trace's (or --migration-cost), unless this policy
-			 * instance set its own */
-			ir_policy_defaults(pp[i].kind, &def);
-			if (pp[i].sysctl_sched_migration_cost == def.sysctl_sched_migration_cost)
-				pp[i].sysctl_sched_migration_cost = cin->sched_migration_cost;
-			/* with newidle probes, the kernel's own per-level costs (their
-			 * medians) replace the assumed ones the instance left alone */
-			for (int l = 0; l < 3 && cin->dom && w->probe_calls; l++) {
-				const struct ir_sched_domain *sd;
+		*p = cin->runs[i].p;
+		/* task_hot() reads the kernel's sysctl_sched_migration_cost:
+		 * the trace's (or --migration-cost), unless this policy
+		 * instance set its own */
+		ir_policy_defaults(p->kind, &def);
+		if (p->sysctl_sched_migration_cost == def.sysctl_sched_migration_cost)
+			p->sysctl_sched_migration_cost = cin->sched_migration_cost;
+		/* with newidle probes, the kernel's own per-level costs (their
+		 * medians) replace the assumed ones the instance left alone */
+		for (int l = 0; l < 3 && cin->dom && w->probe_calls; l++) {
+			const struct ir_sched_domain *sd;
 
-				if (l >= ir_domains_nr_levels(cin->dom, 0) || !w->probed_lb_cost[l])
-					continue;
-				sd = ir_domains_level(cin->dom, 0, l);
-				if (pp[i].max_newidle_lb_cost[sd->kind] == def.max_newidle_lb_cost[sd->kind])
-					pp[i].max_newidle_lb_cost[sd->kind] = w->probed_lb_cost[l];
-			}
-			jobs[i].pol = &pp[i];
-			if (ir_perfetto_sim_wanted(cin->pf, i) &&
-			    !(jobs[i].cap = jobs[i].sp.capture = ir_capture_new(w->nr_cpus, ir->pf_sim_max))) {
-				ret = ir_engine_fail(ir, IR_ERR_INPUT, "out of memory");
-				goto out;
-			}
-		} else {
-			jobs[i].sp.frozen = true;
+			if (l >= ir_domains_nr_levels(cin->dom, 0) || !w->probed_lb_cost[l])
+				continue;
+			sd = ir_domains_level(cin->dom, 0, l);
+			if (p->max_newidle_lb_cost[sd->kind] == def.max_newidle_lb_cost[sd->kind])
+				p->max_newidle_lb_cost[sd->kind] = w->probed_lb_cost[l];
+		}
+		/* seed .. seed + N - 1, as the open loop's seeds (model/evaluate.c) */
+		for (int k = 0; k < nseeds[i]; k++) {
+			pp[first[i] + k] = *p;
+			pp[first[i] + k].seed = p->seed + (uint64_t)k;
+			jobs[first[i] + k].pol = &pp[first[i] + k];
+		}
+		/* the Perfetto export shows the first seed's schedule */
+		if (ir_perfetto_sim_wanted(cin->pf, i) &&
+		    !(jobs[first[i]].cap = jobs[first[i]].sp.capture = ir_capture_new(w->nr_cpus, ir->pf_sim_max))) {
+			ret = ir_engine_fail(ir, IR_ERR_INPUT, "out of memory");
+			goto out;
 		}
 	}
-	run_jobs(jobs, n + 1);
-	for (int i = 0; i <= n; i++)
-		if (jobs[i].ret) {
+	run_jobs(jobs, nj);
+	for (int j = 0; j < nj; j++)
+		if (jobs[j].ret) {
 			ret = ir_engine_fail(ir, IR_ERR_INPUT, "%s: simulating: out of memory, or the workload file could not be read", ir->path);
 			goto out;
 		}
 	for (int i = 0; i < n; i++) {
 		runs[i].label = cin->runs[i].p.label;
-		figures(&runs[i], &jobs[i].res);
+		seeds_figures(&runs[i], &jobs[first[i]], nseeds[i], v);
 	}
 	in.frozen.label = "frozen";
-	figures(&in.frozen, &jobs[n].res);
+	figures(&in.frozen, &jobs[fz].res);
 	in.frozen.f.has_balance = false;	/* no balancing: the trace's own is not seen */
+	in.frozen.p5.has_balance = in.frozen.p95.has_balance = false;
 	in.measured = (struct ir_cl_figures){
 		.completion_ns = w->completion_ns, .idle_while_waiting_ns = obs->idle_while_waiting_ns,
 		.wait_p50 = ir_hist_quantile(w->wait, 0.5), .wait_p99 = ir_hist_quantile(w->wait, 0.99),
@@ -189,6 +288,8 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 	in.sync_wakeups = sp.sync_wakeups;
 	in.eevdf = sp.eevdf;
 	in.seed = sp.seed;
+	in.sim_seeds = seeds;
+	in.probed_walk_ns = w->probed_walk_ns;
 	in.idle_wake_ns = w->idle_wake_ns;
 	in.resched_ns = w->resched_ns;
 	for (int l = 0; l < 3; l++)
@@ -204,14 +305,17 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 		int capped = 0;
 		char line[512];
 
-		for (int i = 0; i < n && !ret; i++)
-			if (jobs[i].cap) {
-				ir_capture_finish(jobs[i].cap, jobs[i].res.completion_ns);
-				ir_perfetto_sim(cin->pf, i, w, jobs[i].cap, in.withheld ? in.withheld : NULL);
+		for (int i = 0; i < n && !ret; i++) {
+			const struct job *jb = &jobs[first[i]];
+
+			if (jb->cap) {
+				ir_capture_finish(jb->cap, jb->res.completion_ns);
+				ir_perfetto_sim(cin->pf, i, w, jb->cap, in.withheld ? in.withheld : NULL);
 				for (int k = 0; k < IR_CAP__KINDS; k++)
-					left += jobs[i].cap->left_out[k];
-				capped += jobs[i].cap->left_out[IR_CAP_SLICE] + jobs[i].cap->left_out[IR_CAP_NEWIDLE] + jobs[i].cap->left_out[IR_CAP_MIGRATE] > 0;
+					left += jb->cap->left_out[k];
+				capped += jb->cap->left_out[IR_CAP_SLICE] + jb->cap->left_out[IR_CAP_NEWIDLE] + jb->cap->left_out[IR_CAP_MIGRATE] > 0;
 			}
+		}
 		if (left && ir->warn) {
 			/* a truncated schedule must not pass for a whole one */
 			snprintf(line, sizeof(line), "%s: warning: the Perfetto export keeps the first %llu records "
@@ -222,10 +326,13 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 		}
 	}
 out:
-	for (int i = 0; jobs && i <= n; i++)
-		ir_capture_free(jobs[i].cap);
+	for (int j = 0; jobs && j < nj; j++)
+		ir_capture_free(jobs[j].cap);
 	free(jobs);
 	free(runs);
 	free(pp);
+	free(first);
+	free(nseeds);
+	free(v);
 	return ret;
 }

@@ -37,6 +37,7 @@ struct idlereplay {
 	bool cl_no_sync;		/* --no-sync-wakeups: no wakeup is WF_SYNC */
 	uint64_t cl_refill_ns;
 	uint64_t pf_sim_max;	/* --perfetto-sim-max: records per simulated schedule exported */
+	unsigned cl_sim_seeds;	/* --sim-seeds: seeds a randomised policy is simulated with (default 8) */
 	double max_lost;	/* percent of all events; over it IR_LOST_EVENTS */
 	uint64_t detail_off, detail_len;
 	char *json_path, *html_path, *decisions_path, *perfetto_path, *topo_arg, *reference, *kernel_policy;

@@ -37,6 +37,7 @@ idlereplay *idlereplay_new(void)
 	ir_state_params_default(&ir->sp);
 	ir->max_lost = 1.0;
 	ir->pf_sim_max = IR_CAP_DEFAULT_MAX;
+	ir->cl_sim_seeds = IR_CL_DEFAULT_SEEDS;
 	return ir;
 }
 
@@ -205,6 +206,23 @@ static int set_pf_sim_max(struct idlereplay *ir, const char *value)
 	return IR_OK;
 }
 
+/* --sim-seeds: the closed loop simulates a randomised policy (NI_RANDOM's
+ * dice) once per seed, seed .. seed + N - 1, and reports the mean and the
+ * 5-95 % spread */
+static int set_sim_seeds(struct idlereplay *ir, const char *value)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(value, &end, 10);
+	if (errno || end == value || *end || *value == '-' || v < 1 || v > IR_CL_MAX_SEEDS)
+		return ir_engine_fail(ir, IR_ERR_USAGE, "bad --sim-seeds '%s' (an integer, 1 to %d)", value,
+				      IR_CL_MAX_SEEDS);
+	ir->cl_sim_seeds = (unsigned)v;
+	return IR_OK;
+}
+
 static int set_policy(struct idlereplay *ir, const char *value)
 {
 	char err[1024];
@@ -292,6 +310,8 @@ int idlereplay_set(idlereplay *ir, const char *name, const char *value)
 		return set_busy_factor(ir, value);
 	if (!strcmp(name, "perfetto-sim-max"))
 		return set_pf_sim_max(ir, value);
+	if (!strcmp(name, "sim-seeds"))
+		return set_sim_seeds(ir, value);
 	if (!strcmp(name, "buffer"))
 		return set_string(ir, &ir->buffer, value);
 	if (!strcmp(name, "detail"))

@@ -9,6 +9,7 @@
  * from plain numbers (struct ir_cl_input); report/json.c builds the rest.
  */
 #include <math.h>
+#include <stdio.h>
 
 #include "report/report.h"
 #include "report/util.h"
@@ -29,6 +30,18 @@ static json_object *figures_obj(const struct ir_cl_figures *f)
 	return o;
 }
 
+/* The seeds a run's figures are the means over, and their 5-95 % spread
+ * (schema minor 8): n 1 and p5 = p95 = the figures for a deterministic run */
+static json_object *seeds_obj(const struct ir_cl_run *r)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "n", json_object_new_int(r->nr_seeds));
+	json_object_object_add(o, "p5", figures_obj(&r->p5));
+	json_object_object_add(o, "p95", figures_obj(&r->p95));
+	return o;
+}
+
 static json_object *run_obj(const struct ir_cl_run *r)
 {
 	json_object *o = figures_obj(&r->f), *m = json_object_new_object();
@@ -43,6 +56,7 @@ static json_object *run_obj(const struct ir_cl_run *r)
 	json_object_object_add(o, "events", u64(r->events));
 	json_object_object_add(o, "stalled", json_object_new_boolean(r->stalled));
 	json_object_object_add(o, "forced_wakeups", u64(r->forced));
+	json_object_object_add(o, "seeds", seeds_obj(r));
 	return o;
 }
 
@@ -100,7 +114,8 @@ static const char *const assumptions[] = {
 	IR_LB_ASSUMPTIONS "; periodic balance moves one task per call when the busiest runqueue has two more",
 	"each newidle load_balance() attempt costs the policy's per-level cost on the balancing CPU: with newidle "
 	"probes in the trace, the medians of the kernel's own sd->max_newidle_lb_cost per level (and of "
-	"max_idle_balance_cost) replace the assumed defaults a policy instance leaves alone",
+	"max_idle_balance_cost) replace the assumed defaults a policy instance leaves alone, and a walk costs "
+	"at most the probed calls' median duration (params.probed_walk_ns, the kernel's curr_cost)",
 	"a migrated task pays refill_ns per sched domain level boundary crossed (level index + 1)",
 	"a wakeup onto an idle CPU takes effect after the trace's own median wakeup-to-run latency of "
 	"wakeups onto idle CPUs (IPI and idle exit on the recording machine)",
@@ -136,7 +151,8 @@ static const char eevdf_later[] =
 
 int ir_report_closed_loop(json_object *doc, const struct ir_cl_input *in)
 {
-	const char *as[sizeof(assumptions) / sizeof(*assumptions)];
+	const char *as[sizeof(assumptions) / sizeof(*assumptions) + 1];
+	char seeds_line[320];
 	const char *nm[sizeof(not_modelled) / sizeof(*not_modelled) + 1];
 	int nas = 0, nnm = 0;
 	json_object *cl = json_object_new_object(), *fit = json_object_new_object();
@@ -170,15 +186,18 @@ int ir_report_closed_loop(json_object *doc, const struct ir_cl_input *in)
 	if (in->fidelity >= 0 && !in->withheld) {
 		json_object_object_add(fit, "policy", json_object_new_string(in->runs[in->fidelity].label));
 		json_object_object_add(fit, "simulated", figures_obj(&in->runs[in->fidelity].f));
+		json_object_object_add(fit, "simulated_seeds", seeds_obj(&in->runs[in->fidelity]));
 		json_object_object_add(fit, "relative_error", errors_obj(&in->runs[in->fidelity].f, &in->measured));
 	} else {
 		json_object_object_add(fit, "policy", NULL);
 		json_object_object_add(fit, "simulated", NULL);
+		json_object_object_add(fit, "simulated_seeds", NULL);
 		json_object_object_add(fit, "relative_error", NULL);
 	}
 	json_object_object_add(params, "refill_ns", u64(in->refill_ns));
 	json_object_object_add(params, "sync_wakeups", json_object_new_boolean(in->sync_wakeups));
 	json_object_object_add(params, "seed", u64(in->seed));
+	json_object_object_add(params, "sim_seeds", json_object_new_int(in->sim_seeds));
 	json_object_object_add(params, "idle_wake_ns", u64(in->idle_wake_ns));
 	json_object_object_add(params, "resched_ns", u64(in->resched_ns));
 	{
@@ -188,6 +207,7 @@ int ir_report_closed_loop(json_object *doc, const struct ir_cl_input *in)
 			json_object_array_add(pc, u64(in->probed_lb_cost[l]));
 		json_object_object_add(params, "probed_max_newidle_lb_cost", pc);
 		json_object_object_add(params, "probed_max_idle_balance_cost", u64(in->probed_max_idle_balance_cost));
+		json_object_object_add(params, "probed_walk_ns", u64(in->probed_walk_ns));
 	}
 	json_object_object_add(fit, "params", params);
 	json_object_object_add(wl, "tasks", u64(in->tasks));
@@ -197,6 +217,15 @@ int ir_report_closed_loop(json_object *doc, const struct ir_cl_input *in)
 	for (size_t i = 0; i < sizeof(assumptions) / sizeof(*assumptions); i++)
 		as[nas++] = assumptions[i] ? assumptions[i] :
 			    i == 2 ? (in->eevdf ? fair_eevdf : fair_cfs) : in->sync_wakeups ? sync_on : sync_off;
+	if (in->sim_seeds > 1)
+		snprintf(seeds_line, sizeof(seeds_line), "a randomised policy (NI_RANDOM's dice) is simulated with %d "
+			 "seeds (its seed .. seed + %d, --sim-seeds): its figures are the means over them, with each "
+			 "figure's 5-95 %% spread under seeds; a deterministic policy is simulated once", in->sim_seeds,
+			 in->sim_seeds - 1);
+	else
+		snprintf(seeds_line, sizeof(seeds_line), "a randomised policy (NI_RANDOM's dice) is simulated with "
+			 "its seed alone (--sim-seeds 1): its figures are one draw of the dice");
+	as[nas++] = seeds_line;
 	for (size_t i = 0; i < sizeof(not_modelled) / sizeof(*not_modelled); i++)
 		nm[nnm++] = not_modelled[i];
 	if (in->eevdf)

@@ -1186,6 +1186,33 @@ static void cl_tr(FILE *out, const char *label, json_object *f)
 	fputs("</tr>\n", out);
 }
 
+/* A randomised policy's row is the mean over its seeds: a row of the
+ * 5-95 % spread under it */
+static void cl_spread_tr(FILE *out, json_object *f)
+{
+	json_object *sd = jget(f, "seeds"), *lo = jget(sd, "p5"), *hi = jget(sd, "p95");
+	static const char *const ns[] = { "completion_ns", "idle_ns", "idle_while_waiting_ns" };
+	char a[32], b[32];
+
+	if (!sd || jint(sd, "n") <= 1)
+		return;
+	fprintf(out, "<tr class=\"muted\"><td>5-95 %% over %lld seeds</td>", (long long)jint(sd, "n"));
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		fprintf(out, "<td>%s&ndash;%s</td>", ir_fmt_ns(a, sizeof(a), jint(lo, ns[i])),
+			ir_fmt_ns(b, sizeof(b), jint(hi, ns[i])));
+	for (int q = 0; q < 2; q++)
+		fprintf(out, "<td>%s&ndash;%s</td>", ir_fmt_ns(a, sizeof(a), jint(jget(lo, "wait_ns"), q ? "p99" : "p50")),
+			ir_fmt_ns(b, sizeof(b), jint(jget(hi, "wait_ns"), q ? "p99" : "p50")));
+	fprintf(out, "<td>%lld&ndash;%lld</td><td>%lld&ndash;%lld</td>", (long long)jint(lo, "migrations"),
+		(long long)jint(hi, "migrations"), (long long)jint(lo, "newidle_pulls"), (long long)jint(hi, "newidle_pulls"));
+	if (jget(lo, "balance_cpu_ns") && !json_object_is_type(jget(lo, "balance_cpu_ns"), json_type_null))
+		fprintf(out, "<td>%s&ndash;%s</td>", ir_fmt_ns(a, sizeof(a), jint(lo, "balance_cpu_ns")),
+			ir_fmt_ns(b, sizeof(b), jint(hi, "balance_cpu_ns")));
+	else
+		fputs("<td class=\"muted\">n/a</td>", out);
+	fputs("</tr>\n", out);
+}
+
 static void section_closed_loop(FILE *out, json_object *doc)
 {
 	json_object *cl = jget(doc, "closed_loop"), *fit = jget(doc, "closed_loop_fit");
@@ -1209,10 +1236,15 @@ static void section_closed_loop(FILE *out, json_object *doc)
 	cl_tr(out, "trace (measured)", jget(fit, "measured"));
 	cl_tr(out, "frozen to the trace", jget(fit, "frozen"));
 	if (!(withheld = jstr(fit, "withheld", NULL))) {
-		json_object_object_foreach(cl, label, f)
+		json_object_object_foreach(cl, label, f) {
 			cl_tr(out, label, f);
+			cl_spread_tr(out, f);
+		}
 	}
 	fputs("</table>\n", out);
+	if (!withheld)
+		fputs("<p class=\"muted\">A randomised policy (NI_RANDOM) is simulated once per seed: its row is the "
+		      "mean over the seeds, the row under it each figure's 5-95 % spread.</p>\n", out);
 	if (withheld) {
 		fputs("<p>Closed-loop figures withheld: ", out);
 		ir_html_text(out, withheld);

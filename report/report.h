@@ -17,7 +17,7 @@
 #include "replay/replay.h"
 
 #define IR_REPORT_SCHEMA "idlereplay.report/1"
-#define IR_REPORT_SCHEMA_MINOR 7
+#define IR_REPORT_SCHEMA_MINOR 8
 #define IR_CALIB_SCHEMA "idlereplay.calibration/1"
 
 struct ir_event_count {
@@ -167,9 +167,17 @@ struct ir_cl_figures {
 	bool has_balance;		/* balance_cpu_ns known (a trace shows it with probes only) */
 };
 
+/* A randomised policy (NI_RANDOM's dice) is simulated once per seed, seed ..
+ * seed + N - 1 (--sim-seeds N): its figures are the means over the seeds
+ * (rounded), with their 5-95 % spread; a deterministic one is simulated once. */
+#define IR_CL_DEFAULT_SEEDS 8
+#define IR_CL_MAX_SEEDS 1024
+
 struct ir_cl_run {
 	const char *label;
-	struct ir_cl_figures f;
+	struct ir_cl_figures f;		/* the mean over nr_seeds seeds (1: the one run) */
+	int nr_seeds;
+	struct ir_cl_figures p5, p95;	/* each figure's 5th and 95th percentile over the seeds */
 	uint64_t newidle_calls, newidle_attempts, mig_wakeup, mig_newidle, mig_periodic, wakeups, events;
 	uint64_t forced;		/* frozen only: wakeups it had to force */
 	bool stalled;
@@ -187,6 +195,8 @@ struct ir_cl_input {
 	double explained;		/* share of wakeups the workload reproduces */
 	const char *withheld;		/* NULL, or why the figures are withheld */
 	uint64_t refill_ns, seed;
+	int sim_seeds;			/* --sim-seeds: seeds per randomised policy */
+	uint64_t probed_walk_ns;	/* the probed calls' median duration (0: no probes) */
 	bool sync_wakeups;		/* WF_SYNC on a task's wakeups (sim/sim.h) */
 	bool eevdf;			/* the fair class simulated: EEVDF (v6.6+ traces), else CFS */
 	uint64_t idle_wake_ns, resched_ns;	/* measured from the trace */
@@ -194,7 +204,7 @@ struct ir_cl_input {
 	uint64_t tasks, ops, workload_bytes;
 };
 /* Add "closed_loop" and "closed_loop_fit" to a report document (schema
- * minor 3); 0, or -1 out of memory. */
+ * minor 8: the seeds' spread); 0, or -1 out of memory. */
 int ir_report_closed_loop(json_object *doc, const struct ir_cl_input *in);
 
 /* Build the document; NULL on allocation failure. */

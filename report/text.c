@@ -356,6 +356,31 @@ static void cl_row(FILE *out, const char *label, json_object *f)
 		bal && !json_object_is_type(bal, json_type_null) ? ir_fmt_ns(b[5], sizeof(b[5]), json_object_get_int64(bal)) : "-");
 }
 
+/* A randomised policy's row is the mean over its seeds: the spread below it */
+static void cl_spread(FILE *out, json_object *f)
+{
+	json_object *sd = jget(f, "seeds"), *lo = jget(sd, "p5"), *hi = jget(sd, "p95");
+	char a[32], b[32];
+	static const char *const ns[][2] = {
+		{ "completion", "completion_ns" }, { "idle", "idle_ns" }, { "idle+wait", "idle_while_waiting_ns" },
+	};
+
+	if (!sd || jint(sd, "n") <= 1)
+		return;
+	fprintf(out, "  %-28s 5-95 %% over %lld seeds (the row is their mean):", "",
+		(long long)jint(sd, "n"));
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		fprintf(out, " %s %s-%s,", ns[i][0], ir_fmt_ns(a, sizeof(a), jint(lo, ns[i][1])),
+			ir_fmt_ns(b, sizeof(b), jint(hi, ns[i][1])));
+	fprintf(out, " wait p50 %s-%s,", ir_fmt_ns(a, sizeof(a), jint(jget(lo, "wait_ns"), "p50")),
+		ir_fmt_ns(b, sizeof(b), jint(jget(hi, "wait_ns"), "p50")));
+	fprintf(out, " p99 %s-%s,", ir_fmt_ns(a, sizeof(a), jint(jget(lo, "wait_ns"), "p99")),
+		ir_fmt_ns(b, sizeof(b), jint(jget(hi, "wait_ns"), "p99")));
+	fprintf(out, " migrate %lld-%lld, pulls %lld-%lld\n", (long long)jint(lo, "migrations"),
+		(long long)jint(hi, "migrations"), (long long)jint(lo, "newidle_pulls"),
+		(long long)jint(hi, "newidle_pulls"));
+}
+
 static void cl_err(FILE *out, const char *name, double v)
 {
 	if (isnan(v))
@@ -385,10 +410,17 @@ static void print_closed_loop(json_object *doc, FILE *out)
 		fprintf(out, "  closed-loop figures withheld: %s\n", ir_tsafe(withheld));
 		return;
 	}
-	json_object_object_foreach(cl, label, f)
+	json_object_object_foreach(cl, label, f) {
 		cl_row(out, label, f);
+		cl_spread(out, f);
+	}
 	if ((e = jget(fit, "relative_error")) && !json_object_is_type(e, json_type_null)) {
-		fprintf(out, "  self-consistency of %s against the trace:", ir_tsafe(jstr(fit, "policy", "?")));
+		json_object *sd = jget(fit, "simulated_seeds");
+
+		fprintf(out, "  self-consistency of %s against the trace", ir_tsafe(jstr(fit, "policy", "?")));
+		if (sd && jint(sd, "n") > 1)
+			fprintf(out, " (its mean over %lld seeds)", (long long)jint(sd, "n"));
+		fputc(':', out);
 		cl_err(out, "completion", jdbl(e, "completion_ns"));
 		cl_err(out, "idle", jdbl(e, "idle_ns"));
 		cl_err(out, "wait p50", jdbl(jget(e, "wait_ns"), "p50"));

@@ -49,7 +49,8 @@
  *                           sd->last_balance, the interval by the CPU's state
  *                           at the check (x busy_factor while busy; an idle
  *                           CPU is due at its idle interval: NOHZ kick,
- *                           update_next_balance()); update_idle_cpu_scan()
+ *                           update_next_balance()), in jiffies on the tick
+ *                           (get_sd_balance_interval()); update_idle_cpu_scan()
  *                           at the LLC level;
  *  sched_balance_newidle()  (newidle_balance() before v6.10) when a CPU's
  *                           queue runs empty: the policy (model/ ir_decide())
@@ -58,7 +59,11 @@
  *                           calculate_imbalance(), detach_tasks(), task_hot())
  *                           runs at each on a snapshot of the simulated
  *                           runqueues; each attempt costs its per-level cost
- *                           on this CPU; idle_stamp / avg_idle /
+ *                           on this CPU (with probes, the walk at most the
+ *                           probed calls' median curr_cost); the levels run
+ *                           one after another with the rq lock dropped, and
+ *                           a task enqueued meanwhile stops the walk after
+ *                           the level in progress; idle_stamp / avg_idle /
  *                           max_idle_balance_cost as ttwu_do_wakeup() and the
  *                           newidle code keep them;
  *  rebalance_domains()'s load_balance()  model/'s load_balance() too, this
@@ -108,7 +113,7 @@ struct flips {
 };
 
 enum sstate { S_UNSTARTED, S_QUEUED, S_RUNNING, S_BLOCKED, S_DONE };
-enum evkind { E_CPU, E_WAKE, E_START, E_BALANCE, E_FROZEN, E_MOVE, E_QUEUE };
+enum evkind { E_CPU, E_WAKE, E_START, E_BALANCE, E_FROZEN, E_MOVE, E_QUEUE, E_NEWIDLE };
 
 struct stask {
 	uint32_t pc;
@@ -173,6 +178,15 @@ struct srq {
 	unsigned interval[IR_MAX_LEVELS], cache_nice_tries[IR_MAX_LEVELS];
 	bool smt[IR_MAX_LEVELS];
 	unsigned imbalance_pct[IR_MAX_LEVELS];
+	/* sched_balance_newidle()'s domain walk in progress (nb_active): the
+	 * policy's decision at entry, the index in it of the level being
+	 * balanced, the outcome so far; E_NEWIDLE of nb_gen ends the level */
+	bool nb_active;
+	int nb_i;
+	uint64_t nb_gen, nb_start;
+	struct ir_decision nb_d;
+	struct ir_decision_ctx nb_ctx;
+	struct ir_outcome nb_o;
 };
 
 struct hev {
@@ -1044,9 +1058,101 @@ static void snapshot(struct sim *s, int c, struct ir_point *pt, bool own)
 	}
 }
 
+/* The end of a newidle walk: the policy learns its outcome, and the
+ * figures and the capture take it.  broke: a task arrived on c during the
+ * level in progress, so the walk stopped after it (the decision is cut
+ * there, as ir_decide() cuts it at an arrival). */
+static void newidle_end(struct sim *s, int c, const struct ir_decision_ctx *ctx, const struct ir_decision *dd,
+			const struct ir_outcome *o, uint64_t start, bool broke)
+{
+	struct srq *r = &s->rq[c];
+	struct ir_decision d = *dd;
+
+	if (broke && r->nb_i + 1 < d.nr_tried) {
+		d.nr_tried = r->nb_i + 1;
+		d.stop_level = d.tried[r->nb_i] + 1 < r->nr_levels ? d.tried[r->nb_i] + 1 : -1;
+	}
+	ir_policy_update(ctx, s->pol, &d, o, &s->pst);
+	/* "if (curr_cost > this_rq->max_idle_balance_cost)" after the walk */
+	if (o->cost_ns > r->max_idle_balance_cost)
+		r->max_idle_balance_cost = o->cost_ns;
+	if (o->pulled) {
+		s->res->newidle_pulls++;
+		r->idle_stamp = 0;
+	} else if (broke) {
+		/* "While browsing the domains, we released the rq lock, a task
+		 * could have been enqueued in the meantime.  Since we're not
+		 * going idle, pretend we pulled a task": idle_stamp = 0 */
+		r->idle_stamp = 0;
+	}
+	if (s->sp->capture) {
+		ir_capture_newidle(s->sp->capture, c, start, o->cost_ns, o->pulled ? o->pid : -1, o->from_cpu,
+				   o->attempts);
+		ir_capture_switch(s->sp->capture, c, start, o->cost_ns ? IR_CAP_BALANCE : IR_CAP_NONE);
+	}
+}
+
+/* The walk's level r->nb_i, load_balance(CPU_NEWLY_IDLE) on the runqueues
+ * as they are now (pt: their snapshot, NULL to take one).  The task pulled,
+ * which ends the walk, else -2: E_NEWIDLE ends the level at its cost. */
+static int32_t newidle_level(struct sim *s, int c, struct ir_point *pt)
+{
+	struct srq *r = &s->rq[c];
+	const struct ir_decision *d = &r->nb_d;
+	struct ir_decision one = { .bail = IR_BAIL_NONE, .nr_tried = 1, .stop_level = -1 };
+	struct ir_decision_ctx ctx;
+	struct ir_outcome o1;
+	struct ir_point own;
+	int i = r->nb_i, lvl = d->tried[i];
+
+	if (!pt) {
+		snapshot(s, c, &own, false);
+		pt = &own;
+	}
+	one.tried[0] = d->tried[i];
+	one.cost[0] = d->cost[i];
+	one.kind[0] = d->kind[i];
+	ir_decision_ctx_init(&ctx, pt, s->dom);
+	ir_outcome_lb(&ctx, s->pol, &one, &o1);
+	r->nb_o.attempts++;
+	r->nb_o.cost_ns += d->cost[i];
+	r->nb_o.attempt_cost[lvl] = d->cost[i];
+	s->res->newidle_attempts++;
+	s->res->balance_cpu_ns += d->cost[i];
+	if (lvl == r->nr_levels - 1)
+		rewrite_overload(s);	/* the walk reached the top level */
+	/* a CPU still busy with a balance (a task it pulled left at once)
+	 * balances after it, not over it: idle and balance never overlap */
+	r->avail = (r->avail > s->now ? r->avail : s->now) + d->cost[i];
+	if (o1.pulled && o1.pid >= 0 && (uint32_t)o1.pid < s->w->nr_tasks &&
+	    s->t[o1.pid].state == S_QUEUED && s->t[o1.pid].cpu == o1.from_cpu) {
+		r->nb_o.pulled = true;
+		r->nb_o.moved = o1.moved;
+		r->nb_o.level = lvl;
+		r->nb_o.level_kind = d->kind[i];
+		r->nb_o.pid = o1.pid;
+		r->nb_o.from_cpu = o1.from_cpu;
+		r->nb_active = false;
+		newidle_end(s, c, &r->nb_ctx, d, &r->nb_o, r->nb_start, false);
+		return o1.pid;
+	}
+	hpush(s, r->avail, E_NEWIDLE, (uint32_t)c, ++r->nb_gen);
+	return -2;
+}
+
 /* sched_balance_newidle(): c's queue ran empty at now.  The policy decides
- * (ir_decide()), model/'s load_balance() runs at each level it tries
- * (ir_outcome_lb()) on the simulated runqueues.  The task pulled, or -1. */
+ * (ir_decide()) which levels the walk tries, and model/'s load_balance()
+ * (ir_outcome_lb()) runs at each on the simulated runqueues.  The kernel
+ * drops the rq lock for the walk ("raw_spin_rq_unlock(this_rq)", v6.1
+ * newidle_balance(), v6.18 sched_balance_newidle()) and balances one level
+ * after another, each taking its cost; after each: "Stop searching for
+ * tasks to pull if there are now runnable tasks on this rq" (pulled_task
+ * || this_rq->nr_running > 0 || this_rq->ttwu_pending, v5.13+).  So each
+ * level is balanced at its own time, on the runqueues as they are then
+ * (newidle_level()), and a task enqueued on c meanwhile (a wakeup, a
+ * periodic pull) ends the walk after the level in progress: it runs at that
+ * level's end, and the later levels are not tried.  The task pulled, -1
+ * (go idle, after r->avail), or -2: the walk goes on (E_NEWIDLE). */
 static int32_t newidle(struct sim *s, int c)
 {
 	struct srq *r = &s->rq[c];
@@ -1059,32 +1165,73 @@ static int32_t newidle(struct sim *s, int c)
 	r->idle_stamp = s->now;
 	snapshot(s, c, &pt, false);
 	ir_decision_ctx_init(&ctx, &pt, s->dom);
+	if (s->w->probed_walk_ns) {
+		/* The walk takes curr_cost, what its load_balance() calls took
+		 * ("t1 = sched_clock_cpu(this_cpu); domain_cost = t1 - t0;
+		 * curr_cost += domain_cost", v6.1 newidle_balance(), v6.18
+		 * sched_balance_newidle()); sd->max_newidle_lb_cost is only the
+		 * bound the walk checks avg_idle against, a maximum decaying by
+		 * 1 % a second.  With probes the trace measures curr_cost (the
+		 * median walking call): the walk never costs more, as
+		 * ir_decide() does for a probed call of the open loop. */
+		ctx.probed = true;
+		ctx.probe_dur = s->w->probed_walk_ns;
+	}
 	ir_decide(&ctx, s->pol, &s->pst, &d);
-	ir_outcome_lb(&ctx, s->pol, &d, &o);
-	ir_policy_update(&ctx, s->pol, &d, &o, &s->pst);
 	s->res->newidle_calls++;
+	if (s->sp->newidle_lock_drop && d.nr_tried) {
+		r->nb_active = true;
+		r->nb_i = 0;
+		r->nb_d = d;
+		r->nb_ctx = ctx;
+		r->nb_ctx.pt = NULL;	/* ir_policy_update() reads no point */
+		r->nb_start = r->avail > s->now ? r->avail : s->now;
+		memset(&r->nb_o, 0, sizeof(r->nb_o));
+		r->nb_o.level = -1;
+		r->nb_o.pid = r->nb_o.from_cpu = -1;
+		return newidle_level(s, c, &pt);
+	}
+	/* the whole walk at its entry (newidle_lock_drop off, or no level) */
+	ir_outcome_lb(&ctx, s->pol, &d, &o);
 	for (int i = 0; i < d.nr_tried; i++)
 		if (d.tried[i] == r->nr_levels - 1 && (!o.pulled || o.level == d.tried[i]))
 			rewrite_overload(s);	/* the walk reached the top level */
 	if (o.pulled && o.pid >= 0 && (uint32_t)o.pid < s->w->nr_tasks &&
 	    s->t[o.pid].state == S_QUEUED && s->t[o.pid].cpu == o.from_cpu)
 		pulled = o.pid;
+	else
+		o.pulled = false;
 	s->res->newidle_attempts += (uint64_t)o.attempts;
 	s->res->balance_cpu_ns += o.cost_ns;
-	if (o.cost_ns > r->max_idle_balance_cost)
-		r->max_idle_balance_cost = o.cost_ns;
-	/* a CPU still busy with a balance (a task it pulled left at once)
-	 * balances after it, not over it: idle and balance never overlap */
 	r->avail = (r->avail > s->now ? r->avail : s->now) + o.cost_ns;
-	if (pulled >= 0) {
-		s->res->newidle_pulls++;
-		r->idle_stamp = 0;
-	}
-	if (s->sp->capture) {
-		ir_capture_newidle(s->sp->capture, c, r->avail - o.cost_ns, o.cost_ns, pulled, o.from_cpu, o.attempts);
-		ir_capture_switch(s->sp->capture, c, r->avail - o.cost_ns, o.cost_ns ? IR_CAP_BALANCE : IR_CAP_NONE);
-	}
+	newidle_end(s, c, &ctx, &d, &o, r->avail - o.cost_ns, false);
 	return pulled;
+}
+
+/* E_NEWIDLE: the walk's level ended.  A task enqueued meanwhile stops the
+ * walk; else the next level, or idle after the last. */
+
+static void newidle_next(struct sim *s, int c)
+{
+	struct srq *r = &s->rq[c];
+	int32_t who;
+
+	if (r->nr_queued) {
+		pick_next(s, c);	/* ends the walk (broke) and picks */
+		return;
+	}
+	if (r->nb_i + 1 < r->nb_d.nr_tried) {
+		r->nb_i++;
+		who = newidle_level(s, c, NULL);
+		if (who >= 0) {
+			set_curr(s, c, who);
+			run_curr(s, c);
+		}
+		return;
+	}
+	r->nb_active = false;
+	newidle_end(s, c, &r->nb_ctx, &r->nb_d, &r->nb_o, r->nb_start, false);
+	go_idle(s, c, s->now);
 }
 
 /* Periodic load_balance() at level l of c (rebalance_domains() v6.1,
@@ -1144,9 +1291,19 @@ static void pick_next(struct sim *s, int c)
 		frozen_pick(s, c);
 		return;
 	}
+	if (r->nb_active) {
+		if (!r->nr_queued)
+			return;		/* the newidle walk goes on (E_NEWIDLE) */
+		/* a task arrived during the walk's level in progress: the walk
+		 * stops after it, and the task runs at its end (r->avail) */
+		r->nb_active = false;
+		newidle_end(s, c, &r->nb_ctx, &r->nb_d, &r->nb_o, r->nb_start, true);
+	}
 	for (;;) {
 		if (!r->nr_queued) {
 			who = s->pol ? newidle(s, c) : -1;
+			if (who == -2)
+				return;		/* the walk goes on (E_NEWIDLE) */
 			if (who < 0) {
 				go_idle(s, c, r->avail > s->now ? r->avail : s->now);
 				return;
@@ -1541,6 +1698,9 @@ static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enu
 		frozen_check(s, ti);
 		return;
 	}
+	if (r->curr < 0 && r->nb_active)
+		return;		/* in its newidle walk, not idle: it takes the
+				 * task at the end of the level in progress */
 	if (r->curr < 0) {
 		/* the idle CPU runs it after the machine's wakeup latency
 		 * (IPI, idle exit), or after the balance it is doing */
@@ -1602,10 +1762,43 @@ preempt:
 
 /* ------------------------------------------------------------ periodic */
 
-/* get_sd_balance_interval(): the level's interval, x busy_factor while busy */
+/* get_sd_balance_interval() (v6.1; unchanged through v6.18): the level's
+ * sd->balance_interval in ms, x busy_factor while busy, "scale ms to
+ * jiffies" (msecs_to_jiffies() rounds up), one jiffy less while busy
+ * ("Reduce likelihood of busy balancing at higher domains racing with
+ * balancing at lower domains by preventing their balancing periods from
+ * being multiples of each other"), clamped to [1, max_load_balance_interval
+ * = HZ x num_online_cpus() / 10] (update_max_interval()).  In ns; without a
+ * jiffy (tick_ns 0) the milliseconds as they are. */
 static uint64_t balance_interval(const struct sim *s, int c, int l, bool busy)
 {
-	return (uint64_t)s->rq[c].interval[l] * 1000000ull * (busy ? s->sp->busy_factor : 1);
+	uint64_t ns = (uint64_t)s->rq[c].interval[l] * 1000000ull * (busy ? s->sp->busy_factor : 1);
+	uint64_t tick = s->sp->tick_ns, j, max_j;
+
+	if (!tick || !s->sp->balance_jiffies)
+		return ns;
+	j = (ns + tick - 1) / tick;
+	if (busy && j)
+		j--;
+	max_j = 1000000000ull / tick * (uint64_t)s->n / 10;
+	if (j > max_j)
+		j = max_j;
+	if (j < 1)
+		j = 1;
+	return j * tick;
+}
+
+/* rebalance_domains() runs from the SCHED_SOFTIRQ that the tick raises
+ * (trigger_load_balance(): jiffies past rq->next_balance; an idle CPU's by
+ * the NOHZ kick from a busy CPU's tick) and sets sd->last_balance =
+ * jiffies: a balance falls on a tick, the first at or after t. */
+static uint64_t on_tick(const struct sim *s, uint64_t t)
+{
+	uint64_t tick = s->sp->tick_ns;
+
+	if (!tick || !s->sp->balance_jiffies)
+		return t;
+	return (t + tick - 1) / tick * tick;
 }
 
 static void push_balance(struct sim *s, int c, uint64_t at)
@@ -1665,7 +1858,7 @@ static void idle_balance_due(struct sim *s, int c, uint64_t from)
 		if (r->last_balance[l] + balance_interval(s, c, l, false) < next)
 			next = r->last_balance[l] + balance_interval(s, c, l, false);
 	if (next < from)
-		next = from;
+		next = on_tick(s, from);
 	if (next < r->bal_at)
 		push_balance(s, c, next);
 }
@@ -1689,6 +1882,8 @@ void ir_sim_params_default(struct ir_sim_params *p, int nr_cpus)
 	p->max_idle_balance_cost = 500000;
 	p->busy_factor = 16;
 	p->sync_wakeups = true;
+	p->newidle_lock_drop = true;
+	p->balance_jiffies = true;
 }
 
 static void setup_rq(struct sim *s, const struct ir_domains *dom, int c)
@@ -1997,6 +2192,10 @@ int ir_simulate(const struct ir_workload *w, const struct ir_domains *dom,
 				hpush(&s, ir_wl_move(s.rd, e.gen + 1)->ns, E_MOVE, 0, e.gen + 1);
 			break;
 		}
+		case E_NEWIDLE:
+			if (s.rq[e.id].nb_active && e.gen == s.rq[e.id].nb_gen)
+				newidle_next(&s, (int)e.id);
+			break;
 		case E_FROZEN:
 			if (s.rq[e.id].curr < 0 && s.rq[e.id].swpos == e.gen)
 				frozen_pick(&s, (int)e.id);

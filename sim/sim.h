@@ -153,6 +153,10 @@ struct ir_workload {
 	uint64_t probe_calls;
 	uint64_t probed_lb_cost[3];
 	uint64_t probed_max_idle_balance_cost;
+	uint64_t probed_walk_ns;	/* median duration of the probed calls that walked the
+					 * domains (kretprobe - kprobe; past the entry checks):
+					 * the kernel's curr_cost, which the simulated walk takes;
+					 * 0 none */
 	uint64_t bytes;		/* memory the whole-trace workload holds (ir_wl_new()): the
 				 * fields above, the tasks and the records; the same
 				 * figure for a streamed one (what it would hold) */
@@ -296,6 +300,15 @@ struct ir_sim_params {
 	bool recent_used_cpu;		/* v4.16+ (32e839dda3ba): p->recent_used_cpu candidate */
 	bool select_idle_smt;		/* v5.18+ (c722f35b513f): an idle SMT sibling of prev
 					 * when the LLC has no idle core */
+	bool newidle_lock_drop;		/* default true (every release): the newidle walk
+					 * balances one level at a time, over its cost, with
+					 * the rq lock dropped, and stops after the level in
+					 * progress when a task arrived ("if (pulled_task ||
+					 * this_rq->nr_running > 0 || this_rq->ttwu_pending)
+					 * break"); false: the whole walk at its entry */
+	bool balance_jiffies;		/* default true (every release): with tick_ns, balance
+					 * intervals in jiffies and balances on ticks
+					 * (get_sd_balance_interval(), rebalance_domains()) */
 	struct ir_capture *capture;	/* the schedule, for the Perfetto export (sim/capture.h); NULL: none */
 };
 void ir_sim_params_default(struct ir_sim_params *p, int nr_cpus);

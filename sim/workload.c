@@ -143,7 +143,9 @@ struct ir_wl_builder {
 	bool has_waking, started;
 	struct ir_hist *idle_wait;	/* waits of wakeups onto idle CPUs */
 	struct ir_hist *preempt_wait;	/* waits of wakeups that preempted the running task */
-	struct ir_hist *probe_cost;	/* [4]: probed per-level costs, max_idle_balance_cost */
+	struct ir_hist *probe_cost;	/* [5]: probed per-level costs, max_idle_balance_cost,
+					 * the durations of the calls that walked */
+	uint64_t *probe_walk_ts;	/* per CPU: entry of a probed call that walks, 0 none */
 	bool preempting;		/* this switch preempts its prev */
 	uint64_t last_run_end;
 	int oom;
@@ -1477,7 +1479,8 @@ struct ir_wl_builder *ir_wl_new(int nr_cpus)
 	b->w->wait = calloc(1, sizeof(*b->w->wait));
 	b->idle_wait = calloc(1, sizeof(*b->idle_wait));
 	b->preempt_wait = calloc(1, sizeof(*b->preempt_wait));
-	b->probe_cost = calloc(4, sizeof(*b->probe_cost));
+	b->probe_cost = calloc(5, sizeof(*b->probe_cost));
+	b->probe_walk_ts = calloc((size_t)nr_cpus, sizeof(*b->probe_walk_ts));
 	b->w->nr_sw = calloc((size_t)nr_cpus, sizeof(*b->w->nr_sw));
 	b->w->sw = calloc((size_t)nr_cpus, sizeof(*b->w->sw));
 	b->sw_cap = calloc((size_t)nr_cpus, sizeof(*b->sw_cap));
@@ -1487,7 +1490,7 @@ struct ir_wl_builder *ir_wl_new(int nr_cpus)
 	b->arr = calloc((size_t)nr_cpus, sizeof(*b->arr));
 	b->nr_arr = calloc((size_t)nr_cpus, sizeof(*b->nr_arr));
 	b->arr_cap = calloc((size_t)nr_cpus, sizeof(*b->arr_cap));
-	if (!b->w->wait || !b->idle_wait || !b->preempt_wait || !b->probe_cost || !b->w->nr_sw || !b->w->sw || !b->sw_cap || !b->sw_base || !b->cur || !b->cpu_seen ||
+	if (!b->w->wait || !b->idle_wait || !b->preempt_wait || !b->probe_cost || !b->probe_walk_ts || !b->w->nr_sw || !b->w->sw || !b->sw_cap || !b->sw_base || !b->cur || !b->cpu_seen ||
 	    !b->arr || !b->nr_arr || !b->arr_cap)
 		goto fail;
 	for (int c = 0; c < nr_cpus; c++)
@@ -1546,6 +1549,21 @@ int ir_wl_feed(struct ir_wl_builder *b, const struct ir_event *ev)
 				ir_hist_add(&b->probe_cost[l], (uint64_t)ev->probe_entry.v.sd_max_newidle_lb_cost[l]);
 		if (ev->probe_entry.v.max_idle_balance_cost > 0)
 			ir_hist_add(&b->probe_cost[3], (uint64_t)ev->probe_entry.v.max_idle_balance_cost);
+		/* a call past the entry checks walks the domains (v6.1
+		 * newidle_balance(), v6.18 sched_balance_newidle(): out when
+		 * "!rd->overload || (sd && this_rq->avg_idle <
+		 * sd->max_newidle_lb_cost)"): its duration is the walk's */
+		if (ev->cpu >= 0 && ev->cpu < b->nr_cpus)
+			b->probe_walk_ts[ev->cpu] = ev->probe_entry.v.rd_overload > 0 &&
+				ev->probe_entry.v.avg_idle >= 0 &&
+				ev->probe_entry.v.avg_idle >= ev->probe_entry.v.sd_max_newidle_lb_cost[0] ? ev->ts : 0;
+		break;
+	case IR_EV_PROBE_EXIT:
+		if (ev->cpu >= 0 && ev->cpu < b->nr_cpus && b->probe_walk_ts[ev->cpu]) {
+			if (ev->ts > b->probe_walk_ts[ev->cpu])
+				ir_hist_add(&b->probe_cost[4], ev->ts - b->probe_walk_ts[ev->cpu]);
+			b->probe_walk_ts[ev->cpu] = 0;
+		}
 		break;
 	case IR_EV_FORK:
 		on_fork(b, ev, ev->fork.parent_pid, ev->fork.child_pid, ev->fork.child_comm,
@@ -1591,6 +1609,7 @@ struct ir_workload *ir_wl_finish(struct ir_wl_builder *b, uint64_t last_ts)
 	for (int l = 0; l < 3; l++)
 		w->probed_lb_cost[l] = ir_hist_quantile(&b->probe_cost[l], 0.5);
 	w->probed_max_idle_balance_cost = ir_hist_quantile(&b->probe_cost[3], 0.5);
+	w->probed_walk_ns = ir_hist_quantile(&b->probe_cost[4], 0.5);
 	w->bytes = offsetof(struct ir_workload, spill) + sizeof(*w->wait) + (uint64_t)w->nr_tasks * sizeof(*w->task) +
 		   w->nr_ops * sizeof(struct ir_op);
 	for (int c = 0; c < w->nr_cpus; c++)
@@ -1656,6 +1675,7 @@ void ir_wl_abort(struct ir_wl_builder *b)
 	free(b->preempt_wait);
 	free(b->probe_cost);
 	spill_free(b->spill);
+	free(b->probe_walk_ts);
 	free(b);
 }
 

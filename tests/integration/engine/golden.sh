@@ -178,6 +178,18 @@
 # the proportional and mainline policies' NUMA pulls and what derives from
 # them differ (pulls, moved, idle recovered/lost/traded, seeds, ground truth,
 # fidelity); baseline and domain-cost (v4.15 rules) unchanged.
+# Then the closed loop's seeds (branch simfid, issue 13/15): schema_minor 8
+# (closed_loop rows gain seeds, closed_loop_fit gains simulated_seeds,
+# params.sim_seeds and params.probed_walk_ns), which no line here reaches
+# (none runs simulate or --closed-loop): only schema_minor in the 21
+# r.json and stdout.json and the HTML's schema line in r.html and
+# report.html changed (84 outputs).  Checked against the branch base's
+# binary (1f2ff4e) on hb_ni_1 with a sweep: the JSON with schema_minor put
+# back is byte-identical, the text identical, the HTML differs in that line.
+# Regenerated on the merge of fid6, rec6, simmem and simfid (integ): the 41
+# vm-ab sweep outputs fid6 changed (above) on top of simfid's schema_minor 8;
+# rec6 (probed-mode overload) and simmem (the spilled workload) change no
+# output here.  Diffed before the update: only those 41 lines differed.
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi

@@ -15,6 +15,11 @@
 4. Determinism and sharing: the same invocation twice gives byte-identical
    JSON; a figure is withheld, with its reason, when under 90 % of the
    wakeups are explained.
+5. Seeds: a randomised policy (proportional, NI_RANDOM) is simulated once
+   per seed (--sim-seeds N, default 8) and reported as the means with the
+   5-95 % spread; checked against N single-seed runs of the same policy
+   averaged here.  The self-consistency and cross-setting checks compare
+   these expected values, at the default N.
 
 A target the model misses is asserted at the bound it reaches (BOUNDS), so a
 change that makes it worse fails; docs/closed-loop.md says why each is
@@ -38,6 +43,7 @@ SELF = [
     ("vm-numa/a_hackbench_proc_sockets.dat", ["--topology", TOPO], "proportional"),
     ("vm-numa/d_idle_periodic_wakers.dat", ["--topology", TOPO], "proportional"),
 ]
+SEEDS = 8   # --sim-seeds' default: the figures compared are means over 8 seeds
 TARGET = {"completion_ns": 0.10, "idle_ns": 0.10, "wait_p50": 0.25, "wait_p99": 0.25,
           "migrations": 0.25, "newidle_pulls": 0.25}
 # Where a target is missed: the bound reached (|relative error| plus 3 points,
@@ -45,56 +51,67 @@ TARGET = {"completion_ns": 0.10, "idle_ns": 0.10, "wait_p50": 0.25, "wait_p99": 
 # missed.  Generated from a run of this test, never fitted: the simulation
 # takes no constant from these traces.
 BOUNDS = {
-    # re-measured after sim5's rules (docs/closed-loop.md, "Wakeup placement
-    # and the newidle excess"): a migrated task is not cache hot, EEVDF's
-    # DELAY_DEQUEUE (v6.12+), WF_SYNC on a task's wakeups (a parameter,
-    # default on; never from an exiting waker), a task's PELT load follows
-    # it.  Tightened where the error fell; "worse" marks a bound raised (the
-    # values before sim5 in brackets), and the docs say why.  A run's pulls
-    # move by a fifth or more with the policy's seed (docs), so the pulls
-    # rows are as much noise as rule
+    # re-measured on the expected values (simfid round 2): a randomised
+    # policy's figures are the means over --sim-seeds' 8 seeds (seed 1 .. 8),
+    # no longer seed 1's draw, so a bound follows the model, not the dice.
+    # Tightened where the mean's error is smaller than seed 1's; "raised"
+    # marks a bound the mean needs above the seed-1 bound (the value before
+    # in brackets), with the reason.  The test prints each row's 5-95 %
+    # over the seeds beside its error.
+    # host-hackbench wait p50: +13.9 % on the mean (seed 1: +47.7 %, seeds
+    # -31 % .. +62 %): within its target, the bound dropped
+    # periodic pulls too few (the model's runqueues stay even, docs): mean
+    # -30.4 % (seeds -52 % .. +14 %; seed 1 -40.6 %)
+    'host-hackbench.dat self migrations': 0.35,                       # was 0.45
     'host-pipe.dat self wait_p99': 0.50,
-    # 56 simulated against 13: WF_SYNC stacks the few wakees whose prev the
-    # model finds busy on the waker (39 before WF_SYNC, 41 under bump)
-    'host-pipe.dat self migrations': 3.35,                            # worse (was 2.20)
-    'vm-numa/a_hackbench_proc_sockets.dat self wait_p99': 0.70,       # worse (was 0.65)
-    'vm-numa/a_hackbench_proc_sockets.dat self newidle_pulls': 1.30,  # was 2.65 (184 -> 114 pulls; 51 recorded)
-    # its task wakeups are cyclictest's and the shell's, which the kernel
-    # does not sync: WF_SYNC stacks them on their wakers (48 -> 76)
-    'vm-numa/d_idle_periodic_wakers.dat self completion_ns': 0.15,    # worse (was within 10 %)
-    'vm-numa/d_idle_periodic_wakers.dat self wait_p99': 6.25,         # the simulated tail is longer; was 6.40
-    # and with model/'s imb_numa_nr as v5.19 computes it (branch fid6: 1 at
-    # the guest's NUMA level, was 2) the shared load_balance() allows a NUMA
-    # imbalance only while the local node is empty (76 -> 94; 38 recorded)
-    'vm-numa/d_idle_periodic_wakers.dat self migrations': 1.55,       # worse (was 1.05; 0.30 before sim5)
-    'from ni_1: noni pulls_per_call': 0.60,        # was 1.15
-    'from ni_1: mc0 pulls_per_call': 1.65,         # worse (was 0.95)
-    'from ni_1: mc5ms pulls_per_call': 1.05,       # was 1.30
-    'from ni_1: ni migrations': 0.60,              # ni_1 itself has 26 k, the mean 63 k; was 0.70
-    'from ni_1: noni migrations': 0.60,            # was 0.70
-    'from ni_1: mc0 migrations': 0.75,             # was 0.80
-    'from ni_1: mc5ms migrations': 0.80,           # was 0.90
+    # 58 simulated against 13 (seeds 54 .. 65; seed 1 was the least, 54):
+    # WF_SYNC stacks the few wakees whose prev the model finds busy on the waker
+    'host-pipe.dat self migrations': 3.50,                            # raised (was 3.20): seed 1 was the low draw
+    'vm-numa/a_hackbench_proc_sockets.dat self wait_p99': 0.70,       # was 0.75 (mean -66.4 %, seeds -68 % .. -64 %)
+    # 115 against 51 (seeds 99 .. 135): walks cost the kernel's measured
+    # 25 us, not the 419 us of sd->max_newidle_lb_cost, so more levels pass
+    # the avg_idle check; the open loop itself predicts 72 on the recorded points
+    'vm-numa/a_hackbench_proc_sockets.dat self newidle_pulls': 1.30,  # was 1.60 (seed 1: 130)
+    # the tail was the walks' 6 ms costs plus the idle exit (+621 %); now the
+    # simulated p99 is the idle exit (98 us) against the kernel's 1.66 ms
+    'vm-numa/d_idle_periodic_wakers.dat self wait_p99': 1.00,
+    # from ni_1, NI_RANDOM's own setting: +42.5 % on the mean, seed 1's
+    # +27.1 % was a low draw (pulls per call move with the seed, docs)
+    'from ni_1: ni pulls_per_call': 0.50,          # raised (was within 30 %)
+    'from ni_1: noni pulls_per_call': 0.80,        # mainline: no dice, one run (+75.6 %)
+    'from ni_1: mc0 pulls_per_call': 1.60,         # raised (was 1.40; seed 1 +135 %, the mean +157 %)
+    # and +175 % once model/'s imb_numa_nr is v5.19's (1 at the guest's NUMA
+    # level, branch fid6): the shared load_balance() pulls across nodes sooner
+    'from ni_1: mc5ms pulls_per_call': 1.80,       # raised (was 1.60; seed 1 +152 %, the mean +165 %, +175 % with fid6)
+    'from ni_1: ni migrations': 0.55,              # ni_1 itself has 26 k, the mean 63 k; was 0.60
+    'from ni_1: noni migrations': 0.60,
+    'from ni_1: mc0 migrations': 0.75,
+    'from ni_1: mc5ms migrations': 0.80,
     'from ni_1: mc5ms wait_p50': 0.40,
-    'from ni_1: ni idle_ns': 0.35,
-    'from ni_1: noni idle_ns': 0.60,               # worse (was within 30 %)
-    'from ni_1: mc0 idle_ns': 0.65,                # was 0.80
-    'from ni_1: mc5ms idle_ns': 0.55,              # was 0.65
-    'from noni_1: ni pulls_per_call': 0.65,        # worse (was 0.55)
-    'from noni_1: noni pulls_per_call': 0.40,      # worse (was within 30 %)
-    'from noni_1: mc5ms pulls_per_call': 0.65,     # was 0.75
-    'from noni_1: ni migrations': 0.45,            # was 0.60
-    'from noni_1: noni migrations': 0.45,          # was 0.60
-    'from noni_1: mc0 migrations': 0.65,           # was 0.80
-    'from noni_1: mc5ms migrations': 0.75,         # was 0.85
-    'from noni_1: mc0 idle_ns': 0.60,              # worse (was 0.40)
+    'from ni_1: noni idle_ns': 0.40,               # was 0.60
+    'from ni_1: mc0 idle_ns': 0.60,                # was 0.65
+    'from ni_1: mc5ms idle_ns': 0.45,              # was 0.55
+    'from noni_1: ni pulls_per_call': 0.75,        # the mean -69.1 %
+    'from noni_1: noni pulls_per_call': 0.65,      # worse (was 0.40; mainline: no dice, one run)
+    'from noni_1: mc0 pulls_per_call': 0.60,       # was 0.65 (the mean -55.7 %)
+    'from noni_1: mc5ms pulls_per_call': 0.60,     # was 0.65
+    'from noni_1: ni migrations': 0.45,
+    'from noni_1: noni migrations': 0.45,
+    'from noni_1: mc0 migrations': 0.65,
+    'from noni_1: mc5ms migrations': 0.75,
+    'from noni_1: mc0 idle_ns': 0.55,              # was 0.60
     # each vm-ab trace under its own setting against its own migrations:
-    # all within 25 % since WF_SYNC (-8 % to +13 %; they were -14 % to -34 %)
+    # all within 25 % (-10 % to +15 %)
 }
 # Directions of change the model gets wrong (target 0): see docs/closed-loop.md.
 # One was wrong once model/'s load_balance() spread tasks by count inside an
 # LLC (v5.10): from ni_1, NI_RANDOM off pulled as often per call as on; with
 # the v5.10 migrate_load rule all 8 are right again, and 0 is asserted.
-DIRECTION_MISSES = 0
+# simfid: from ni_1, ni -> mc5ms pulls per call comes out wrong at seed 1
+# (+0.015 against the recorded -0.033), and on the means over 8 seeds too
+# (+0.0014: the two settings' means are within their spreads; the medians
+# over seeds 1-8 had it right), so 1 is the bound.
+DIRECTION_MISSES = 1
 
 
 def within(name, e, target, detail):
@@ -164,13 +181,15 @@ def self_consistency(tmp, causes):
         fit = doc["closed_loop_fit"]
         check(t + " fit policy", fit["policy"] == pol, str(fit["policy"]))
         m, s = figures(fit["measured"]), figures(fit["simulated"])
+        lo, hi = figures(fit["simulated_seeds"]["p5"]), figures(fit["simulated_seeds"]["p95"])
+        check(t + " self seeds", fit["simulated_seeds"]["n"] == SEEDS, str(fit["simulated_seeds"]["n"]))
         causes.append((t, doc["observed"]["migrations"]["by_cause"], doc["closed_loop"][pol]["migrations_by_cause"]))
         for k, target in TARGET.items():
             e = rel(s[k], m[k])
             if e is None:
                 print("n/a  %s %s: measured 0, simulated %s" % (t, k, s[k]))
                 continue
-            rows.append((t, k, m[k], s[k], e, target))
+            rows.append((t, k, m[k], s[k], e, target, rel(lo[k], m[k]), rel(hi[k], m[k])))
             within("%s self %s" % (t, k), e, target, "measured %s simulated %s" % (m[k], s[k]))
     return rows
 
@@ -232,12 +251,49 @@ def cross_setting(tmp, causes):
     return rows
 
 
+def seeds_are_means(tmp):
+    """--sim-seeds N: the closed-loop row of a randomised policy is the mean
+    over the seeds seed .. seed + N - 1 (rounded half up), with the least and
+    the greatest of 4 as its 5-95 % (nearest rank); each seed's figures come
+    from its own run with --sim-seeds 1, so the averaging is checked here,
+    not copied.  A deterministic policy runs once (n 1), and N 1 gives the
+    policy's own single run."""
+    t, n = "host-hackbench.dat", 4
+    one = []
+    for k in range(n):
+        d, _ = run(tmp, t, ["--policy", "proportional:seed=%d" % (1 + k), "--sim-seeds", "1"], "seed%d" % k)
+        one.append(figures(list(d["closed_loop"].values())[0]))
+    agg, _ = run(tmp, t, ["--policy", "proportional", "--policy", "mainline", "--sim-seeds", str(n)], "seeds")
+    r = agg["closed_loop"]["proportional"]
+    check("seeds reported", r["seeds"]["n"] == n and agg["closed_loop_fit"]["params"]["sim_seeds"] == n,
+          str(r["seeds"]["n"]))
+    lo, hi, mean = figures(r["seeds"]["p5"]), figures(r["seeds"]["p95"]), figures(r)
+    for k in mean:
+        v = [o[k] for o in one]
+        want = (sum(v) + n // 2) // n
+        check("seeds mean " + k, mean[k] == want and lo[k] == min(v) and hi[k] == max(v),
+              "mean %d (want %d), spread %d-%d (want %d-%d), seeds %s" % (mean[k], want, lo[k], hi[k], min(v), max(v), v))
+    check("seeds differ", len(set(o["migrations"] for o in one)) > 1, str([o["migrations"] for o in one]))
+    html = os.path.join(tmp, "seeds.html")
+    txt = subprocess.run([IR, "simulate", os.path.join(TRACES, t), "--policy", "proportional", "--policy", "mainline",
+                          "--sim-seeds", str(n), "--html", html], check=True, capture_output=True, text=True).stdout
+    line = "migrate %d-%d, pulls %d-%d" % (lo["migrations"], hi["migrations"], lo["newidle_pulls"], hi["newidle_pulls"])
+    check("text shows the spread", ("5-95 %% over %d seeds" % n) in txt and line in txt and
+          "its mean over %d seeds" % n in txt and txt.count("over %d seeds (the row" % n) == 1, line)
+    h = open(html).read()
+    check("HTML shows the spread", h.count("5-95 %% over %d seeds</td>" % n) == 1 and
+          "<td>%d&ndash;%d</td>" % (lo["migrations"], hi["migrations"]) in h, "")
+    m = agg["closed_loop"]["mainline"]
+    check("deterministic policy simulated once", m["seeds"]["n"] == 1 and figures(m["seeds"]["p5"]) == figures(m),
+          str(m["seeds"]["n"]))
+
+
 def determinism_and_withheld(tmp):
     t = "vm-numa/a_hackbench_proc_sockets.dat"
     a = subprocess.run([IR, "simulate", os.path.join(TRACES, t), "--topology", TOPO, "--quiet", "--json", "-",
-                        "--sweep", "proportional.seed=1:4:1"], check=True, capture_output=True).stdout
+                        "--sweep", "proportional.seed=1:4:1", "--sim-seeds", "3"], check=True, capture_output=True).stdout
     b = subprocess.run([IR, "simulate", os.path.join(TRACES, t), "--topology", TOPO, "--quiet", "--json", "-",
-                        "--sweep", "proportional.seed=1:4:1"], check=True, capture_output=True).stdout
+                        "--sweep", "proportional.seed=1:4:1", "--sim-seeds", "3"], check=True, capture_output=True).stdout
     check("byte-identical JSON", a == b, "%d bytes" % len(a))
     doc = json.loads(a)
     check("every policy and sweep point simulated", len(doc["closed_loop"]) == 6 + 4, str(list(doc["closed_loop"])))
@@ -280,15 +336,18 @@ def sync_switch(tmp):
 
 
 with tempfile.TemporaryDirectory() as tmp:
+    seeds_are_means(tmp)
     sync_switch(tmp)
     frozen(tmp)
     causes = []
     rows = self_consistency(tmp, causes)
     ab = cross_setting(tmp, causes)
     determinism_and_withheld(tmp)
-    print("\nself-consistency (trace, figure, measured, simulated, error, target)")
+    print("\nself-consistency (trace, figure, measured, simulated mean over %d seeds, error, target,"
+          " error of the seeds' 5-95 %%)" % SEEDS)
     for r in rows:
-        print("  %-40s %-14s %14s %14s %+8.1f %% %4.0f %%" % (r[0], r[1], r[2], r[3], 100 * r[4], 100 * r[5]))
+        print("  %-40s %-14s %14s %14s %+8.1f %% %4.0f %%  %+.1f %% .. %+.1f %%" % (
+            r[0], r[1], r[2], r[3], 100 * r[4], 100 * r[5], 100 * r[6], 100 * r[7]))
     print("\nself-consistency of every vm-ab trace under its own setting (error %, measured -> simulated for"
           " wait p99 and newidle pulls; only migrations is asserted, above)")
     for name, m, sm in ab_self:

@@ -1291,6 +1291,230 @@ static void test_spill_no_dir(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
+/*
+ * The newidle walk drops the rq lock and balances one level after another,
+ * each over its cost; after each, "Stop searching for tasks to pull if
+ * there are now runnable tasks on this rq" (v6.1 newidle_balance(), v6.18
+ * sched_balance_newidle(): pulled_task || this_rq->nr_running > 0 ||
+ * this_rq->ttwu_pending).  Four CPUs, two sockets of two cores: CPU 0's
+ * levels are MC {0, 1} (cost 20 us under mainline's defaults) and the
+ * level of both sockets {0..3}.  A runs 1 ms on CPU 0 and exits; B and E
+ * run 30 ms alone on CPUs 1 and 3; C runs 10 ms on CPU 2, where D (1 ms)
+ * is queued behind it from 0.1 ms (no CPU idle then, D never ran: not
+ * cache hot).  At 1 ms CPU 0 runs newly idle (avg_idle 1 ms, twice the
+ * 500 us migration cost, passes both levels' cost checks; rd->overload is
+ * set by CPU 2): MC finds CPU 1 with one task, nothing to pull; only the
+ * package level would take D.  W, pinned to CPU 0, is woken by an
+ * interrupt at 1.01 ms, while MC is being balanced: the walk stops when MC
+ * ends, at 1.02 ms (the top level, 50 us, is not tried), W runs from then, and D is never pulled (it runs on
+ * CPU 2 after C, at 10 ms).  With the whole walk decided at its entry D was
+ * pulled at 1 ms (one newidle migration) and W queued behind it.
+ */
+static void test_newidle_lock_drop(void **state)
+{
+	const struct ir_op a[] = { { .kind = IR_OP_RUN, .ns = 1 * MS }, { .kind = IR_OP_EXIT } };
+	const struct ir_op be[] = { { .kind = IR_OP_RUN, .ns = 30 * MS }, { .kind = IR_OP_EXIT } };
+	const struct ir_op c[] = { { .kind = IR_OP_RUN, .ns = 10 * MS }, { .kind = IR_OP_EXIT } };
+	const struct ir_op d_ops[] = { { .kind = IR_OP_RUN, .ns = 1 * MS }, { .kind = IR_OP_EXIT } };
+	const struct ir_op wo[] = {
+		{ .kind = IR_OP_BLOCK_DELAY, .ns = 1 * MS + 10 * US }, { .kind = IR_OP_RUN, .ns = 20 * MS },
+		{ .kind = IR_OP_EXIT },
+	};
+	const struct ir_op *ops[] = { a, be, c, d_ops, be, wo };
+	const uint32_t nr[] = { 2, 2, 2, 2, 2, 3 };
+	const uint8_t start[] = { IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_RUNNABLE,
+				  IR_START_RUNNABLE, IR_START_BLOCKED };
+	const uint16_t cpu[] = { 0, 1, 2, 2, 3, 0 };
+	struct ir_workload *w = programs(4, 6, ops, nr, start, cpu);
+	struct ir_topology *t = NULL;
+	struct ir_domains *dom;
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
+	struct ir_sim_result r;
+	int32_t task[2];
+	uint64_t st[2], en[2];
+
+	(void)state;
+	w->task[3].start_ns = 100 * US;
+	w->task[5].pinned = true;
+	assert_int_equal(ir_topology_from_arg("sockets=2,cores=2,threads=1", &t, NULL, 0), 0);
+	dom = ir_domains_build(t, NULL, 0);
+	ir_topology_free(t);
+	assert_non_null(dom);
+	assert_int_equal(ir_domains_nr_levels(dom, 0), 2);
+	assert_int_equal(ir_domains_level(dom, 0, 0)->span_weight, 2);
+	assert_int_equal(ir_domains_level(dom, 0, 1)->span_weight, 4);
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
+	ir_sim_params_default(&sp, 4);
+	assert_true(sp.newidle_lock_drop);	/* the default */
+	sp.capture = ir_capture_new(4, 1000);
+	assert_non_null(sp.capture);
+	assert_int_equal(ir_simulate(w, dom, &pol, &sp, &r), 0);
+	assert_false(r.stalled);
+	assert_int_equal(r.newidle_pulls, 0);
+	assert_int_equal(r.mig_newidle, 0);
+	slices(sp.capture, 2, task, st, en);
+	assert_int_equal(task[0], 0);
+	assert_int_equal(en[0], 1 * MS);
+	assert_int_equal(task[1], 5);		/* W from the end of MC's balance */
+	assert_int_equal(st[1], 1 * MS + 20 * US);
+	ir_capture_free(sp.capture);
+	sp.capture = NULL;
+	sp.newidle_lock_drop = false;
+	assert_int_equal(ir_simulate(w, dom, &pol, &sp, &r), 0);
+	assert_false(r.stalled);
+	assert_int_equal(r.newidle_pulls, 1);
+	assert_int_equal(r.mig_newidle, 1);
+	ir_domains_free(dom);
+	ir_workload_free(w);
+}
+
+/*
+ * The newidle walk takes curr_cost, the time its load_balance() calls took
+ * (t1 - t0 per domain, v6.1 newidle_balance(), v6.18
+ * sched_balance_newidle()), not sd->max_newidle_lb_cost, the decaying
+ * maximum it only checks avg_idle against.  With probes the workload gives
+ * the median duration of the calls that walked (probed_walk_ns), and no
+ * walk costs more (ir_decide()'s probed rule).  The workload of
+ * test_newidle_lock_drop without W: at 1 ms CPU 0 balances MC (20 us under
+ * mainline's defaults, nothing to pull), then the level spanning both
+ * sockets (a node level: 50 us), which pulls D: D runs from 1.07 ms.  With
+ * walks of 8 us measured, MC takes 8 us and the top level what is left, 0:
+ * D runs from 1.008 ms.  Either way D runs its 1 ms and two 5 us cache
+ * refills (the smallest level holding CPUs 2 and 0 is level 1).
+ */
+static void test_newidle_walk_duration(void **state)
+{
+	const struct ir_op a[] = { { .kind = IR_OP_RUN, .ns = 1 * MS }, { .kind = IR_OP_EXIT } };
+	const struct ir_op be[] = { { .kind = IR_OP_RUN, .ns = 30 * MS }, { .kind = IR_OP_EXIT } };
+	const struct ir_op c[] = { { .kind = IR_OP_RUN, .ns = 10 * MS }, { .kind = IR_OP_EXIT } };
+	const struct ir_op d_ops[] = { { .kind = IR_OP_RUN, .ns = 1 * MS }, { .kind = IR_OP_EXIT } };
+	const struct ir_op *ops[] = { a, be, c, d_ops, be };
+	const uint32_t nr[] = { 2, 2, 2, 2, 2 };
+	const uint8_t start[] = { IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_RUNNABLE, IR_START_RUNNABLE,
+				  IR_START_RUNNABLE };
+	const uint16_t cpu[] = { 0, 1, 2, 2, 3 };
+	struct ir_workload *w = programs(4, 5, ops, nr, start, cpu);
+	struct ir_topology *t = NULL;
+	struct ir_domains *dom;
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
+	struct ir_sim_result r;
+	const uint64_t walk[] = { 0, 8 * US }, from[] = { 1 * MS + 70 * US, 1 * MS + 8 * US };
+
+	(void)state;
+	w->task[3].start_ns = 100 * US;
+	assert_int_equal(ir_topology_from_arg("sockets=2,cores=2,threads=1", &t, NULL, 0), 0);
+	dom = ir_domains_build(t, NULL, 0);
+	ir_topology_free(t);
+	assert_non_null(dom);
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
+	assert_int_equal(pol.max_newidle_lb_cost[ir_domains_level(dom, 0, 0)->kind], 20 * US);
+	assert_int_equal(pol.max_newidle_lb_cost[ir_domains_level(dom, 0, 1)->kind], 50 * US);
+	for (int k = 0; k < 2; k++) {
+		int32_t task[2];
+		uint64_t st[2], en[2];
+
+		w->probed_walk_ns = walk[k];
+		ir_sim_params_default(&sp, 4);
+		sp.capture = ir_capture_new(4, 1000);
+		assert_non_null(sp.capture);
+		assert_int_equal(ir_simulate(w, dom, &pol, &sp, &r), 0);
+		assert_false(r.stalled);
+		assert_int_equal(r.mig_newidle, 1);
+		slices(sp.capture, 2, task, st, en);
+		assert_int_equal(task[1], 3);		/* D, pulled */
+		assert_int_equal(st[1], from[k]);
+		assert_int_equal(en[1], from[k] + 1 * MS + 10 * US);	/* + 2 levels' refill */
+		ir_capture_free(sp.capture);
+	}
+	ir_domains_free(dom);
+	ir_workload_free(w);
+}
+
+/* A probed newidle call: entry at ts with rd->overload, avg_idle and the
+ * lowest level's sd->max_newidle_lb_cost, its kretprobe dur later. */
+static void probed_call(struct ir_wl_builder *b, uint64_t ts, int cpu, int overload, int64_t avg_idle,
+			int64_t sd0, uint64_t dur)
+{
+	struct ir_event in = { .ts = ts, .cpu = cpu, .type = IR_EV_PROBE_ENTRY };
+	struct ir_event out = { .ts = ts + dur, .cpu = cpu, .type = IR_EV_PROBE_EXIT };
+
+	in.probe_entry.cpu = cpu;
+	in.probe_entry.v = (struct ir_probe_entry){
+		.nr_running = 0, .avg_idle = avg_idle, .max_idle_balance_cost = 500000, .rd_overload = overload,
+		.ttwu_pending = 0, .sd_max_newidle_lb_cost = { sd0, sd0, sd0 }, .sd_newidle_ratio = { -1, -1, -1 },
+	};
+	feed(b, &in);
+	feed(b, &out);
+}
+
+/*
+ * probed_walk_ns is the median duration of the probed calls past the entry
+ * checks (v6.1 newidle_balance(), v6.18 sched_balance_newidle(): out when
+ * !rd->overload or avg_idle < the lowest sd->max_newidle_lb_cost), which
+ * walk the domains: of five calls, 20, 30 and 40 us walked (median 30 us);
+ * one of 1 us found rd->overload clear and one of 2 us avg_idle (50 us)
+ * under the cost (100 us).  Over all five the median would be 20 us.
+ */
+static void test_probed_walk(void **state)
+{
+	struct ir_wl_builder *b = ir_wl_new(2);
+	struct ir_workload *w;
+
+	(void)state;
+	assert_non_null(b);
+	sw(b, T0, 0, 0, 0, 10);
+	probed_call(b, T0 + 1 * MS, 1, 1, 1 * MS, 100 * US, 20 * US);
+	probed_call(b, T0 + 2 * MS, 1, 0, 1 * MS, 100 * US, 1 * US);
+	probed_call(b, T0 + 3 * MS, 1, 1, 1 * MS, 100 * US, 40 * US);
+	probed_call(b, T0 + 4 * MS, 1, 1, 50 * US, 100 * US, 2 * US);
+	probed_call(b, T0 + 5 * MS, 1, 1, 1 * MS, 100 * US, 30 * US);
+	w = ir_wl_finish(b, T0 + 10 * MS);
+	assert_non_null(w);
+	assert_int_equal(w->probe_calls, 5);
+	assert_true(w->probed_walk_ns >= 30 * US * 99 / 100 && w->probed_walk_ns <= 30 * US * 101 / 100);
+	ir_workload_free(w);
+}
+
+/*
+ * Balance intervals in jiffies, balances on ticks (get_sd_balance_interval()
+ * and rebalance_domains(), v6.1 through v6.18): with a 4 ms jiffy the 2 ms
+ * idle interval is msecs_to_jiffies(2) = 1 jiffy (rounded up), the busy one
+ * 2 x 16 = 32 ms = 8 jiffies less one, 28 ms.  three(209, 21, 5) as in
+ * test_idle_interval: CPU 1 balances busy at 28, 56, ..., 196 ms, idles at
+ * 200 ms and, due every jiffy, balances at 200, 204, 208 and 212 ms; C
+ * preempts A on CPU 0 at 209 ms (SIS_UTIL keeps it there), so CPU 1 pulls
+ * A at 212 ms (not 210 ms, the next 2 ms step), and A's 21 ms left end at
+ * 233 ms plus one 5 us cache refill.  Without the jiffy, as
+ * test_idle_interval: 231 ms.
+ */
+static void test_balance_jiffies(void **state)
+{
+	struct ir_workload *w = three(209, 21, 5);
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
+	struct ir_sim_result r;
+
+	(void)state;
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
+	for (int k = 0; k < 2; k++) {
+		ir_sim_params_default(&sp, 2);
+		assert_true(sp.balance_jiffies);	/* the default */
+		sp.recent_used_cpu = true;
+		sp.sis_util = true;
+		sp.tick_ns = 4 * MS;
+		sp.balance_jiffies = k == 0;
+		assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+		assert_false(r.stalled);
+		assert_int_equal(r.mig_wakeup, 0);
+		assert_int_equal(r.mig_newidle, 0);
+		assert_int_equal(r.mig_periodic, 1);
+		assert_int_equal(r.completion_ns, (k == 0 ? 233 : 231) * MS + 5 * US);
+	}
+	ir_workload_free(w);
+}
+
 /* Seeded: the same inputs give the same figures. */
 static void test_deterministic(void **state)
 {
@@ -1332,6 +1556,10 @@ int main(void)
 		cmocka_unit_test(test_sync_wakeup),
 		cmocka_unit_test(test_exiting_waker),
 		cmocka_unit_test(test_load_follows_task),
+		cmocka_unit_test(test_newidle_lock_drop),
+		cmocka_unit_test(test_newidle_walk_duration),
+		cmocka_unit_test(test_probed_walk),
+		cmocka_unit_test(test_balance_jiffies),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
