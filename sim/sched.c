@@ -2214,7 +2214,16 @@ int ir_simulate(const struct ir_workload *w, const struct ir_domains *dom,
 	for (int c = 0; c < s.n; c++)
 		leave_idle(&s, c, s.done_at);
 	res->completion_ns = s.done_at;
-	res->stalled = s.live > 0;
+	/* stalled: a task the simulation left with work the trace recorded for
+	 * it.  One whose next op is IR_OP_END is where the trace left it: asleep,
+	 * or woken (a last sched_waking) but not yet switched in when the
+	 * recording stopped; the frozen run has no recorded switch to run it. */
+	for (uint32_t i = 0; i < w->nr_tasks && !res->stalled; i++)
+		if (s.t[i].state != S_DONE)
+			res->stalled = s.t[i].pc >= w->task[i].nr_ops ||
+				       ir_wl_op(s.rd, i, s.t[i].pc)->kind != IR_OP_END;
+	if (s.rd->err)
+		goto out;
 	res->wait_p50 = ir_hist_quantile(s.wait, 0.5);
 	res->wait_p99 = ir_hist_quantile(s.wait, 0.99);
 	ret = 0;

@@ -1515,6 +1515,45 @@ static void test_balance_jiffies(void **state)
 	ir_workload_free(w);
 }
 
+/*
+ * The recording stops with a task woken but not yet switched in: A (10) runs
+ * on CPU 0 throughout; B (11) runs on CPU 1 until it blocks at 100 us; at
+ * 700 us A wakes B onto idle CPU 1 (sched_waking, with or without its
+ * sched_wakeup) and the trace ends at 800 us before CPU 1's switch.  B's
+ * last op is IR_OP_END: the frozen run, which has no recorded switch to run
+ * it, leaves it queued where the trace left it, and that is no stall (a
+ * held-out hackbench trace ended on such a sched_waking of rcu_preempt).
+ */
+static void test_end_queued_not_stalled(void **state)
+{
+	(void)state;
+	for (int with_wakeup = 0; with_wakeup < 2; with_wakeup++) {
+		struct ir_wl_builder *b = ir_wl_new(2);
+		struct ir_workload *w;
+		struct ir_sim_params sp;
+		struct ir_sim_result r;
+		const struct ir_sim_task *bt;
+
+		assert_non_null(b);
+		sw(b, T0, 0, 0, 0, 10);
+		sw(b, T0, 1, 0, 0, 11);
+		sw(b, T0 + 100 * US, 1, 11, IR_TASK_INTERRUPTIBLE, 0);
+		wk(b, IR_EV_WAKING, T0 + 700 * US, 0, 10, 11, 1);
+		if (with_wakeup)
+			wk(b, IR_EV_WAKEUP, T0 + 701 * US, 0, 10, 11, 1);
+		w = ir_wl_finish(b, T0 + 800 * US);
+		assert_non_null(w);
+		bt = task(w, 11);
+		assert_int_equal(bt->ops[bt->nr_ops - 1].kind, IR_OP_END);
+		ir_sim_params_default(&sp, 2);
+		sp.frozen = true;
+		assert_int_equal(ir_simulate(w, NULL, NULL, &sp, &r), 0);
+		assert_false(r.stalled);
+		assert_int_equal(r.forced, 0);
+		ir_workload_free(w);
+	}
+}
+
 /* Seeded: the same inputs give the same figures. */
 static void test_deterministic(void **state)
 {
@@ -1542,6 +1581,7 @@ int main(void)
 		cmocka_unit_test(test_spill_same_results),
 		cmocka_unit_test(test_spill_no_dir),
 		cmocka_unit_test(test_frozen),
+		cmocka_unit_test(test_end_queued_not_stalled),
 		cmocka_unit_test(test_queued_not_picked),
 		cmocka_unit_test(test_idle_sibling),
 		cmocka_unit_test(test_fair_share),
