@@ -1245,6 +1245,8 @@ static void section_closed_loop(FILE *out, json_object *doc)
 	if (!withheld)
 		fputs("<p class=\"muted\">A randomised policy (NI_RANDOM) is simulated once per seed: its row is the "
 		      "mean over the seeds, the row under it each figure's 5-95 % spread.</p>\n", out);
+	if (!withheld && ir_cl_stalled_sentence(out, "<p class=\"warn\">Warning: ", fit, cl, ir_html_text))
+		fputs(".</p>\n", out);
 	if (withheld) {
 		fputs("<p>Closed-loop figures withheld: ", out);
 		ir_html_text(out, withheld);

@@ -389,6 +389,11 @@ static void cl_err(FILE *out, const char *name, double v)
 		fprintf(out, " %s %+.1f %%", name, 100 * v);
 }
 
+static void put_tsafe(FILE *out, const char *s)
+{
+	fputs(ir_tsafe(s), out);
+}
+
 static void print_closed_loop(json_object *doc, FILE *out)
 {
 	json_object *cl = jget(doc, "closed_loop"), *fit = jget(doc, "closed_loop_fit"), *wk, *e;
@@ -414,6 +419,8 @@ static void print_closed_loop(json_object *doc, FILE *out)
 		cl_row(out, label, f);
 		cl_spread(out, f);
 	}
+	if (ir_cl_stalled_sentence(out, "  WARNING: ", fit, cl, put_tsafe))
+		fputc('\n', out);
 	if ((e = jget(fit, "relative_error")) && !json_object_is_type(e, json_type_null)) {
 		json_object *sd = jget(fit, "simulated_seeds");
 

@@ -437,3 +437,40 @@ void ir_lost_sentence(FILE *out, json_object *l, json_object *t)
 	fputs(": its newidle points, migrations, idle and busy time and every policy's counts on it are "
 	      "undercounted", out);
 }
+
+bool ir_cl_stalled_sentence(FILE *out, const char *prefix, json_object *fit, json_object *cl,
+			    void (*put)(FILE *, const char *))
+{
+	json_object *fz = jget(fit, "frozen");
+	bool stalled = fz && json_object_get_boolean(jget(fz, "stalled")), forced = fz && jint(fz, "forced_wakeups");
+	int n = 0;
+
+	json_object_object_foreach(cl, l0, f0) {
+		(void)l0;
+		stalled |= json_object_get_boolean(jget(f0, "stalled"));
+	}
+	if (!stalled && !forced)
+		return false;
+	fputs(prefix, out);
+
+	/* a stalled run ended with tasks left holding work the trace recorded
+	 * (sim/sched.c): its completion, idle and waits stop where it stalled */
+	if (fz && json_object_get_boolean(jget(fz, "stalled"))) {
+		fputs("not finished: the frozen run", out);
+		n++;
+	}
+	json_object_object_foreach(cl, label, f) {
+		if (!json_object_get_boolean(jget(f, "stalled")))
+			continue;
+		fputs(n++ ? ", " : "not finished: ", out);
+		put(out, label);
+	}
+	if (n)
+		fprintf(out, " stalled (tasks were left with recorded work when no event remained), so %s figures "
+			"stop there", n > 1 ? "their" : "its");
+	if (forced) {
+		fprintf(out, "%sthe frozen run forced %" PRId64 " wakeups the trace does not show, so it is not the "
+			"recorded schedule", n ? "; " : "", jint(fz, "forced_wakeups"));
+	}
+	return true;
+}

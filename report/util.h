@@ -88,6 +88,15 @@ const char *ir_fmt_dsns(char *buf, size_t len, double ns);
  * numbers only, so nothing to escape.  No newline. */
 void ir_lost_sentence(FILE *out, json_object *l, json_object *t);
 
+/* The closed-loop runs that did not finish (closed_loop_fit.frozen and
+ * closed_loop.LABEL with "stalled", or a frozen run that forced wakeups), as
+ * the text and HTML reports state them: the run names through put() (each
+ * report escapes its own), the rest plain.  Nothing when every run finished;
+ * prefix comes first, written only with the rest; returns whether it wrote.
+ * No newline. */
+bool ir_cl_stalled_sentence(FILE *out, const char *prefix, json_object *fit, json_object *cl,
+			    void (*put)(FILE *, const char *));
+
 
 /*
  * An axis over values that may differ a hundredfold and straddle 0.  When

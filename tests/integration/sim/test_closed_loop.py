@@ -335,6 +335,28 @@ def sync_switch(tmp):
     check("--no-sync-wakeups changes the schedule", mon != moff, "migrations %d / %d" % (mon, moff))
 
 
+def stalled_said(tmp):
+    """A run that did not finish is said in the text and HTML reports, never
+    printed as if it had: set "stalled" on one policy's run and forced
+    wakeups on the frozen run of a real report, and render it."""
+    doc, _ = run(tmp, "host-pipe.dat", ["--policy", "baseline", "--policy", "mainline"], "stall")
+    src = os.path.join(tmp, "stall.json")
+    html = os.path.join(tmp, "stall.html")
+    txt = subprocess.run([IR, "report", src], capture_output=True, text=True).stdout
+    check("finished runs: no stall warning", "not finished" not in txt and "forced" not in txt, txt[-200:])
+    doc["closed_loop"]["mainline"]["stalled"] = True
+    doc["closed_loop_fit"]["frozen"]["forced_wakeups"] = 2
+    json.dump(doc, open(src, "w"))
+    txt = subprocess.run([IR, "report", src], capture_output=True, text=True).stdout
+    line = [l for l in txt.splitlines() if "not finished" in l]
+    check("text: stalled run named", len(line) == 1 and line[0].startswith("  WARNING: not finished: mainline stalled")
+          and "baseline" not in line[0] and "forced 2 wakeups" in line[0], str(line))
+    subprocess.run([IR, "report", src, "--format", "html", "-o", html], check=True)
+    page = open(html).read()
+    check("html: stalled run named", '<p class="warn">Warning: not finished: mainline stalled' in page and
+          "forced 2 wakeups" in page, "")
+
+
 with tempfile.TemporaryDirectory() as tmp:
     seeds_are_means(tmp)
     sync_switch(tmp)
@@ -343,6 +365,7 @@ with tempfile.TemporaryDirectory() as tmp:
     rows = self_consistency(tmp, causes)
     ab = cross_setting(tmp, causes)
     determinism_and_withheld(tmp)
+    stalled_said(tmp)
     print("\nself-consistency (trace, figure, measured, simulated mean over %d seeds, error, target,"
           " error of the seeds' 5-95 %%)" % SEEDS)
     for r in rows:
