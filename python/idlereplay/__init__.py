@@ -191,7 +191,8 @@ def replay_decisions(trace, *options):
 
 _CL_KEYS = ["label", "completion_ns", "idle_ns", "idle_while_waiting_ns", "wait_p50_ns", "wait_p99_ns",
             "migrations", "migrations_wakeup", "migrations_newidle", "migrations_periodic",
-            "newidle_calls", "newidle_pulls", "balance_cpu_ns"]
+            "newidle_calls", "newidle_pulls", "balance_cpu_ns", "seeds", "migrations_p5", "migrations_p95",
+            "newidle_pulls_p5", "newidle_pulls_p95", "stalled"]
 
 
 def closed_loop(report):
@@ -200,7 +201,11 @@ def closed_loop(report):
     "trace (measured)" and "frozen" (closed_loop_fit), then each policy
     instance (closed_loop).  Figures the trace does not give are None.  An
     empty table when the report has no closed loop; the policies' rows are
-    absent when the figures were withheld (closed_loop_fit.withheld says why)."""
+    absent when the figures were withheld (closed_loop_fit.withheld says why).
+    A randomised policy's row is the mean over its seeds ("seeds" of them,
+    --sim-seeds): the *_p5 / *_p95 columns give the 5-95 % over the seeds; a
+    deterministic policy has seeds 1.  "stalled": the run ended with tasks
+    left holding recorded work, so its figures stop there."""
     doc = load_report(report) if not isinstance(report, dict) else report
     fit = doc.get("closed_loop_fit") or {}
 
@@ -209,12 +214,17 @@ def closed_loop(report):
             return None
         by = f.get("migrations_by_cause") or {}
         w = f.get("wait_ns") or {}
+        sd = f.get("seeds") or {}
+        lo, hi = sd.get("p5") or {}, sd.get("p95") or {}
         return {"label": label, "completion_ns": f.get("completion_ns"), "idle_ns": f.get("idle_ns"),
                 "idle_while_waiting_ns": f.get("idle_while_waiting_ns"), "wait_p50_ns": w.get("p50"),
                 "wait_p99_ns": w.get("p99"), "migrations": f.get("migrations"),
                 "migrations_wakeup": by.get("wakeup"), "migrations_newidle": by.get("newidle"),
                 "migrations_periodic": by.get("periodic"), "newidle_calls": f.get("newidle_calls"),
-                "newidle_pulls": f.get("newidle_pulls"), "balance_cpu_ns": f.get("balance_cpu_ns")}
+                "newidle_pulls": f.get("newidle_pulls"), "balance_cpu_ns": f.get("balance_cpu_ns"),
+                "seeds": sd.get("n"), "migrations_p5": lo.get("migrations"), "migrations_p95": hi.get("migrations"),
+                "newidle_pulls_p5": lo.get("newidle_pulls"), "newidle_pulls_p95": hi.get("newidle_pulls"),
+                "stalled": f.get("stalled")}
 
     out = [row("trace (measured)", fit.get("measured")), row("frozen", fit.get("frozen"))]
     out += [row(label, f) for label, f in (doc.get("closed_loop") or {}).items()]

@@ -175,6 +175,21 @@ class Module(unittest.TestCase):
         # a replay without the closed loop: an empty table, not an error
         self.assertEqual(len(idlereplay.closed_loop(self.report)), 0)
 
+    def test_closed_loop_seeds(self):
+        # the sample is a 6.18 host: proportional (NI_RANDOM) is a die,
+        # simulated once per seed; baseline is simulated once
+        rep = idlereplay.simulate(SAMPLE, "--policy", "baseline", "--policy", "proportional", "--sim-seeds", "4")
+        t = idlereplay.closed_loop(rep)
+        p, b = t.where(label="proportional")[0], t.where(label="baseline")[0]
+        self.assertEqual((p["seeds"], b["seeds"]), (4, 1))
+        s = rep["closed_loop"]["proportional"]["seeds"]
+        self.assertEqual((p["migrations_p5"], p["migrations_p95"]), (s["p5"]["migrations"], s["p95"]["migrations"]))
+        self.assertEqual(p["newidle_pulls_p95"], s["p95"]["newidle_pulls"])
+        self.assertLessEqual(p["migrations_p5"], p["migrations"])
+        self.assertLessEqual(p["migrations"], p["migrations_p95"])
+        self.assertIs(p["stalled"], False)
+        self.assertIsNone(t.where(label="trace (measured)")[0]["seeds"])
+
     def test_overload_p(self):
         # docs/report.md: overload_p is a probability, overload is it >= 1/2,
         # and an rq at 2 makes it sure
