@@ -39,6 +39,11 @@
  *  can_migrate_task()  skips tasks whose cpus_ptr excludes this CPU
  *      (pinned per-CPU kthreads), the running task, and cache-hot tasks
  *      unless sd->nr_balance_failed > sd->cache_nice_tries.
+ *  load_balance() LBF_ALL_PINNED (v6.1 and every release modelled): when
+ *      every task detach_tasks() visited failed the affinity test, the
+ *      busiest runqueue leaves env->cpus and the balance is redone ("goto
+ *      redo") while a CPU outside the local group is left; env->cpus also
+ *      bounds update_sg_lb_stats() and find_busiest_queue().
  *  sd->imbalance_pct  as sd_init() (kernel/sched/topology.c) sets it: SMT
  *      110, LLC levels (SD_SHARE_PKG_RESOURCES) 117, the others (DIE, NUMA)
  *      the default, 125 up to v5.9 and 117 from v5.10 (2208cdaa56c9
@@ -207,9 +212,26 @@ static unsigned long task_util(const struct ir_lb_env *env, const struct ir_snap
 	return f > 0 ? (unsigned long)f : 0;
 }
 
-/* update_sg_lb_stats() for the group whose lowest CPU is g */
+/* env->cpus: the CPUs load_balance() still considers.  It starts as the
+ * domain's span (cpu_active_mask: every CPU of a trace); a runqueue whose
+ * tasks were all pinned leaves it (LBF_ALL_PINNED, below).  out[] holds the
+ * CPUs taken out, at most IR_SNAP_MAX_CPUS (snapshots exist only up to it). */
+#define LB_CPUS_WORDS ((IR_SNAP_MAX_CPUS + IR_CPUMASK_BITS - 1) / IR_CPUMASK_BITS)
+struct lb_cpus {
+	ir_cpumask_word out[LB_CPUS_WORDS];
+};
+
+static bool lb_cpu_out(const struct lb_cpus *cpus, int o)
+{
+	return cpus && o >= 0 && o < IR_SNAP_MAX_CPUS && ir_cpumask_test(cpus->out, o);
+}
+
+/* update_sg_lb_stats() for the group whose lowest CPU is g, over
+ * for_each_cpu_and(i, sched_group_span(group), env->cpus): a CPU taken out
+ * of env->cpus adds nothing, while group_weight and group_capacity stay the
+ * group's own (group->group_weight, group->sgc->capacity; v6.1) */
 static void sg_stats(const struct ir_lb_env *env, const struct ir_sched_domain *sd, int g,
-		     struct sg_lb_stats *sgs)
+		     struct sg_lb_stats *sgs, const struct lb_cpus *cpus)
 {
 	int n = env->pt->nr_rq;
 	const struct ir_rq_snap *rq = rqs(env);
@@ -222,6 +244,8 @@ static void sg_stats(const struct ir_lb_env *env, const struct ir_sched_domain *
 		if (!ir_cpumask_test(sd->span, o) || group_id(env, o) != g)
 			continue;
 		sgs->group_weight++;
+		if (lb_cpu_out(cpus, o))
+			continue;
 		sgs->group_load += cpu_load(env, r);
 		sgs->group_util += cpu_util(env, r);
 		sgs->group_runnable += cpu_runnable(r);
@@ -309,7 +333,8 @@ enum migration_type { migrate_load, migrate_util, migrate_task };
 
 /* find_busiest_group() with calculate_imbalance(); 0: balanced */
 static long busiest_group(const struct ir_lb_env *env, const struct ir_sched_domain *sd,
-			  struct sg_lb_stats *busiest, enum migration_type *mt, enum ir_lb_verdict *why)
+			  struct sg_lb_stats *busiest, enum migration_type *mt, enum ir_lb_verdict *why,
+			  const struct lb_cpus *cpus)
 {
 	struct sg_lb_stats local = { 0 }, sgs;
 	unsigned long total_load = 0, total_capacity = 0, avg_load;
@@ -323,11 +348,11 @@ static long busiest_group(const struct ir_lb_env *env, const struct ir_sched_dom
 	 * sd_init() sets SD_PREFER_SIBLING on every level but NUMA ones */
 	prefer_sibling = child && !(child->flags & SD_NUMA);
 	/* sd->groups starts with the local group: its stats come first */
-	sg_stats(env, sd, local_id, &local);
+	sg_stats(env, sd, local_id, &local, cpus);
 	for (int g = 0; g < n; g++) {
 		if (!ir_cpumask_test(sd->span, g) || group_id(env, g) != g)
 			continue;
-		sg_stats(env, sd, g, &sgs);
+		sg_stats(env, sd, g, &sgs, cpus);
 		total_load += sgs.group_load;
 		total_capacity += sgs.group_capacity;
 		if (g == local_id)
@@ -490,32 +515,24 @@ static bool task_hot(const struct ir_lb_env *env, const struct ir_sched_domain *
 	return (int64_t)(env->now - p->exec_start) < (int64_t)env->sysctl_sched_migration_cost;
 }
 
-void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res)
+/* find_busiest_queue(): one runqueue of the busiest group, the first of
+ * the highest by the migration type (v5.5 0b0695f2b34a): migrate_task the
+ * most tasks; migrate_util the highest cpu_util_cfs() among those with more
+ * than one task (v5.7 "sched/fair: Improve spreading of utilization": one
+ * task cannot be detached); over the group's CPUs still in env->cpus */
+static int busiest_queue(const struct ir_lb_env *env, const struct ir_sched_domain *sd,
+			 const struct sg_lb_stats *busiest, enum migration_type mt, long imbalance,
+			 const struct lb_cpus *cpus)
 {
-	const struct ir_sched_domain *sd = ir_domains_level(env->dom, env->pt->cpu, env->level);
-	struct sg_lb_stats busiest = { 0 };
-	enum migration_type mt = migrate_task;
-	const struct ir_rq_snap *src = NULL;
-	long imbalance;
 	unsigned nr, busiest_nr = 0;
 	unsigned long busiest_util = 0, busiest_load = 0;
 	int src_cpu = -1;
 
-	memset(res, 0, sizeof(*res));
-	res->pid = -1;
-	res->from_cpu = -1;
-	imbalance = busiest_group(env, sd, &busiest, &mt, &res->why);
-	if (imbalance <= 0)
-		return;
-	/* find_busiest_queue(): one runqueue of the busiest group, the first of
-	 * the highest by the migration type (v5.5 0b0695f2b34a): migrate_task
-	 * the most tasks; migrate_util the highest cpu_util_cfs() among those
-	 * with more than one task (v5.7 "sched/fair: Improve spreading of
-	 * utilization": one task cannot be detached) */
 	for (int o = 0; o < env->pt->nr_rq; o++) {
 		const struct ir_rq_snap *r = &rqs(env)[o];
 
-		if (!ir_cpumask_test(sd->span, o) || group_id(env, o) != busiest.first)
+		if (!ir_cpumask_test(sd->span, o) || group_id(env, o) != busiest->first ||
+		    lb_cpu_out(cpus, o))
 			continue;
 		nr = r->nr_running;
 		if (!nr)
@@ -530,7 +547,6 @@ void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res)
 				continue;
 			if (load > busiest_load) {
 				busiest_load = load;
-				src = r;
 				src_cpu = o;
 			}
 			continue;
@@ -542,65 +558,125 @@ void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res)
 				continue;
 			if (busiest_util < cpu_util(env, r)) {
 				busiest_util = cpu_util(env, r);
-				src = r;
 				src_cpu = o;
 			}
 			continue;
 		}
 		if (nr > busiest_nr) {
 			busiest_nr = nr;
-			src = r;
 			src_cpu = o;
 		}
 	}
-	if (!src) {
-		res->why = IR_LB_NO_QUEUE;
-		return;
-	}
-	/* detach_tasks() */
-	res->why = IR_LB_NOTHING_MOVABLE;
-	{
-		unsigned nr_running = src->nr_running;
-		unsigned loop_max = nr_running < 32 ? nr_running : 32;	/* sysctl_sched_nr_migrate */
+	return src_cpu;
+}
 
-		for (unsigned i = 0; i < src->nr_tasks && i < loop_max; i++) {
-			const struct ir_snap_task *p = &src->task[i];
-			unsigned long util;
+/* detach_tasks() on src (CPU src_cpu); *all_pinned: LBF_ALL_PINNED was still
+ * set after it */
+static void detach(const struct ir_lb_env *env, const struct ir_sched_domain *sd,
+		   const struct ir_rq_snap *src, int src_cpu, enum migration_type mt, long imbalance,
+		   struct ir_lb_result *res, bool *all_pinned)
+{
+	unsigned nr_running = src->nr_running;
+	unsigned loop_max = nr_running < 32 ? nr_running : 32;	/* sysctl_sched_nr_migrate */
 
-			if (nr_running <= 1)
-				break;	/* "We don't want to steal all" */
-			if (p->pinned)
-				continue;	/* cpus_ptr excludes dst_cpu */
-			if (task_hot(env, sd, p) && env->nr_balance_failed <= sd->cache_nice_tries) {
-				res->hot_skipped++;
-				continue;
-			}
-			switch (mt) {
-			case migrate_load:
-				if (load_too_big(env, sd, task_h_load(env, p), imbalance))
-					continue;
-				imbalance -= (long)task_h_load(env, p);
-				break;
-			case migrate_util:
-				util = task_util(env, p);
-				if (util > (unsigned long)imbalance)
-					continue;
-				imbalance -= (long)util;
-				break;
-			case migrate_task:
-				imbalance--;
-				break;
-			}
-			if (!res->moved) {
-				res->pid = p->pid;
-				res->from_cpu = src_cpu;
-			}
-			res->moved++;
-			nr_running--;
-			if (env->preemption || imbalance <= 0)
-				break;	/* CONFIG_PREEMPTION: newidle stops after one */
+	/* can_migrate_task() clears LBF_ALL_PINNED for the first task whose
+	 * cpus_ptr holds dst_cpu, before its task_running() and task_hot()
+	 * tests; per-CPU kthreads return earlier ("Disregard pcpu kthreads",
+	 * v5.12 9bcb959d05ee) and leave it set.  cfs_tasks holds the running
+	 * task too, and with loop_max = nr_running every entry is visited: a
+	 * CPU running a task clears it (ASSUMED: the snapshot does not say
+	 * whether curr is a CFS task or pinned; it is taken as a CFS task
+	 * allowed here), so the flag stays only on a runqueue whose curr is
+	 * the idle task and whose queued tasks are all pinned */
+	*all_pinned = src->curr_idle;
+	for (unsigned i = 0; i < src->nr_tasks && i < loop_max; i++) {
+		const struct ir_snap_task *p = &src->task[i];
+		unsigned long util;
+
+		if (nr_running <= 1)
+			break;	/* "We don't want to steal all" */
+		if (p->pinned)
+			continue;	/* cpus_ptr excludes dst_cpu */
+		*all_pinned = false;
+		if (task_hot(env, sd, p) && env->nr_balance_failed <= sd->cache_nice_tries) {
+			res->hot_skipped++;
+			continue;
 		}
+		switch (mt) {
+		case migrate_load:
+			if (load_too_big(env, sd, task_h_load(env, p), imbalance))
+				continue;
+			imbalance -= (long)task_h_load(env, p);
+			break;
+		case migrate_util:
+			util = task_util(env, p);
+			if (util > (unsigned long)imbalance)
+				continue;
+			imbalance -= (long)util;
+			break;
+		case migrate_task:
+			imbalance--;
+			break;
+		}
+		if (!res->moved) {
+			res->pid = p->pid;
+			res->from_cpu = src_cpu;
+		}
+		res->moved++;
+		nr_running--;
+		if (env->preemption || imbalance <= 0)
+			break;	/* CONFIG_PREEMPTION: newidle stops after one */
 	}
-	if (res->moved)
-		res->why = IR_LB_PULLED;
+}
+
+void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res)
+{
+	const struct ir_sched_domain *sd = ir_domains_level(env->dom, env->pt->cpu, env->level);
+	struct lb_cpus cpus;
+	int local_id = group_id(env, env->pt->cpu);
+
+	memset(res, 0, sizeof(*res));
+	memset(&cpus, 0, sizeof(cpus));
+	res->pid = -1;
+	res->from_cpu = -1;
+	/* load_balance() "redo:" loop (v6.1; LBF_ALL_PINNED since v2.6) */
+	for (;;) {
+		struct sg_lb_stats busiest = { 0 };
+		enum migration_type mt = migrate_task;
+		const struct ir_rq_snap *src;
+		long imbalance;
+		int src_cpu;
+		bool all_pinned = false, others = false;
+
+		imbalance = busiest_group(env, sd, &busiest, &mt, &res->why, &cpus);
+		if (imbalance <= 0)
+			return;
+		src_cpu = busiest_queue(env, sd, &busiest, mt, imbalance, &cpus);
+		if (src_cpu < 0) {
+			res->why = IR_LB_NO_QUEUE;
+			return;
+		}
+		src = &rqs(env)[src_cpu];
+		res->why = IR_LB_NOTHING_MOVABLE;
+		/* "if (busiest->nr_running > 1)": detach_tasks() */
+		if (src->nr_running > 1)
+			detach(env, sd, src, src_cpu, mt, imbalance, res, &all_pinned);
+		if (res->moved) {
+			res->why = IR_LB_PULLED;
+			return;
+		}
+		if (!env->all_pinned_redo || !all_pinned || src_cpu >= IR_SNAP_MAX_CPUS)
+			return;
+		/* load_balance(): "All tasks on this runqueue were pinned by CPU
+		 * affinity": __cpumask_clear_cpu(cpu_of(busiest), cpus), and
+		 * "goto redo" while !cpumask_subset(cpus, env.dst_grpmask) (some
+		 * CPU outside the local group is left), else out_all_pinned */
+		ir_cpumask_set(cpus.out, src_cpu);
+		res->all_pinned++;
+		for (int o = 0; o < env->pt->nr_rq && !others; o++)
+			others = ir_cpumask_test(sd->span, o) && !lb_cpu_out(&cpus, o) &&
+				group_id(env, o) != local_id;
+		if (!others)
+			return;
+	}
 }

@@ -264,12 +264,15 @@ struct ir_lb_env {
 	bool runnable_classify;		/* v5.7+: group_runnable in group_is_overloaded()/_has_capacity() */
 	bool util_est;			/* v4.17+: cpu_util()/task_util_est() include util_est */
 	bool pelt_load;			/* v5.7+: cpu_load() = load_avg, task_h_load() = the task's */
+	bool all_pinned_redo;		/* load_balance(): LBF_ALL_PINNED drops the runqueue from
+					 * env->cpus and redoes the balance (every release) */
 };
 struct ir_lb_result {
 	enum ir_lb_verdict why;
 	int moved;			/* tasks detached (schedstat lb_gained) */
 	int32_t pid, from_cpu;		/* the first of them */
 	int hot_skipped;
+	int all_pinned;			/* runqueues dropped by LBF_ALL_PINNED before the verdict */
 };
 void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res);
 /* What load_balance() needs and a trace lacks, as the model assumes it. */

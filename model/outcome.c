@@ -98,6 +98,8 @@ void ir_outcome_lb(const struct ir_decision_ctx *ctx, const struct ir_policy_par
 		.numa_allow_inclusive = p->lb_release >= 519, .this_cpu_busy = true,
 		.runnable_classify = p->lb_release >= 507, .util_est = p->lb_release >= 417,
 		.pelt_load = p->lb_release >= 507,
+		/* load_balance()'s LBF_ALL_PINNED redo: v4.15 through v6.1 and on */
+		.all_pinned_redo = true,
 	};
 	for (int i = 0; i < d->nr_tried; i++) {
 		int lvl = d->tried[i];

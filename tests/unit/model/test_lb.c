@@ -1436,6 +1436,73 @@ static void test_pelt_load(void **state)
 	ir_domains_free(t.d);
 }
 
+/* load_balance()'s LBF_ALL_PINNED redo (v6.1 kernel/sched/fair.c): MC of
+ * one socket of two cores (groups {0,1} local, {2,3}), CPU 0 newly idle,
+ * CPU 1 idle.  CPU 2's curr is the idle task and its three queued tasks
+ * are per-CPU kthreads; CPU 3 runs one task and has one queued (cold),
+ * utilisation 300 per busy CPU.  By hand: {2,3} holds 5 tasks on 2 CPUs
+ * but util 600 * 117 < 2048 * 100 (runnable unknown): has_spare, as is
+ * local (0 tasks); prefer_sibling (SMT child) forces, 5 > 0 + 1;
+ * calculate_imbalance() (5 - 0) >> 1 = 2, migrate_task;
+ * find_busiest_queue() takes CPU 2 (3 tasks against 2); detach_tasks()
+ * visits its three tasks, each a per-CPU kthread ("Disregard pcpu
+ * kthreads"), so LBF_ALL_PINNED stays: CPU 2 leaves env->cpus, {0,1,3} is
+ * not inside the local group: redo.  Now {2,3} counts CPU 3 only (2 tasks,
+ * group_weight still 2): has_spare, forced (2 > 0 + 1), (2 - 0) >> 1 = 1,
+ * and CPU 3's queued task (pid 300) moves.  With CPU 3 idle the redo finds
+ * no group with a task: no busiest.  With a running task on CPU 2 the
+ * flag is cleared by it (assumed a CFS task allowed on CPU 0): no redo,
+ * nothing movable. */
+static void test_all_pinned_redo(void **state)
+{
+	struct lbt t;
+	struct ir_lb_env env;
+	struct ir_lb_result r;
+
+	(void)state;
+	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
+	env = (struct ir_lb_env){
+		.dom = t.d, .pt = &t.pt, .level = 1, .rules = IR_LB_V519, .now = NOW,
+		.sysctl_sched_migration_cost = 500 * US, .preemption = true,
+		.smt_never_hot = true, .llc_spread = true, .numa_allow_inclusive = true,
+		.this_cpu_busy = true, .all_pinned_redo = true,
+	};
+	busy(t.rq, 2, 4, 10 * 1000 * US, 300);
+	t.rq[2].nr_running = 3;
+	t.rq[2].nr_tasks = 3;
+	t.rq[2].curr_idle = true;
+	for (int i = 0; i < 3; i++)
+		t.rq[2].task[i].pinned = true;
+	busy(t.rq, 3, 2, 10 * 1000 * US, 300);
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.why, IR_LB_PULLED);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 3);
+	assert_int_equal(r.pid, 300);
+	assert_int_equal(r.all_pinned, 1);
+	/* the rule off: the pinned runqueue ends the balance */
+	env.all_pinned_redo = false;
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.why, IR_LB_NOTHING_MOVABLE);
+	assert_int_equal(r.moved, 0);
+	env.all_pinned_redo = true;
+	/* CPU 3 idle: the redo finds no busiest group */
+	busy(t.rq, 3, 0, 0, 0);
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.why, IR_LB_NO_BUSIEST);
+	assert_int_equal(r.moved, 0);
+	assert_int_equal(r.all_pinned, 1);
+	/* CPU 2 runs a task: it clears LBF_ALL_PINNED, no redo */
+	busy(t.rq, 3, 2, 10 * 1000 * US, 300);
+	t.rq[2].curr_idle = false;
+	t.rq[2].nr_tasks = 2;
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.why, IR_LB_NOTHING_MOVABLE);
+	assert_int_equal(r.moved, 0);
+	assert_int_equal(r.all_pinned, 0);
+	ir_domains_free(t.d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1469,6 +1536,7 @@ int main(void)
 		cmocka_unit_test(test_util_est),
 		cmocka_unit_test(test_util_est_update),
 		cmocka_unit_test(test_pelt_load),
+		cmocka_unit_test(test_all_pinned_redo),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
