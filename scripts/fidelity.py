@@ -16,10 +16,22 @@ call.
 
 --check exits 1 when a target listed as held in CHECKED misses (the test
 suite runs it); the rest are reported, not enforced.
+
+    scripts/fidelity.py --calls [NAME ...]
+
+is a diagnostic instead: on the named traces (default the deterministic
+setting, vm-ab/noni_1 and vm-ab/noni_3) it lists every probed call where the
+model of the recording kernel and the kernel disagree on whether the call
+pulled (the model's level, task and source CPU; the kernel's source CPU and
+task from the pull's sched_migrate_task), with the longest stretch without
+any event on that source CPU overlapping the call (`trace-cmd report`: from
+the call's newidle_entry to its switch), and a summary by level.
 """
 import argparse
+import bisect
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -167,6 +179,94 @@ def fmt_rel(model, truth):
     return "%+.0f %%" % (100 * e)
 
 
+EVENT_RE = re.compile(r"\[(\d+)\]\s+(\d+\.\d+):\s+(\S+):")
+
+
+def cpu_events(trace):
+    """per CPU: the sorted times (ns) of its events, and of its newidle_entry
+    probes, from `trace-cmd report`"""
+    ev, entry = {}, {}
+    r = subprocess.run(["trace-cmd", "report", trace], capture_output=True, text=True, check=True)
+    for line in r.stdout.splitlines():
+        m = EVENT_RE.search(line)
+        if not m:
+            continue
+        cpu, ts = int(m.group(1)), round(float(m.group(2)) * 1e9)
+        ev.setdefault(cpu, []).append(ts)
+        if m.group(3) == "newidle_entry":
+            entry.setdefault(cpu, []).append(ts)
+    for v in list(ev.values()) + list(entry.values()):
+        v.sort()
+    return ev, entry
+
+
+def silence(ev, cpu, start, end):
+    """the longest stretch (ns) without an event on cpu that overlaps
+    [start, end]"""
+    t = ev.get(cpu, [])
+    i = max(bisect.bisect_right(t, start) - 1, 0)
+    best = 0
+    while i + 1 < len(t) and t[i] <= end:
+        best = max(best, t[i + 1] - t[i])
+        i += 1
+    return best
+
+
+def calls(binary, data, names):
+    """--calls: the probed calls where the model and the kernel disagree"""
+    by_name = {n: (f, s) for n, f, _, s in TRACES}
+    summary = {}
+    for name in names:
+        if name not in by_name:
+            raise SystemExit("no trace named %s (one of: %s)" % (name, ", ".join(by_name)))
+        f, setting = by_name[name]
+        trace = os.path.join(data, f)
+        pol = None if setting == "ni" else SETTING_POLICY[setting]
+        ev, entry = cpu_events(trace)
+        with tempfile.TemporaryDirectory() as d:
+            out, dec = os.path.join(d, "r.json"), os.path.join(d, "d.jsonl")
+            cmd = [binary, "replay", trace, "--topology", TOPOLOGY, "--probe-seed", "--json", out,
+                   "--quiet", "--decisions", dec]
+            if pol:
+                cmd += ["--policy", pol, "--kernel-policy", pol]
+            subprocess.run(cmd, check=True)
+            with open(out) as fh:
+                label = json.load(fh)["ground_truth"]["policy"]
+            with open(dec) as fh:
+                lines = [json.loads(x) for x in fh]
+        print("%s (%s)" % (name, label))
+        print("  %-14s %4s  %-22s %-26s %s" % ("switch (s)", "cpu", "kernel: level cpu pid",
+                                                "model: level cpu pid", "source CPU silent (ms)"))
+        for dl in lines:
+            if "probe" not in dl:
+                continue
+            k = dl["kind"] == "pulled"
+            p = [x for x in dl["policies"] if x["policy"] == label][0]
+            if k == p["pulled"]:
+                continue
+            cpu, ts = dl["cpu"], dl["ts"]
+            e = entry.get(cpu, [])
+            i = bisect.bisect_right(e, ts) - 1
+            start = e[i] if i >= 0 else ts
+            if k:
+                src, kl = dl.get("pulled_from", -1), pull_level(cpu, dl.get("pulled_from", -1))
+                kcell, mcell = "%s %d %d" % (kl, src, dl.get("pulled_pid", -1)), "-"
+                key = "kernel only %s" % kl
+            else:
+                src = p["from_cpu"]
+                kcell, mcell = "- (ret %d)" % dl["probe"]["ret"], "%s %d %d" % (p["level"], src, p["pid"])
+                key = "model only %s" % p["level"]
+            quiet = silence(ev, src, start, ts) if src >= 0 else 0
+            c = summary.setdefault(key, [0, 0])
+            c[0] += 1
+            c[1] += quiet >= 3000000
+            print("  %-14.6f %4d  %-22s %-26s %.1f" % (ts / 1e9, cpu, kcell, mcell, quiet / 1e6))
+    print("summary (calls; of them, source CPU silent >= 3 ms):")
+    for key in sorted(summary):
+        print("  %-20s %3d  %3d" % (key, summary[key][0], summary[key][1]))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--idlereplay", default=os.path.join(ROOT, "build", "cli", "idlereplay"))
@@ -174,7 +274,11 @@ def main():
     ap.add_argument("--markdown")
     ap.add_argument("--json")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--calls", nargs="*", metavar="NAME",
+                    help="diagnostic: the calls where model and kernel disagree (default: the noni traces)")
     a = ap.parse_args()
+    if a.calls is not None:
+        return calls(a.idlereplay, a.data, a.calls or ["vm-ab/noni_1", "vm-ab/noni_3"])
 
     rows, kernel_rate = [], {}
     for name, f, meta, setting in TRACES:

@@ -33,6 +33,12 @@ with tempfile.NamedTemporaryFile("w", suffix=".txt") as f:
     f.flush()
     s = fidelity.parse_schedstat(f.name)
 check("schedstat parser", s == {0: (94, 0), 1: (83, 2)}, repr(s))
+# --calls' silence(): the longest event-free stretch on a CPU overlapping a
+# window, by hand: events at 0, 10, 50, 55 ns; [12, 52] overlaps 10-50 (40)
+# and 50-55; [51, 54] only 50-55 (5); a CPU without events gives 0
+ev = {2: [0, 10, 50, 55]}
+sil = (fidelity.silence(ev, 2, 12, 52), fidelity.silence(ev, 2, 51, 54), fidelity.silence(ev, 3, 0, 9))
+check("calls silence", sil == (40, 5, 0), repr(sil))
 d = fidelity.schedstat_delta(os.path.join(TRACES, "vm-ab", "meta", "rec_hb_ni_1"))
 check("schedstat delta", d["SMT"][0] > 0 and all(v[1] <= v[0] for v in d.values()), repr(d))
 
