@@ -301,8 +301,13 @@ static void test_overload(void **state)
 	assert_true(ir_state_overload(s, t2));
 	/* sticky until a periodic/NOHZ top-level rewrite is more likely than
 	 * not: default interval 2 ms per CPU (4 ms), CPU 1 idle, CPU 0 busy
-	 * (x16 less one 4 ms jiffy): ln 2 / (1/4 + 1/60) ms (test_overload.c) */
-	d = log(2.0) / (1.0 / (4.0 * MS) + 1.0 / (60.0 * MS));
+	 * (x16 less one 4 ms jiffy), each once per interval at an unknown
+	 * phase: (1 - t/4) (1 - t/60) = 1/2 (test_overload.c) */
+	{
+		static const double iv[] = { 60, 4 };
+
+		d = periodic_half_ns(iv, 2);
+	}
 	assert_true(ir_state_overload(s, t2 + (uint64_t)d - 1 * US));
 	assert_false(ir_state_overload(s, t2 + (uint64_t)d + 1 * US));
 	ir_state_free(s);
