@@ -1757,6 +1757,33 @@ static void on_wakeup(struct ir_state *s, const struct ir_event *ev)
  */
 static void walk_stop(struct ir_state *s, int c, uint64_t stop);
 
+/*
+ * The cap of avg_idle after a probed call that walked: v6.1
+ * newidle_balance() ends with `if (curr_cost > this_rq->max_idle_balance_cost)
+ * this_rq->max_idle_balance_cost = curr_cost`, curr_cost the levels'
+ * load_balance() time from the lock drop (sched_clock_cpu() before
+ * update_blocked_averages()) to the last level's end, so a wakeup after the
+ * call caps avg_idle at twice that (ttwu_do_wakeup()), not at twice the
+ * value the call's entry probe read.  The probe does not split the call:
+ * curr_cost is taken as its duration, entry to exit (an upper bound by the
+ * lock and probe overhead, microseconds).  No walk, no update: the early
+ * bail (`!rd->overload`, `avg_idle < sd->max_newidle_lb_cost` at the first
+ * level; v5.13+ `ttwu_pending`, which returns before) jumps past it.  The
+ * next call's probe gives the kernel's value again.
+ */
+static void walk_cost(struct ir_state *s, int c)
+{
+	struct cpu *cp = &s->cpu[c];
+	const struct ir_probe_entry *v = &cp->probe;
+
+	if (!s->p.probe_seed || cp->probe_exit_ts <= cp->probe_ts || v->rd_overload <= 0 ||
+	    v->ttwu_pending > 0 || v->avg_idle < 0 ||
+	    (v->sd_max_newidle_lb_cost[0] >= 0 && v->avg_idle < v->sd_max_newidle_lb_cost[0]))
+		return;
+	if (cp->probe_exit_ts - cp->probe_ts > cp->max_idle_balance_cost)
+		cp->max_idle_balance_cost = cp->probe_exit_ts - cp->probe_ts;
+}
+
 static void newidle_walk_rewrite(struct ir_state *s, int c)
 {
 	struct cpu *cp = &s->cpu[c];
@@ -2002,6 +2029,7 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 		if (cp->probe_valid) {
 			cp->probe_ret = ev->probe_exit.ret;
 			cp->probe_exit_ts = ev->ts;
+			walk_cost(s, c);
 			newidle_walk_rewrite(s, c);
 			probe_exit(s, c);
 		}
