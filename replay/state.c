@@ -29,7 +29,7 @@
  *    dequeued (deactivate_task()) before its own newidle call, so while a
  *    probed call runs its rq counts without prev.  Newidle walks that reach
  *    the top rewrite it (probed: see newidle_walk_rewrite()); periodic and
- *    NOHZ idle balance do too but leave no event (see overload_rate()).
+ *    NOHZ idle balance do too but leave no event (see periodic_survive()).
  *    The top level's scan comes at an unknown time within the walk: an rq
  *    that left 2 during the walk was seen by a scan before that; a
  *    wake-list wakeup queued during the walk stops it (v5.13).  What the
@@ -193,14 +193,16 @@ struct ir_state {
 	bool rd_overload;		/* the flag may be set: false once surely clear */
 	bool overload_seeded;
 	enum ir_overload_why cleared_by;	/* why it is clear, when it is */
-	/* top-level rewrites expected since nr_overloaded last dropped to 0:
-	 * periodic/NOHZ ones, newidle walks' (see overload_parts()) */
-	double rewrites, walk_r;
+	/* newidle walks' top-level rewrites expected since nr_overloaded last
+	 * dropped to 0 (periodic/NOHZ ones: grp_x, periodic_survive()) */
+	double walk_r;
 	/* the top domain's groups (should_we_balance(): one balancer each) */
 	int *grp;			/* per CPU */
 	uint32_t *grp_idle;		/* idle CPUs per group */
 	int nr_grps, nr_busy_grps;	/* groups, and those without an idle CPU */
 	double idle_rate, busy_rate;	/* periodic top-level balances per ns per group */
+	double *grp_x;			/* per group: the share of its balance interval
+					 * elapsed since nr_overloaded last dropped to 0 */
 	/* tasks: hash of pid -> task, slab-allocated */
 	struct task **hash;
 	uint32_t hash_mask, nr_tasks;
@@ -542,7 +544,9 @@ static void rq_after(struct ir_state *s, int c, unsigned before, uint32_t queued
 	} else if (before >= 2 && after < 2) {
 		if (--s->nr_overloaded == 0) {
 			s->overload_end = s->now;
-			s->rewrites = s->walk_r = 0;	/* earlier rewrites saw this rq at 2 */
+			s->walk_r = 0;	/* earlier rewrites saw this rq at 2 */
+			for (int g = 0; g < s->nr_grps; g++)
+				s->grp_x[g] = 0;
 		}
 	}
 	if (!queued_before && q) {
@@ -726,15 +730,13 @@ static void set_curr(struct ir_state *s, int c, int32_t pid)
  * (should_we_balance()), balancing every get_sd_balance_interval():
  * sd->balance_interval (default max_interval = 2 * span weight ms, sd_init();
  * a balanced domain doubles its interval up to it), times sd->busy_factor
- * minus one jiffy when no CPU of the group is idle.  The phase of those
- * balances is unknown: they come at that rate on average.
+ * minus one jiffy when no CPU of the group is idle.  The share of its
+ * interval group g's balancer covers per ns; see periodic_survive().
  */
-static inline double overload_rate(const struct ir_state *s)
+static inline double grp_rate(const struct ir_state *s, int g)
 {
-	return (double)(s->nr_grps - s->nr_busy_grps) * s->idle_rate + (double)s->nr_busy_grps * s->busy_rate;
+	return s->grp_idle[g] ? s->idle_rate : s->busy_rate;
 }
-
-#define LN2 0.69314718055994530942
 
 /* Integrate time-weighted figures up to ts (SPEC 7, idle while waiting). */
 static void advance(struct ir_state *s, uint64_t ts)
@@ -753,39 +755,63 @@ static void advance(struct ir_state *s, uint64_t ts)
 		}
 	}
 	s->obs.idle_while_waiting_ns += dt * n;
-	if (s->rd_overload && !s->nr_overloaded)
-		s->rewrites += (double)dt * overload_rate(s);
+	if (s->rd_overload && !s->nr_overloaded) {
+		for (int g = 0; g < s->nr_grps; g++)
+			s->grp_x[g] += (double)dt * grp_rate(s, g);
+	}
 	s->now = ts;
 }
 
 /*
- * rd->overload now, from the top-level rewrites expected since the last rq
- * left 2 (a rewrite then finds no rq at 2 and writes 0):
- *  - periodic and NOHZ idle balances, at overload_rate(): an assumption
+ * The chance that no periodic/NOHZ top-level balance came since the last rq
+ * left 2 (such a rewrite then finds no rq at 2 and writes 0).  v6.1
+ * rebalance_domains() balances a domain at the first tick with
+ * time_after_eq(jiffies, sd->last_balance + interval) and then sets
+ * sd->last_balance = jiffies: strictly periodic, one balance per interval,
+ * not a Poisson process.  Where in its period each group's balancer was when
+ * the rq left 2 (sd->last_balance, the jiffy's phase) is not in the trace:
+ * taken uniform and independent per group, so group g's balance has come
+ * with probability x_g, the share of its interval elapsed (grp_x), and the
+ * flag survives them all with probability prod (1 - x_g).  An interval that
+ * changes meanwhile (a CPU of the group going idle or busy) adds its share
+ * at the new rate.
+ */
+static double periodic_survive(const struct ir_state *s, uint64_t now)
+{
+	double dt = now > s->now ? (double)(now - s->now) : 0, surv = 1;
+
+	for (int g = 0; g < s->nr_grps; g++) {
+		double x = s->grp_x[g] + dt * grp_rate(s, g);
+
+		surv *= x >= 1 ? 0 : 1 - x;
+	}
+	return surv;
+}
+
+/*
+ * rd->overload now, from the top-level rewrites since the last rq left 2:
+ *  - periodic and NOHZ idle balances (periodic_survive()): an assumption
  *    standing for tick times the trace does not show; the flag reads clear
- *    from when one is more likely than not (expected count > ln 2);
+ *    from when one is more likely than not (survival < 1/2), a time, not a
+ *    chance;
  *  - probed newidle walks: with NI_RANDOM a die decides whether the top
  *    level is balanced, a chance no event shows.  The flag survives them
  *    with probability exp(-sum of -ln(1 - p)), the product of (1 - p).
  * ir_state_overload_p() is the probability the flag is set; the flag reads
  * set when that is at least 1/2.
  */
-static void overload_parts(const struct ir_state *s, uint64_t now, double *periodic, double *walks)
+static double overload_walks(const struct ir_state *s)
 {
-	*periodic = s->rewrites + (now > s->now ? (double)(now - s->now) * overload_rate(s) : 0);
-	*walks = s->walk_r + walks_pending(s);
+	return s->walk_r + walks_pending(s);
 }
 
 double ir_state_overload_p(const struct ir_state *s, uint64_t now)
 {
-	double per, walks;
-
 	if (!s->rd_overload)
 		return 0;
 	if (s->nr_overloaded)
 		return 1;
-	overload_parts(s, now, &per, &walks);
-	return per > LN2 ? 0 : exp(-walks);
+	return periodic_survive(s, now) < 0.5 ? 0 : exp(-overload_walks(s));
 }
 
 bool ir_state_overload(const struct ir_state *s, uint64_t now)
@@ -796,16 +822,13 @@ bool ir_state_overload(const struct ir_state *s, uint64_t now)
 /* Why ir_state_overload() says what it says at now. */
 static enum ir_overload_why overload_why(const struct ir_state *s, uint64_t now)
 {
-	double per, walks;
-
 	if (!s->rd_overload)
 		return s->cleared_by;
 	if (s->nr_overloaded)
 		return IR_OVL_RQ_AT_2;
 	if (ir_state_overload(s, now))
 		return IR_OVL_KEPT;
-	overload_parts(s, now, &per, &walks);
-	return per > LN2 ? IR_OVL_CLEARED_PERIODIC : IR_OVL_CLEARED_WALK;
+	return periodic_survive(s, now) < 0.5 ? IR_OVL_CLEARED_PERIODIC : IR_OVL_CLEARED_WALK;
 }
 
 /* 4.15 update_avg(): avg += (sample - avg) >> 3; v5.x+: diff / 8. */
@@ -1734,6 +1757,33 @@ static void on_wakeup(struct ir_state *s, const struct ir_event *ev)
  */
 static void walk_stop(struct ir_state *s, int c, uint64_t stop);
 
+/*
+ * The cap of avg_idle after a probed call that walked: v6.1
+ * newidle_balance() ends with `if (curr_cost > this_rq->max_idle_balance_cost)
+ * this_rq->max_idle_balance_cost = curr_cost`, curr_cost the levels'
+ * load_balance() time from the lock drop (sched_clock_cpu() before
+ * update_blocked_averages()) to the last level's end, so a wakeup after the
+ * call caps avg_idle at twice that (ttwu_do_wakeup()), not at twice the
+ * value the call's entry probe read.  The probe does not split the call:
+ * curr_cost is taken as its duration, entry to exit (an upper bound by the
+ * lock and probe overhead, microseconds).  No walk, no update: the early
+ * bail (`!rd->overload`, `avg_idle < sd->max_newidle_lb_cost` at the first
+ * level; v5.13+ `ttwu_pending`, which returns before) jumps past it.  The
+ * next call's probe gives the kernel's value again.
+ */
+static void walk_cost(struct ir_state *s, int c)
+{
+	struct cpu *cp = &s->cpu[c];
+	const struct ir_probe_entry *v = &cp->probe;
+
+	if (!s->p.probe_seed || cp->probe_exit_ts <= cp->probe_ts || v->rd_overload <= 0 ||
+	    v->ttwu_pending > 0 || v->avg_idle < 0 ||
+	    (v->sd_max_newidle_lb_cost[0] >= 0 && v->avg_idle < v->sd_max_newidle_lb_cost[0]))
+		return;
+	if (cp->probe_exit_ts - cp->probe_ts > cp->max_idle_balance_cost)
+		cp->max_idle_balance_cost = cp->probe_exit_ts - cp->probe_ts;
+}
+
 static void newidle_walk_rewrite(struct ir_state *s, int c)
 {
 	struct cpu *cp = &s->cpu[c];
@@ -1951,7 +2001,9 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 				s->cleared_by = IR_OVL_NEVER_SET;
 				if (!s->nr_overloaded) {
 					s->overload_end = ev->ts;
-					s->rewrites = s->walk_r = 0;
+					s->walk_r = 0;
+					for (int g = 0; g < s->nr_grps; g++)
+						s->grp_x[g] = 0;
 				}
 			}
 			pcp->probe_overload = ir_state_overload(s, ev->ts);
@@ -1977,6 +2029,7 @@ void ir_state_feed(struct ir_state *s, const struct ir_event *ev)
 		if (cp->probe_valid) {
 			cp->probe_ret = ev->probe_exit.ret;
 			cp->probe_exit_ts = ev->ts;
+			walk_cost(s, c);
 			newidle_walk_rewrite(s, c);
 			probe_exit(s, c);
 		}
@@ -2045,7 +2098,7 @@ void ir_state_params_default(struct ir_state_params *p)
 }
 
 /* The top domain's groups: o is in c's group when a lower level of c's
- * domains spans it.  Their balancers' rates: see overload_rate(). */
+ * domains spans it.  Their balancers' rates: see grp_rate(). */
 static int top_groups(struct ir_state *s)
 {
 	int n = s->nr_cpus;
@@ -2072,6 +2125,9 @@ static int top_groups(struct ir_state *s)
 		s->nr_grps++;
 	}
 	s->nr_busy_grps = s->nr_grps;	/* no CPU seen idle yet */
+	s->grp_x = calloc((size_t)(s->nr_grps ? s->nr_grps : 1), sizeof(*s->grp_x));
+	if (!s->grp_x)
+		return -1;
 	s->idle_rate = 1.0 / interval;
 	s->busy_rate = 1.0 / (busy >= interval ? busy : interval);
 	return 0;
@@ -2178,6 +2234,7 @@ void ir_state_free(struct ir_state *s)
 	free(s->obs.cpu);
 	free(s->scratch);
 	free(s->grp);
+	free(s->grp_x);
 	free(s->grp_idle);
 	free(s->queued.id);
 	free(s->queued.pos);

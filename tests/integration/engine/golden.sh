@@ -190,6 +190,18 @@
 # vm-ab sweep outputs fid6 changed (above) on top of simfid's schema_minor 8;
 # rec6 (probed-mode overload) and simmem (the spilled workload) change no
 # output here.  Diffed before the update: only those 41 lines differed.
+# Then branch rec7 (issue 15), on purpose: periodic/NOHZ top-level rewrites
+# of rd->overload come once per balance interval at an unknown phase
+# (rebalance_domains(), v6.1: strictly periodic, sd->last_balance), not at a
+# Poisson rate: the flag reads clear where prod (1 - x_g) < 1/2 instead of
+# exp(-sum x_g) < 1/2, a little sooner.  84 outputs of 10 cases (the
+# .default and .sweep cases where a flag moved, host-pipe.default among
+# them: 6.18's sched_balance_domains() keeps the rule; and the fleet files
+# built from them).  Diffed against main's binary (b01efef) on hb_ni_1,
+# host-hackbench (no change) and vm-numa/d (.default): only the overload,
+# overload_p and overload_why of 2 decision lines and the policies' bails,
+# attempts and costs derived from them (10 lines), and the JSON figures
+# built from those, differ.
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi

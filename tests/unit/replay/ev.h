@@ -169,6 +169,33 @@ static inline void probe_out(struct ir_state *s, uint64_t ts, int cpu, int commo
 	ir_state_feed(s, &ev);
 }
 
+/*
+ * Periodic top-level balances as rebalance_domains() times them: group g's
+ * balancer balances once every interval iv[g] ms, at a phase the trace does
+ * not give (uniform), so by t ms after the last rq left 2 it has come with
+ * probability min(1, t / iv[g]) and the flag survives them all with
+ * prod (1 - t / iv[g]).  The time in ns where that falls to 1/2, by
+ * bisection: the tests' own model, not the replay's code.
+ */
+static inline double periodic_half_ns(const double *iv, int n)
+{
+	double lo = 0, hi = iv[0];
+
+	for (int g = 1; g < n; g++)
+		hi = iv[g] < hi ? iv[g] : hi;
+	for (int k = 0; k < 200; k++) {
+		double t = (lo + hi) / 2, surv = 1;
+
+		for (int g = 0; g < n; g++)
+			surv *= 1 - t / iv[g];
+		if (surv > 0.5)
+			lo = t;
+		else
+			hi = t;
+	}
+	return lo * (double)MS;
+}
+
 static inline void expect_causes(const struct ir_state *s, const uint64_t want[IR_MIG__COUNT])
 {
 	const struct ir_observed *o = ir_state_observed(s);

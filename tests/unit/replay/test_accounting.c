@@ -301,8 +301,13 @@ static void test_overload(void **state)
 	assert_true(ir_state_overload(s, t2));
 	/* sticky until a periodic/NOHZ top-level rewrite is more likely than
 	 * not: default interval 2 ms per CPU (4 ms), CPU 1 idle, CPU 0 busy
-	 * (x16 less one 4 ms jiffy): ln 2 / (1/4 + 1/60) ms (test_overload.c) */
-	d = log(2.0) / (1.0 / (4.0 * MS) + 1.0 / (60.0 * MS));
+	 * (x16 less one 4 ms jiffy), each once per interval at an unknown
+	 * phase: (1 - t/4) (1 - t/60) = 1/2 (test_overload.c) */
+	{
+		static const double iv[] = { 60, 4 };
+
+		d = periodic_half_ns(iv, 2);
+	}
 	assert_true(ir_state_overload(s, t2 + (uint64_t)d - 1 * US));
 	assert_false(ir_state_overload(s, t2 + (uint64_t)d + 1 * US));
 	ir_state_free(s);
@@ -388,6 +393,50 @@ static void test_many_tasks(void **state)
 	ir_state_free(s);
 }
 
+/*
+ * The cap after a probed call that walked (v6.1 newidle_balance():
+ * max_idle_balance_cost = max(itself, curr_cost) at its end).  CPU 0's call
+ * reads max_idle_balance_cost 100 us and avg_idle 1 ms (the seed), lasts
+ * 1.5 ms; 100 then sleeps and is woken ~20 ms later: the sample takes
+ * avg_idle to 1 ms + (~20 - 1) / 8 ms > 3 ms, capped at 2 x 1.5 ms = 3 ms.
+ * A call that bailed early (flag clear, avg_idle under the first level's
+ * cost) leaves the cap at 2 x 100 us.
+ */
+static uint64_t walked_cap_case(int ovl, int64_t cost0, int ttwu)
+{
+	struct ir_state_params p;
+	struct ir_state *s;
+	struct ir_event ev = { .ts = T0 + 1 * MS, .cpu = 0, .common_pid = 100, .type = IR_EV_PROBE_ENTRY };
+	uint64_t a;
+
+	ir_state_params_default(&p);
+	p.probe_seed = true;
+	s = mk(2, &p, NULL, NULL);
+	sw(s, T0, 0, 0, S_RUN, 100);
+	sw(s, T0, 1, 0, S_RUN, 500);
+	ev.probe_entry.cpu = 0;
+	ev.probe_entry.v = (struct ir_probe_entry){ .nr_running = 0, .avg_idle = 1 * MS,
+		.max_idle_balance_cost = 100 * US, .rd_overload = ovl, .ttwu_pending = ttwu,
+		.sd_max_newidle_lb_cost = { cost0, -1, -1 }, .sd_newidle_ratio = { -1, -1, -1 } };
+	ir_state_feed(s, &ev);
+	probe_out(s, T0 + 2500 * US, 0, 100, 0);
+	sw(s, T0 + 2510 * US, 0, 100, S_SLEEP, 0);
+	wake(s, T0 + 22 * MS, 1, 500, 100, 0);
+	a = ir_state_avg_idle(s, 0);
+	ir_state_free(s);
+	return a;
+}
+
+static void test_avg_idle_cap_after_walk(void **state)
+{
+	(void)state;
+	assert_int_equal(walked_cap_case(1, 50 * US, 0), 2 * 1500 * US);
+	assert_int_equal(walked_cap_case(0, 50 * US, 0), 2 * 100 * US);	/* !rd->overload */
+	assert_int_equal(walked_cap_case(1, 2 * MS, 0), 2 * 100 * US);	/* avg_idle < cost */
+	/* ttwu_pending: returns before idle_stamp too, so no sample follows */
+	assert_int_equal(walked_cap_case(1, 50 * US, 1), 1 * MS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_avg_idle_sequence),
 		cmocka_unit_test(test_avg_idle_shift_negative),
 		cmocka_unit_test(test_avg_idle_cap),
+		cmocka_unit_test(test_avg_idle_cap_after_walk),
 		cmocka_unit_test(test_avg_idle_fork_inflated),
 		cmocka_unit_test(test_avg_idle_late_clears_stamp),
 		cmocka_unit_test(test_avg_idle_pull_clears_stamp),

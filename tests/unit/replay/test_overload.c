@@ -2,8 +2,8 @@
 /*
  * rd->overload as the replay keeps it (replay/state.c): set by
  * add_nr_running() when an rq reaches 2; rewritten by a newidle walk that
- * reaches the top level (probed), by periodic/NOHZ top-level balances at
- * their expected rate (get_sd_balance_interval()); prev does not count
+ * reaches the top level (probed), by periodic/NOHZ top-level balances once
+ * per get_sd_balance_interval() at an unknown phase; prev does not count
  * during its own newidle call.  Expectations are worked out here from the
  * parameters, not taken from the replay.
  */
@@ -53,13 +53,17 @@ static void probe_walk(struct ir_state *s, uint64_t ts, int cpu, int pid, int64_
 
 /* No rq at 2 any more: the flag stays while a periodic/NOHZ rewrite is less
  * likely than not.  CPU 0 is busy (its group balances every 8 ms * 16 less
- * one 4 ms jiffy), CPUs 1-3 idle (every 8 ms): ln 2 / (3/8 + 1/124) per ms. */
+ * one 4 ms jiffy), CPUs 1-3 idle (every 8 ms), each once per interval at an
+ * unknown phase: the flag survives (1 - t/8)^3 (1 - t/124) (t in ms;
+ * periodic_half_ns()).  A Poisson rate would give ln 2 / (3/8 + 1/124) ms,
+ * 1.81 ms against 1.62. */
 static void test_periodic_rate(void **state)
 {
 	struct ir_state_params p = prm(false);
 	struct ir_state *s = mk(4, &p, NULL, NULL);
 	uint64_t t = overload_then_one(s);
-	double d = log(2.0) / (3.0 / (8.0 * MS) + 1.0 / (124.0 * MS));
+	static const double iv[] = { 124, 8, 8, 8 };
+	double d = periodic_half_ns(iv, 4);
 
 	(void)state;
 	assert_true(ir_state_overload(s, t + (uint64_t)d - 2 * US));
@@ -73,18 +77,54 @@ static void test_periodic_rate(void **state)
 	ir_state_free(s);
 }
 
-/* --busy-factor 1: CPU 0's group balances as often as the idle ones. */
+/* --busy-factor 1: CPU 0's group balances as often as the idle ones:
+ * (1 - t/8)^4 = 1/2, t = 8 (1 - 2^-1/4) ms. */
 static void test_busy_factor(void **state)
 {
 	struct ir_state_params p = prm(false);
 	struct ir_state *s;
 	uint64_t t;
-	double d = log(2.0) / (4.0 / (8.0 * MS));
+	double d = 8.0 * (1.0 - pow(2.0, -0.25)) * (double)MS;
 
 	(void)state;
 	p.busy_factor = 1;
 	s = mk(4, &p, NULL, NULL);
 	t = overload_then_one(s);
+	assert_true(ir_state_overload(s, t + (uint64_t)d - 2 * US));
+	assert_false(ir_state_overload(s, t + (uint64_t)d + 2 * US));
+	ir_state_free(s);
+}
+
+/* A group's interval changes while the flag waits: CPU 1 goes busy 0.5 ms
+ * after the rq left 2, so its group has covered 0.5/8 of its interval by
+ * then and covers the rest at 1/124 per ms (rebalance_domains() compares
+ * jiffies with sd->last_balance + the interval it computes at that tick).
+ * The test's own model of the survival, solved by bisection. */
+static double busy_after_surv(double t)
+{
+	double x1 = t <= 0.5 ? t / 8 : 0.5 / 8 + (t - 0.5) / 124;
+
+	return (1 - t / 124) * (1 - x1) * (1 - t / 8) * (1 - t / 8);
+}
+
+static void test_periodic_interval_changes(void **state)
+{
+	struct ir_state_params p = prm(false);
+	struct ir_state *s = mk(4, &p, NULL, NULL);
+	uint64_t t = overload_then_one(s);
+	double lo = 0.5, hi = 8, d;
+
+	(void)state;
+	for (int k = 0; k < 200; k++) {
+		double m = (lo + hi) / 2;
+
+		if (busy_after_surv(m) > 0.5)
+			lo = m;
+		else
+			hi = m;
+	}
+	d = lo * (double)MS;
+	sw(s, t + 500 * US, 1, 0, S_RUN, 201);
 	assert_true(ir_state_overload(s, t + (uint64_t)d - 2 * US));
 	assert_false(ir_state_overload(s, t + (uint64_t)d + 2 * US));
 	ir_state_free(s);
@@ -302,7 +342,7 @@ static void test_overload_p(void **state)
 		probe_out(s, e + 10 * US, 1, 200, 0);
 		sw(s, e + 20 * US, 1, 200, S_SLEEP, 0);
 		sw(s, e + 30 * US, 0, 101, S_SLEEP, 0);	/* CPU 0's point reads the flag */
-		/* the periodic rate then takes it past ln 2 (test_periodic_rate) */
+		/* the periodic balances then surely came (test_periodic_rate) */
 		assert_float_equal(ir_state_overload_p(s, e + 1000 * MS), 0.0, 1e-12);
 		ir_state_finish(s, e + 50 * US);
 		assert_int_equal(pts.n, 2);
@@ -392,6 +432,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_periodic_rate),
 		cmocka_unit_test(test_busy_factor),
+		cmocka_unit_test(test_periodic_interval_changes),
 		cmocka_unit_test(test_walk_rewrite),
 		cmocka_unit_test(test_prev_dequeued),
 		cmocka_unit_test(test_scan_within_walk),
