@@ -2188,8 +2188,15 @@ int ir_simulate(const struct ir_workload *w, const struct ir_domains *dom,
 				      (uint64_t)(op->flags & IR_OP_F_NOWAIT ? W_START : W_TASK) << 16);
 				break;
 			}
-			wake_task(&s, (int32_t)e.id, op->arg & 0xffff, op->cpu,
-				  op->flags & IR_OP_F_NOWAIT ? W_START : W_IRQ);
+			/* a task's own timer fires on the CPU it slept on:
+			 * hrtimer_start_range_ns() -> switch_hrtimer_base()
+			 * -> get_target_base() queues the timer on the arming
+			 * CPU, which get_nohz_timer_target() keeps while it is
+			 * not idle (it runs the task); v6.1 and v6.18
+			 * kernel/time/hrtimer.c, kernel/sched/core.c */
+			wake_task(&s, (int32_t)e.id,
+				  !sp->frozen && (op->flags & IR_OP_F_OWN_CPU) && t->cpu >= 0 ? t->cpu : (int)(op->arg & 0xffff),
+				  op->cpu, op->flags & IR_OP_F_NOWAIT ? W_START : W_IRQ);
 			break;
 		}
 		case E_QUEUE: {

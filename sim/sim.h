@@ -54,6 +54,9 @@ enum ir_op_kind {
 #define IR_OP_F_PREEMPTED 0x1	/* RUN: the recording kernel preempted it here */
 #define IR_OP_F_NOWAIT 0x2	/* BLOCK_DELAY: its end is not a wakeup the trace saw
 				 * (no runqueue wait is measured after it) */
+#define IR_OP_F_OWN_CPU 0x8	/* BLOCK_DELAY: the interrupt came on the CPU the task
+				 * blocked on (its own timer), so the simulation takes it
+				 * on the CPU the task blocked on there (sched.c) */
 #define IR_OP_F_EXITING 0x4	/* WAKE: issued after the waker's sched_process_exit
 				 * (PF_EXITING: do_exit() -> exit_notify() waking
 				 * its parent), so never WF_SYNC */

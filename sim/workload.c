@@ -872,6 +872,8 @@ static void on_wake(struct ir_wl_builder *b, const struct ir_event *ev)
 		op->ns = ev->ts - bt->block_ts;
 		op->cpu = (uint16_t)ev->wake.target_cpu;
 		op->arg = (uint32_t)ev->cpu;
+		if (ev->cpu == bt->cpu)
+			op->flags |= IR_OP_F_OWN_CPU;	/* where it slept: its own timer */
 		bt->pending_op = b->w->task[p].nr_ops - 1;
 		bt->pending_owner = (uint32_t)p;
 		bt->wake_op = -1;
