@@ -1678,6 +1678,53 @@ static void test_idle_exit_first_wakee(void **state)
 	ir_workload_free(w);
 }
 
+/*
+ * A task's own timer fires on the CPU it slept on in the simulation
+ * (hrtimer_start_range_ns() -> switch_hrtimer_base() -> get_target_base():
+ * the arming CPU; v6.1, v6.18).  T starts on CPU 1 of two, runs 1 ms and
+ * sleeps 5 ms; the recorded interrupt came on CPU 0, the CPU it slept on
+ * in the trace (IR_OP_F_OWN_CPU).  Simulated, it slept on CPU 1, so its
+ * timer fires there: a local wakeup of idle CPU 1, which takes the local
+ * latency (10 us), not the remote one (1 ms) a wakeup from CPU 0 would.
+ * Without the flag the recorded CPU 0 wakes it: 1 ms.
+ */
+static void test_own_timer_cpu(void **state)
+{
+	struct ir_op t_ops[] = {
+		{ .kind = IR_OP_RUN, .ns = 1 * MS, .cpu = 1 },
+		{ .kind = IR_OP_BLOCK_DELAY, .ns = 5 * MS, .cpu = 0, .arg = 0, .flags = IR_OP_F_OWN_CPU },
+		{ .kind = IR_OP_RUN, .ns = 1 * MS, .cpu = 0 }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op *ops[] = { t_ops };
+	const uint32_t nr[] = { 4 };
+	const uint8_t start[] = { IR_START_RUNNABLE };
+	const uint16_t cpu[] = { 1 };
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
+	struct ir_sim_result r;
+
+	(void)state;
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
+	ir_sim_params_default(&sp, 2);
+	for (int own = 1; own >= 0; own--) {
+		struct ir_workload *w;
+
+		t_ops[1].flags = own ? IR_OP_F_OWN_CPU : 0;
+		w = programs(2, 1, ops, nr, start, cpu);
+		for (int k = 0; k <= IR_IDLE_WAKE_Q; k++) {
+			w->idle_wake_local_q[k] = 10 * US;
+			w->idle_wake_q[k] = 1 * MS;
+		}
+		assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+		assert_false(r.stalled);
+		assert_int_equal(r.wakeups, 1);
+		near(r.wait_p50, own ? 10 * US : 1 * MS, 2);
+		/* its start on idle CPU 1 is a local wakeup too (10 us) */
+		assert_int_equal(r.completion_ns, 7 * MS + 10 * US + (own ? 10 * US : 1 * MS));
+		ir_workload_free(w);
+	}
+}
+
 /* Seeded: the same inputs give the same figures. */
 static void test_deterministic(void **state)
 {
@@ -1726,6 +1773,7 @@ int main(void)
 		cmocka_unit_test(test_balance_jiffies),
 		cmocka_unit_test(test_idle_exit_distribution),
 		cmocka_unit_test(test_idle_exit_first_wakee),
+		cmocka_unit_test(test_own_timer_cpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
