@@ -103,7 +103,8 @@ static const char sync_off[] =
 static const char *const assumptions[] = {
 	"the workload is the trace's: per task its CPU bursts, the wakeups and forks it issued at their point "
 	"in its bursts, and its blocks; a block ended by the idle task or a kthread (interrupt, timer, "
-	"workqueue) is kept as the recorded delay",
+	"workqueue) is kept as the recorded delay, and one ended on the CPU the task slept on is its own timer "
+	"(hrtimers fire where armed), taken from the CPU it slept on in the simulation",
 	"a wakeup issued while a task ran is taken as that task's (an interrupt taken during its burst is "
 	"misattributed to it)",
 	NULL,	/* the fair class: fair_cfs or fair_eevdf, by the trace's release */
