@@ -56,6 +56,8 @@ static const char usage[] =
 	"                           issues is, as pipe and socket data wakeups are)\n"
 	"  --sim-seeds N            closed loop: simulate a randomised policy (NI_RANDOM) with N seeds\n"
 	"                           and report the means and the 5-95 % spread (default 8; 1: one run)\n"
+	"  --idle-exit median|trace closed loop: an idle CPU runs its wakee after a latency drawn from\n"
+	"                           the trace's own wakeups of idle CPUs (trace, default), or their median\n"
 	"  --perfetto-sim-max N     closed loop with --perfetto: each policy's simulated schedule is a\n"
 	"                           process of the export, at most N records (slices, newidle calls,\n"
 	"                           migrations) each; otherData.simulated counts the rest (default 100000)\n"
@@ -94,6 +96,7 @@ static const struct option opts[] = {
 	{ "no-sync-wakeups", no_argument, NULL, 'Y' },
 	{ "perfetto-sim-max", required_argument, NULL, 'M' },
 	{ "sim-seeds", required_argument, NULL, 'Z' },
+	{ "idle-exit", required_argument, NULL, 'E' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },

@@ -19,6 +19,8 @@ static const char usage[] =
 	"                           as pipe and socket data wakeups are; futex and timer ones are not)\n"
 	"  --sim-seeds N            simulate a randomised policy (NI_RANDOM) with N seeds and report\n"
 	"                           the means and the 5-95 % spread (default 8; 1: one run)\n"
+	"  --idle-exit median|trace an idle CPU runs its wakee after a latency drawn from the trace's\n"
+	"                           own wakeups of idle CPUs (trace, default), or their median\n"
 	"  --migration-cost NS      the recording kernel's sysctl_sched_migration_cost\n"
 	"                           (default: from the trace, else 500us)\n"
 	"  --json FILE|-            the JSON report, as for replay\n"

@@ -205,6 +205,7 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 		sp.refill_ns = ir->cl_refill_ns;
 	if (ir->cl_no_sync)
 		sp.sync_wakeups = false;	/* the workload's wakeups are not pipe/socket data */
+	sp.idle_exit_median = ir->cl_idle_exit_median;
 	/* EEVDF replaced CFS's picking in v6.6 (147f3efaa241); unknown: newest */
 	sp.eevdf = cin->kernel_major < 0 || ir_kver_at_least(cin->kernel_major, cin->kernel_minor, 6, 6);
 	/* DELAY_DEQUEUE and DELAY_ZERO (v6.12, 152e11f6df29) */
@@ -291,6 +292,12 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 	in.sim_seeds = seeds;
 	in.probed_walk_ns = w->probed_walk_ns;
 	in.idle_wake_ns = w->idle_wake_ns;
+	in.idle_exit_median = sp.idle_exit_median;
+	for (int k = 0; k < 2; k++) {
+		in.idle_exit_n[k] = w->idle_wake_n[k];
+		for (int j = 0; j < 4; j++)
+			in.idle_exit_q[k][j] = w->idle_wake_p[k][j];
+	}
 	in.resched_ns = w->resched_ns;
 	for (int l = 0; l < 3; l++)
 		in.probed_lb_cost[l] = w->probed_lb_cost[l];

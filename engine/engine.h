@@ -35,6 +35,8 @@ struct idlereplay {
 	bool mc_set, tick_set, want_timeline, allow_lost;
 	bool closed_loop, cl_refill_set;	/* simulate: the closed loop too */
 	bool cl_no_sync;		/* --no-sync-wakeups: no wakeup is WF_SYNC */
+	bool cl_idle_exit_median;	/* --idle-exit median: an idle CPU's wakeup latency is the
+					 * trace's median (default trace: drawn from its distribution) */
 	uint64_t cl_refill_ns;
 	uint64_t pf_sim_max;	/* --perfetto-sim-max: records per simulated schedule exported */
 	unsigned cl_sim_seeds;	/* --sim-seeds: seeds a randomised policy is simulated with (default 8) */

@@ -312,6 +312,13 @@ int idlereplay_set(idlereplay *ir, const char *name, const char *value)
 		return set_pf_sim_max(ir, value);
 	if (!strcmp(name, "sim-seeds"))
 		return set_sim_seeds(ir, value);
+	if (!strcmp(name, "idle-exit")) {
+		if (!strcmp(value, "median") || !strcmp(value, "trace")) {
+			ir->cl_idle_exit_median = !strcmp(value, "median");
+			return IR_OK;
+		}
+		return ir_engine_fail(ir, IR_ERR_USAGE, "bad --idle-exit '%s' (median or trace)", value);
+	}
 	if (!strcmp(name, "buffer"))
 		return set_string(ir, &ir->buffer, value);
 	if (!strcmp(name, "detail"))

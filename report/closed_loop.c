@@ -103,7 +103,8 @@ static const char sync_off[] =
 static const char *const assumptions[] = {
 	"the workload is the trace's: per task its CPU bursts, the wakeups and forks it issued at their point "
 	"in its bursts, and its blocks; a block ended by the idle task or a kthread (interrupt, timer, "
-	"workqueue) is kept as the recorded delay",
+	"workqueue) is kept as the recorded delay, and one ended on the CPU the task slept on is its own timer "
+	"(hrtimers fire where armed), taken from the CPU it slept on in the simulation",
 	"a wakeup issued while a task ran is taken as that task's (an interrupt taken during its burst is "
 	"misattributed to it)",
 	NULL,	/* the fair class: fair_cfs or fair_eevdf, by the trace's release */
@@ -117,14 +118,22 @@ static const char *const assumptions[] = {
 	"max_idle_balance_cost) replace the assumed defaults a policy instance leaves alone, and a walk costs "
 	"at most the probed calls' median duration (params.probed_walk_ns, the kernel's curr_cost)",
 	"a migrated task pays refill_ns per sched domain level boundary crossed (level index + 1)",
-	"a wakeup onto an idle CPU takes effect after the trace's own median wakeup-to-run latency of "
-	"wakeups onto idle CPUs (IPI and idle exit on the recording machine)",
+	NULL,	/* an idle CPU's wakeup latency: idle_exit_trace or idle_exit_median, by --idle-exit */
 	"no wake-up of a task that had not blocked is replayed; the first sighting of a task is its start",
 };
 
+static const char idle_exit_trace[] =
+	"a wakeup onto an idle CPU takes effect after a latency drawn (seeded) from the trace's own "
+	"wakeup-to-run latencies of wakeups onto idle CPUs (IPI and idle exit on the recording machine; "
+	"a table of 129 quantiles, linear between them)";
+static const char idle_exit_median[] =
+	"a wakeup onto an idle CPU takes effect after the trace's own median wakeup-to-run latency of "
+	"wakeups onto idle CPUs (IPI and idle exit on the recording machine; --idle-exit median)";
+
 static const char *const not_modelled[] = {
 	"interrupt and softirq load beyond the recorded kthread bursts",
-	"CPU frequency; idle-state exit latency beyond its median",
+	"CPU frequency; idle-state exit latency as a function of the idle state reached (it is drawn "
+	"from the trace's distribution whatever the idle time)",
 	"SMT contention (siblings run at full speed)",
 	"NOHZ idle balance as the kicked CPU runs it for every idle CPU (each idle CPU balances "
 	"itself at its idle interval); sd->balance_interval doubling on balanced domains; active balance",
@@ -200,6 +209,22 @@ int ir_report_closed_loop(json_object *doc, const struct ir_cl_input *in)
 	json_object_object_add(params, "sim_seeds", json_object_new_int(in->sim_seeds));
 	json_object_object_add(params, "idle_wake_ns", u64(in->idle_wake_ns));
 	json_object_object_add(params, "resched_ns", u64(in->resched_ns));
+	json_object_object_add(params, "idle_exit", json_object_new_string(in->idle_exit_median ? "median" : "trace"));
+	{
+		/* the measured distributions the simulation draws from */
+		json_object *ie = json_object_new_object();
+
+		for (int k = 0; k < 2; k++) {
+			json_object *o = json_object_new_object(), *qs = json_object_new_array();
+
+			json_object_object_add(o, "n", u64(in->idle_exit_n[k]));
+			for (int j = 0; j < 4; j++)
+				json_object_array_add(qs, u64(in->idle_exit_q[k][j]));
+			json_object_object_add(o, "p50_p90_p99_max", qs);
+			json_object_object_add(ie, k ? "local" : "remote", o);
+		}
+		json_object_object_add(params, "idle_exit_latency", ie);
+	}
 	{
 		json_object *pc = json_object_new_array();
 
@@ -216,7 +241,8 @@ int ir_report_closed_loop(json_object *doc, const struct ir_cl_input *in)
 	json_object_object_add(fit, "workload", wl);
 	for (size_t i = 0; i < sizeof(assumptions) / sizeof(*assumptions); i++)
 		as[nas++] = assumptions[i] ? assumptions[i] :
-			    i == 2 ? (in->eevdf ? fair_eevdf : fair_cfs) : in->sync_wakeups ? sync_on : sync_off;
+			    i == 2 ? (in->eevdf ? fair_eevdf : fair_cfs) : i == 3 ? (in->sync_wakeups ? sync_on : sync_off) :
+			    in->idle_exit_median ? idle_exit_median : idle_exit_trace;
 	if (in->sim_seeds > 1)
 		snprintf(seeds_line, sizeof(seeds_line), "a randomised policy (NI_RANDOM's dice) is simulated with %d "
 			 "seeds (its seed .. seed + %d, --sim-seeds): its figures are the means over them, with each "

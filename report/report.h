@@ -200,6 +200,9 @@ struct ir_cl_input {
 	bool sync_wakeups;		/* WF_SYNC on a task's wakeups (sim/sim.h) */
 	bool eevdf;			/* the fair class simulated: EEVDF (v6.6+ traces), else CFS */
 	uint64_t idle_wake_ns, resched_ns;	/* measured from the trace */
+	bool idle_exit_median;		/* --idle-exit median (sim/sim.h idle_exit_median) */
+	uint64_t idle_exit_n[2];	/* the idle CPUs' wakeup latencies measured: remote, local */
+	uint64_t idle_exit_q[2][4];	/* and their p50, p90, p99, greatest */
 	uint64_t probed_lb_cost[3], probed_max_idle_balance_cost;	/* 0: no probes */
 	uint64_t tasks, ops, workload_bytes;
 };

@@ -93,6 +93,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/cpumask.h"
 #include "sim/sim.h"
 
 /* kernel/sched/core.c sched_prio_to_weight[], nice -20 .. 19 */
@@ -220,6 +221,7 @@ struct sim {
 	uint64_t done_at;
 	int oom;
 	bool waker_exiting;	/* the wakeup being placed comes from an exiting task */
+	uint64_t exit_rng;	/* the dice of the idle CPUs' wakeup latency (idle_exit_draw()) */
 };
 
 /* ---------------------------------------------------------------- heap */
@@ -672,6 +674,33 @@ static void migrate(struct sim *s, int32_t ti, int from, int to, uint64_t *count
 				   counter == &s->res->mig_newidle ? IR_CAP_NEWIDLE_PULL : IR_CAP_PERIODIC);
 }
 
+/*
+ * How long an idle CPU takes to run the task woken onto it: a property of
+ * the recording machine, not of the fair class (the wakeup IPI or the
+ * polling idle loop's TIF_NEED_RESCHED, the idle state's exit latency,
+ * under emulation the host's wakeup of the vCPU thread), so it is taken
+ * from the trace: a draw from the recorded waits of wakeups onto idle CPUs
+ * (workload.c: sched_wakeup on an idle CPU to its switch-in of the wakee),
+ * the inverse of their quantile table, linear between its
+ * IR_IDLE_WAKE_Q + 1 points, with the simulation's seeded dice; the table
+ * of wakeups from another CPU (an IPI to reach it) or the one of wakeups
+ * from the idle CPU itself (local: its own interrupt, already awake).  With
+ * idle_exit_median, their median for every wakeup (the earlier model).
+ */
+static uint64_t idle_exit_draw(struct sim *s, bool local)
+{
+	const uint64_t *q = local ? s->w->idle_wake_local_q : s->w->idle_wake_q;
+	uint64_t x, k, frac;
+
+	if (q[IR_IDLE_WAKE_Q] == 0)	/* none of this kind in the trace: the other's */
+		q = local ? s->w->idle_wake_q : s->w->idle_wake_local_q;
+	if (s->sp->idle_exit_median || q[IR_IDLE_WAKE_Q] == 0)
+		return s->w->idle_wake_ns;
+	x = (uint64_t)ir_rng_next(&s->exit_rng) * IR_IDLE_WAKE_Q;	/* 32.32 fixed point */
+	k = x >> 32;
+	frac = x & 0xffffffffull;
+	return q[k] + (uint64_t)((double)(q[k + 1] - q[k]) * ((double)frac / 4294967296.0));
+}
 /* ------------------------------------------------------ running tasks */
 
 static void pick_next(struct sim *s, int c);
@@ -1703,11 +1732,16 @@ static void wake_task(struct sim *s, int32_t ti, int waker_cpu, int rec_cpu, enu
 				 * task at the end of the level in progress */
 	if (r->curr < 0) {
 		/* the idle CPU runs it after the machine's wakeup latency
-		 * (IPI, idle exit), or after the balance it is doing */
-		uint64_t at = s->now + s->w->idle_wake_ns;
+		 * (IPI, idle exit), or after the balance it is doing; drawn
+		 * from the trace, a CPU already leaving idle (or balancing)
+		 * leaves it once: this wakee queues behind the first, as the
+		 * latencies drawn were measured (workload.c exit_mark()) */
+		if (s->sp->idle_exit_median || r->avail <= s->now) {
+			uint64_t at = s->now + idle_exit_draw(s, waker_cpu == c);
 
-		if (r->avail < at)
-			r->avail = at;
+			if (r->avail < at)
+				r->avail = at;
+		}
 		if (r->avail > s->now)
 			hpush(s, r->avail, E_CPU, (uint32_t)c, ++r->gen);
 		else
@@ -2110,6 +2144,9 @@ int ir_simulate(const struct ir_workload *w, const struct ir_domains *dom,
 	int ret = -1;
 
 	memset(res, 0, sizeof(*res));
+	/* its own stream, seeded by the run's seeds (each seed of a randomised
+	 * policy draws its own latencies), apart from the policy's dice */
+	s.exit_rng = (sp->seed ^ (pol && !sp->frozen ? pol->seed : 0)) * 0x9e3779b97f4a7c15ull ^ 0x1d1e0e817ull;
 	if (dom && ir_domains_nr_cpus(dom) > s.n)
 		s.n = ir_domains_nr_cpus(dom);
 	if (s.pol) {
@@ -2151,8 +2188,15 @@ int ir_simulate(const struct ir_workload *w, const struct ir_domains *dom,
 				      (uint64_t)(op->flags & IR_OP_F_NOWAIT ? W_START : W_TASK) << 16);
 				break;
 			}
-			wake_task(&s, (int32_t)e.id, op->arg & 0xffff, op->cpu,
-				  op->flags & IR_OP_F_NOWAIT ? W_START : W_IRQ);
+			/* a task's own timer fires on the CPU it slept on:
+			 * hrtimer_start_range_ns() -> switch_hrtimer_base()
+			 * -> get_target_base() queues the timer on the arming
+			 * CPU, which get_nohz_timer_target() keeps while it is
+			 * not idle (it runs the task); v6.1 and v6.18
+			 * kernel/time/hrtimer.c, kernel/sched/core.c */
+			wake_task(&s, (int32_t)e.id,
+				  !sp->frozen && (op->flags & IR_OP_F_OWN_CPU) && t->cpu >= 0 ? t->cpu : (int)(op->arg & 0xffff),
+				  op->cpu, op->flags & IR_OP_F_NOWAIT ? W_START : W_IRQ);
 			break;
 		}
 		case E_QUEUE: {

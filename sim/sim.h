@@ -54,6 +54,9 @@ enum ir_op_kind {
 #define IR_OP_F_PREEMPTED 0x1	/* RUN: the recording kernel preempted it here */
 #define IR_OP_F_NOWAIT 0x2	/* BLOCK_DELAY: its end is not a wakeup the trace saw
 				 * (no runqueue wait is measured after it) */
+#define IR_OP_F_OWN_CPU 0x8	/* BLOCK_DELAY: the interrupt came on the CPU the task
+				 * blocked on (its own timer), so the simulation takes it
+				 * on the CPU the task blocked on there (sched.c) */
 #define IR_OP_F_EXITING 0x4	/* WAKE: issued after the waker's sched_process_exit
 				 * (PF_EXITING: do_exit() -> exit_notify() waking
 				 * its parent), so never WF_SYNC */
@@ -121,6 +124,10 @@ struct ir_move_rec {
 
 struct ir_wl_spill;
 
+/* Quantiles kept of the wakeup-to-run latency of an idle CPU (a bounded
+ * table: 129 values, whatever the trace's length). */
+#define IR_IDLE_WAKE_Q 128
+
 struct ir_workload {
 	int nr_cpus;
 	uint32_t pins_released;	/* streamed: patches given up (workload.c, IR_WL_PIN_MAX;
@@ -142,8 +149,17 @@ struct ir_workload {
 	uint64_t completion_ns;	/* from the first event to the end of the last burst */
 	struct ir_hist *wait;	/* runqueue wait per wakeup, as recorded */
 	uint64_t idle_wake_ns;	/* median wait of a wakeup onto an idle CPU: the recording
-				 * machine's IPI and idle-exit latency, which the model
-				 * adds to every wakeup of an idle CPU */
+				 * machine's IPI and idle-exit latency (idle_exit_median) */
+	uint64_t idle_wake_q[IR_IDLE_WAKE_Q + 1];	/* the distribution of an idle CPU's
+				 * wakeup-to-run latency (workload.c exit_mark(): its
+				 * first wakee of an idle period, run from idle), woken
+				 * from another CPU: quantile k / IR_IDLE_WAKE_Q at k (0:
+				 * the least, last: the greatest; all 0 if none), which
+				 * the model draws from for a wakeup of an idle CPU */
+	uint64_t idle_wake_local_q[IR_IDLE_WAKE_Q + 1];	/* the same, woken from the idle
+				 * CPU itself (its interrupt or timer) */
+	uint64_t idle_wake_n[2];	/* the latencies each table holds: remote, local */
+	uint64_t idle_wake_p[2][4];	/* and their p50, p90, p99, greatest (for the report) */
 	uint64_t resched_ns;	/* median wait of a wakeup that preempted the running task:
 				 * how long after check_preempt_wakeup()'s resched_curr()
 				 * the switch came (IPI, the next preemption point) */
@@ -306,6 +322,12 @@ struct ir_sim_params {
 					 * progress when a task arrived ("if (pulled_task ||
 					 * this_rq->nr_running > 0 || this_rq->ttwu_pending)
 					 * break"); false: the whole walk at its entry */
+	bool idle_exit_median;		/* the wakeup of an idle CPU takes the trace's median
+					 * wakeup-to-run latency (idle_wake_ns); default false:
+					 * a draw from its measured distribution (idle_wake_q)
+					 * with the simulation's seeded dice.  A property of
+					 * the recording machine (IPI, idle-state exit, the
+					 * hypervisor's vCPU wakeup), not of the scheduler */
 	bool balance_jiffies;		/* default true (every release): with tick_ns, balance
 					 * intervals in jiffies and balances on ticks
 					 * (get_sd_balance_interval(), rebalance_domains()) */

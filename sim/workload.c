@@ -100,6 +100,7 @@ struct btask {
 	uint64_t block_ts;
 	uint64_t woken_ts;	/* 0: no wakeup waiting to be switched in */
 	uint8_t woken_idle;	/* that wakeup targeted an idle CPU */
+	uint16_t woken_on;	/* the CPU its waker ran on (sched_waking's, else sched_wakeup's) */
 	uint64_t wake_base_ts;	/* its last sched_waking (or fork) */
 	uint8_t in_wakeup;	/* between sched_waking and sched_wakeup: a migration is its placement */
 	int64_t pending_op;	/* op of a wake/fork whose placement sched_wakeup gives, -1 */
@@ -142,6 +143,12 @@ struct ir_wl_builder {
 	int nr_cpus;
 	bool has_waking, started;
 	struct ir_hist *idle_wait;	/* waits of wakeups onto idle CPUs */
+	struct ir_hist *idle_exit;	/* [2]: idle CPUs' wakeup-to-run latencies (exit_mark()),
+					 * woken from another CPU, from the CPU itself */
+	uint64_t *exit_ts;		/* per CPU: the first wakeup queued on it while idle, 0 none */
+	uint32_t *exit_task;		/* and its wakee */
+	uint8_t *exit_local;		/* and whether its waker ran on that CPU */
+	bool from_idle;			/* the switch being handled is from the idle task */
 	struct ir_hist *preempt_wait;	/* waits of wakeups that preempted the running task */
 	struct ir_hist *probe_cost;	/* [5]: probed per-level costs, max_idle_balance_cost,
 					 * the durations of the calls that walked */
@@ -479,6 +486,15 @@ static void run_on(struct ir_wl_builder *b, uint32_t i, int cpu, uint64_t ts)
 		}
 		b->w->wakes[IR_WK_UNEXPLAINED]++;
 	}
+	if (b->exit_ts[cpu]) {
+		/* the idle CPU's first switch-in since a wakeup queued on it:
+		 * its wakeup latency, when a recorded switch from the idle
+		 * task runs that wakee (not a switch the trace lost, repaired
+		 * at the task's next event: host CPU 1's quirk) */
+		if (b->exit_task[cpu] == i && b->cur[cpu] < 0 && b->from_idle)
+			ir_hist_add(&b->idle_exit[b->exit_local[cpu]], ts - b->exit_ts[cpu]);
+		b->exit_ts[cpu] = 0;
+	}
 	if (b->cur[cpu] >= 0 && (uint32_t)b->cur[cpu] != i)
 		lost_switch_out(b, cpu, ts);
 	if (bt->woken_ts) {
@@ -575,6 +591,7 @@ static void early_block(struct ir_wl_builder *b, uint32_t i, uint64_t ts)
 	bt->cpu = bt->early_target;
 	bt->woken_ts = ts;
 	bt->woken_idle = 0;
+	bt->woken_on = bt->early_irq_cpu;
 	bt->in_wakeup = b->has_waking;	/* its sched_wakeup comes later, on its CPU */
 	arrive(b, i);
 }
@@ -705,8 +722,10 @@ static void on_switch(struct ir_wl_builder *b, const struct ir_event *ev)
 			emit_run(b, (uint32_t)n, ts);
 		b->bt[n].state = b->bt[n].state == T_RUNNING ? T_RUNNABLE : b->bt[n].state;
 		b->preempting = ev->sw.prev_pid > 0 && ir_state_runnable(ev->sw.prev_state);
+		b->from_idle = ev->sw.prev_pid == 0;
 		run_on(b, (uint32_t)n, c, ts);
 		b->preempting = false;
+		b->from_idle = false;
 	} else {
 		sw_rec(b, c, ts, -1);
 	}
@@ -760,6 +779,29 @@ static int64_t emit_wake(struct ir_wl_builder *b, uint32_t w, uint32_t p, const 
 	return b->w->task[w].nr_ops - 1;
 }
 
+/*
+ * Task p queued on cpu (sched_wakeup, sched_wakeup_new), woken at ts (its
+ * sched_waking, as its wait is measured and the sim wakes it): when the CPU
+ * is idle and no earlier wakee is waiting for it to leave idle, its next
+ * switch-in, if to p, measures how long this machine takes to run a task
+ * woken onto an idle CPU (run_on(): the wakeup IPI, the idle state's exit,
+ * a vCPU's wakeup by its host): the sim draws from these (idle_wake_q).
+ * Later wakees of the same idle period queue behind the first, and a CPU
+ * that switches in another task first measures no latency.  Kept apart by
+ * where the waker ran: on another CPU, ttwu_queue() must reach the idle
+ * one (ttwu_queue_wakelist()'s IPI, or resched_curr()'s, unless the idle
+ * loop polls TIF_NEED_RESCHED); on the idle CPU itself (its own interrupt
+ * or timer woke the task) the CPU is already out of its idle state.
+ */
+static void exit_mark(struct ir_wl_builder *b, uint32_t p, int cpu, uint64_t ts)
+{
+	if (cpu < 0 || cpu >= b->nr_cpus || b->cur[cpu] >= 0 || b->exit_ts[cpu] || !ts)
+		return;
+	b->exit_ts[cpu] = ts;
+	b->exit_task[cpu] = p;
+	b->exit_local[cpu] = b->bt[p].woken_on == cpu;
+}
+
 static void on_wake(struct ir_wl_builder *b, const struct ir_event *ev)
 {
 	int64_t p, w;
@@ -783,6 +825,7 @@ static void on_wake(struct ir_wl_builder *b, const struct ir_event *ev)
 		if (bt->state == T_RUNNABLE) {
 			bt->cpu = (uint16_t)ev->wake.target_cpu;	/* queued here (after any move) */
 			arrive(b, (uint32_t)p);
+			exit_mark(b, (uint32_t)p, ev->wake.target_cpu, bt->woken_ts);
 		}
 		/* the placement of the wakeup sched_waking announced */
 		if (bt->pending_op >= 0) {
@@ -829,6 +872,8 @@ static void on_wake(struct ir_wl_builder *b, const struct ir_event *ev)
 		op->ns = ev->ts - bt->block_ts;
 		op->cpu = (uint16_t)ev->wake.target_cpu;
 		op->arg = (uint32_t)ev->cpu;
+		if (ev->cpu == bt->cpu)
+			op->flags |= IR_OP_F_OWN_CPU;	/* where it slept: its own timer */
 		bt->pending_op = b->w->task[p].nr_ops - 1;
 		bt->pending_owner = (uint32_t)p;
 		bt->wake_op = -1;
@@ -837,10 +882,13 @@ static void on_wake(struct ir_wl_builder *b, const struct ir_event *ev)
 	bt->state = T_RUNNABLE;
 	bt->cpu = (uint16_t)ev->wake.target_cpu;
 	bt->woken_ts = ev->ts;
+	bt->woken_on = (uint16_t)ev->cpu;
 	bt->woken_idle = ev->wake.target_cpu >= 0 && ev->wake.target_cpu < b->w->nr_cpus &&
 			 b->cur[ev->wake.target_cpu] < 0;
 	bt->in_wakeup = b->has_waking;
 	arrive(b, (uint32_t)p);
+	if (!b->has_waking)
+		exit_mark(b, (uint32_t)p, ev->wake.target_cpu, bt->woken_ts);	/* sched_wakeup alone */
 }
 
 /* A waiting task moved by a balance: frozen mode moves it at the same time. */
@@ -928,8 +976,10 @@ static void on_wakeup_new(struct ir_wl_builder *b, const struct ir_event *ev)
 	bt->cpu = (uint16_t)ev->wake.target_cpu;
 	bt->state = T_RUNNABLE;
 	bt->woken_ts = ev->ts;
+	bt->woken_on = (uint16_t)ev->cpu;
 	b->w->wakes[IR_WK_FORK]++;
 	arrive(b, (uint32_t)c);
+	exit_mark(b, (uint32_t)c, ev->wake.target_cpu, bt->woken_ts);
 }
 
 /* A reference into task o's op j keeps it (and what follows) staged, unless
@@ -1478,6 +1528,10 @@ struct ir_wl_builder *ir_wl_new(int nr_cpus)
 	b->nr_cpus = nr_cpus;
 	b->w->wait = calloc(1, sizeof(*b->w->wait));
 	b->idle_wait = calloc(1, sizeof(*b->idle_wait));
+	b->idle_exit = calloc(2, sizeof(*b->idle_exit));
+	b->exit_ts = calloc((size_t)nr_cpus, sizeof(*b->exit_ts));
+	b->exit_task = calloc((size_t)nr_cpus, sizeof(*b->exit_task));
+	b->exit_local = calloc((size_t)nr_cpus, sizeof(*b->exit_local));
 	b->preempt_wait = calloc(1, sizeof(*b->preempt_wait));
 	b->probe_cost = calloc(5, sizeof(*b->probe_cost));
 	b->probe_walk_ts = calloc((size_t)nr_cpus, sizeof(*b->probe_walk_ts));
@@ -1490,7 +1544,7 @@ struct ir_wl_builder *ir_wl_new(int nr_cpus)
 	b->arr = calloc((size_t)nr_cpus, sizeof(*b->arr));
 	b->nr_arr = calloc((size_t)nr_cpus, sizeof(*b->nr_arr));
 	b->arr_cap = calloc((size_t)nr_cpus, sizeof(*b->arr_cap));
-	if (!b->w->wait || !b->idle_wait || !b->preempt_wait || !b->probe_cost || !b->probe_walk_ts || !b->w->nr_sw || !b->w->sw || !b->sw_cap || !b->sw_base || !b->cur || !b->cpu_seen ||
+	if (!b->w->wait || !b->idle_wait || !b->idle_exit || !b->exit_ts || !b->exit_task || !b->exit_local || !b->preempt_wait || !b->probe_cost || !b->probe_walk_ts || !b->w->nr_sw || !b->w->sw || !b->sw_cap || !b->sw_base || !b->cur || !b->cpu_seen ||
 	    !b->arr || !b->nr_arr || !b->arr_cap)
 		goto fail;
 	for (int c = 0; c < nr_cpus; c++)
@@ -1605,6 +1659,17 @@ struct ir_workload *ir_wl_finish(struct ir_wl_builder *b, uint64_t last_ts)
 	}
 	w->completion_ns = (running ? last_ts : b->last_run_end) - w->first_ts;
 	w->idle_wake_ns = ir_hist_quantile(b->idle_wait, 0.5);
+	for (int k = 0; k <= IR_IDLE_WAKE_Q; k++) {
+		w->idle_wake_q[k] = ir_hist_quantile(&b->idle_exit[0], (double)k / IR_IDLE_WAKE_Q);
+		w->idle_wake_local_q[k] = ir_hist_quantile(&b->idle_exit[1], (double)k / IR_IDLE_WAKE_Q);
+	}
+	for (int k = 0; k < 2; k++) {
+		static const double at[4] = { 0.5, 0.9, 0.99, 1.0 };
+
+		w->idle_wake_n[k] = b->idle_exit[k].n;
+		for (int j = 0; j < 4; j++)
+			w->idle_wake_p[k][j] = ir_hist_quantile(&b->idle_exit[k], at[j]);
+	}
 	w->resched_ns = ir_hist_quantile(b->preempt_wait, 0.5);
 	for (int l = 0; l < 3; l++)
 		w->probed_lb_cost[l] = ir_hist_quantile(&b->probe_cost[l], 0.5);
@@ -1672,6 +1737,10 @@ void ir_wl_abort(struct ir_wl_builder *b)
 	free(b->sw_base);
 	free(b->lim);
 	free(b->idle_wait);
+	free(b->idle_exit);
+	free(b->exit_ts);
+	free(b->exit_task);
+	free(b->exit_local);
 	free(b->preempt_wait);
 	free(b->probe_cost);
 	spill_free(b->spill);

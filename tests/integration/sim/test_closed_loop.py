@@ -58,43 +58,64 @@ BOUNDS = {
     # marks a bound the mean needs above the seed-1 bound (the value before
     # in brackets), with the reason.  The test prints each row's 5-95 %
     # over the seeds beside its error.
+    # simwait: an idle CPU's wakeup latency drawn from the trace's own
+    # (remote / local) distribution, not one median, and a task's own timer
+    # taken on the CPU it slept on; re-measured on the means of 8 seeds,
+    # each bound |error| + 3 points rounded up to 5 %; "raised" says why.
+    # host-hackbench idle: -12.0 % (-9.9 % with the median): the CPU woken
+    # from idle is quicker at the median of its distribution than at the
+    # one median of every wait onto an idle CPU (31 us against 56 us), so
+    # idle CPUs find work sooner; migrations -30.4 % -> -10.9 %, within
+    # the target: bound dropped
+    'host-hackbench.dat self idle_ns': 0.15,                          # raised (was within 10 %)
     # host-hackbench wait p50: +13.9 % on the mean (seed 1: +47.7 %, seeds
     # -31 % .. +62 %): within its target, the bound dropped
     # periodic pulls too few (the model's runqueues stay even, docs): mean
     # -30.4 % (seeds -52 % .. +14 %; seed 1 -40.6 %)
-    'host-hackbench.dat self migrations': 0.35,                       # was 0.45
-    'host-pipe.dat self wait_p99': 0.50,
-    # 58 simulated against 13 (seeds 54 .. 65; seed 1 was the least, 54):
-    # WF_SYNC stacks the few wakees whose prev the model finds busy on the waker
-    'host-pipe.dat self migrations': 3.50,                            # raised (was 3.20): seed 1 was the low draw
+    # host-pipe wait p99: -46.3 % -> -15.3 % (its tail is the idle CPU's
+    # wakeup latency, now drawn): within the target, bound dropped.
+    # 35 simulated against 13 (58 with the median): WF_SYNC stacks the few
+    # wakees whose prev the model finds busy on the waker
+    'host-pipe.dat self migrations': 1.75,                            # was 3.50
     'vm-numa/a_hackbench_proc_sockets.dat self wait_p99': 0.70,       # was 0.75 (mean -66.4 %, seeds -68 % .. -64 %)
     # 115 against 51 (seeds 99 .. 135): walks cost the kernel's measured
     # 25 us, not the 419 us of sd->max_newidle_lb_cost, so more levels pass
     # the avg_idle check; the open loop itself predicts 72 on the recorded points
     'vm-numa/a_hackbench_proc_sockets.dat self newidle_pulls': 1.30,  # was 1.60 (seed 1: 130)
-    # the tail was the walks' 6 ms costs plus the idle exit (+621 %); now the
-    # simulated p99 is the idle exit (98 us) against the kernel's 1.66 ms
-    'vm-numa/d_idle_periodic_wakers.dat self wait_p99': 1.00,
+    # the tail was the walks' 6 ms costs plus the idle exit (+621 %), then
+    # the one median idle exit (98 us, -94 %); drawn from the trace's idle
+    # exits (remote p99 2.9 ms, local 0.36 ms) +28.2 %
+    'vm-numa/d_idle_periodic_wakers.dat self wait_p99': 0.35,         # was 1.00
+    # +68.4 % (38 recorded; +13.2 % with the median: 44 simulated): the
+    # drawn exits' tail keeps a woken CPU queued longer, so a later wakeup
+    # whose prev it is finds it busy and select_idle_sibling() takes
+    # another idle CPU (wakeup migrations 42 -> 61)
+    'vm-numa/d_idle_periodic_wakers.dat self migrations': 0.75,       # raised (was within 25 %)
     # from ni_1, NI_RANDOM's own setting: +42.5 % on the mean, seed 1's
     # +27.1 % was a low draw (pulls per call move with the seed, docs)
-    'from ni_1: ni pulls_per_call': 0.50,          # raised (was within 30 %)
-    'from ni_1: noni pulls_per_call': 0.80,        # mainline: no dice, one run (+75.6 %)
-    'from ni_1: mc0 pulls_per_call': 1.60,         # raised (was 1.40; seed 1 +135 %, the mean +157 %)
+    'from ni_1: ni pulls_per_call': 0.45,          # was 0.50 (simwait: +37.4 %)
+    'from ni_1: noni pulls_per_call': 0.65,        # mainline: no dice, one run (+60.4 %; was 0.80)
+    'from ni_1: mc0 pulls_per_call': 1.40,         # was 1.60 (simwait: +133.5 %)
     # and +175 % once model/'s imb_numa_nr is v5.19's (1 at the guest's NUMA
     # level, branch fid6): the shared load_balance() pulls across nodes sooner
-    'from ni_1: mc5ms pulls_per_call': 1.80,       # raised (was 1.60; seed 1 +152 %, the mean +165 %, +175 % with fid6)
+    'from ni_1: mc5ms pulls_per_call': 1.25,       # was 1.80 (simwait: +117.9 %)
     'from ni_1: ni migrations': 0.55,              # ni_1 itself has 26 k, the mean 63 k; was 0.60
     'from ni_1: noni migrations': 0.60,
     'from ni_1: mc0 migrations': 0.75,
     'from ni_1: mc5ms migrations': 0.80,
     'from ni_1: mc5ms wait_p50': 0.40,
+    # simwait: ni_1's idle CPUs leave idle slowly when woken from another
+    # CPU (the emulator's vCPU wakeup under load: remote p50 3.4 ms over
+    # its 324 recorded cases), and the model wakes idle CPUs remotely more
+    # often than the kernel did (wakeup migrations 28.6 k against 22.9 k)
+    'from ni_1: ni idle_ns': 0.35,                 # raised (was within 30 %; +31.0 %)
     'from ni_1: noni idle_ns': 0.40,               # was 0.60
-    'from ni_1: mc0 idle_ns': 0.60,                # was 0.65
-    'from ni_1: mc5ms idle_ns': 0.45,              # was 0.55
-    'from noni_1: ni pulls_per_call': 0.75,        # the mean -69.1 %
-    'from noni_1: noni pulls_per_call': 0.65,      # worse (was 0.40; mainline: no dice, one run)
+    'from ni_1: mc0 idle_ns': 0.80,                # raised (was 0.60; +76.8 %)
+    'from ni_1: mc5ms idle_ns': 0.60,              # raised (was 0.45; +52.5 %)
+    'from noni_1: ni pulls_per_call': 0.70,        # the mean -66.8 % (was 0.75)
+    'from noni_1: noni pulls_per_call': 0.55,      # -51.1 % (was 0.65; mainline: no dice, one run)
     'from noni_1: mc0 pulls_per_call': 0.60,       # was 0.65 (the mean -55.7 %)
-    'from noni_1: mc5ms pulls_per_call': 0.60,     # was 0.65
+    'from noni_1: mc5ms pulls_per_call': 0.50,     # was 0.60 (simwait: -44.1 %)
     'from noni_1: ni migrations': 0.45,
     'from noni_1: noni migrations': 0.45,
     'from noni_1: mc0 migrations': 0.65,
@@ -110,8 +131,10 @@ BOUNDS = {
 # simfid: from ni_1, ni -> mc5ms pulls per call comes out wrong at seed 1
 # (+0.015 against the recorded -0.033), and on the means over 8 seeds too
 # (+0.0014: the two settings' means are within their spreads; the medians
-# over seeds 1-8 had it right), so 1 is the bound.
-DIRECTION_MISSES = 1
+# over seeds 1-8 had it right), so 1 was the bound.  simwait (the idle
+# CPUs' wakeup latency drawn from the trace): -0.0136 on the means, right,
+# so 0 again.
+DIRECTION_MISSES = 0
 
 
 def within(name, e, target, detail):
@@ -335,6 +358,31 @@ def sync_switch(tmp):
     check("--no-sync-wakeups changes the schedule", mon != moff, "migrations %d / %d" % (mon, moff))
 
 
+def idle_exit_switch(tmp):
+    """--idle-exit reaches the simulation: the parameter is reported, the
+    assumption says which, and on host-pipe (a ping-pong whose every wakeup
+    finds the other CPU idle, so its waits are that CPU's wakeup latency)
+    the median mode gives every wait the median (p99 = p50 = idle_wake_ns),
+    the trace's distribution a tail (p99 above p50, near the recorded p99:
+    the self-consistency rows assert it)."""
+    t = "host-pipe.dat"
+    dist, _ = run(tmp, t, ["--policy", "proportional", "--sim-seeds", "1"], "exit-trace")
+    med, _ = run(tmp, t, ["--policy", "proportional", "--sim-seeds", "1", "--idle-exit", "median"], "exit-median")
+    pd, pm = dist["closed_loop_fit"]["params"], med["closed_loop_fit"]["params"]
+    check("idle_exit reported", pd.get("idle_exit") == "trace" and pm.get("idle_exit") == "median",
+          "%r / %r" % (pd.get("idle_exit"), pm.get("idle_exit")))
+    said = [a for d in (dist, med) for a in d["closed_loop_fit"]["assumptions"] if "onto an idle CPU" in a]
+    check("idle exit assumption stated", len(said) == 2 and "drawn" in said[0] and "median" in said[1], str(said))
+    lat = pd.get("idle_exit_latency", {}).get("remote", {})
+    check("idle exit latencies measured", lat.get("n", 0) > 1000 and lat["p50_p90_p99_max"][0] <= lat["p50_p90_p99_max"][2],
+          str(lat))
+    wd, wm = dist["closed_loop"]["proportional"]["wait_ns"], med["closed_loop"]["proportional"]["wait_ns"]
+    check("--idle-exit median: every wait the median", wm["p99"] == wm["p50"] == pm["idle_wake_ns"],
+          "p50 %d p99 %d idle_wake_ns %d" % (wm["p50"], wm["p99"], pm["idle_wake_ns"]))
+    check("--idle-exit trace: the distribution's tail", wd["p99"] > 1.2 * wd["p50"],
+          "p50 %d p99 %d" % (wd["p50"], wd["p99"]))
+
+
 def stalled_said(tmp):
     """A run that did not finish is said in the text and HTML reports, never
     printed as if it had: set "stalled" on one policy's run and forced
@@ -360,6 +408,7 @@ def stalled_said(tmp):
 with tempfile.TemporaryDirectory() as tmp:
     seeds_are_means(tmp)
     sync_switch(tmp)
+    idle_exit_switch(tmp)
     frozen(tmp)
     causes = []
     rows = self_consistency(tmp, causes)

@@ -1554,6 +1554,177 @@ static void test_end_queued_not_stalled(void **state)
 	}
 }
 
+/*
+ * An idle CPU's wakeup latency is the trace's distribution, not its median.
+ * One task on one CPU, N times: runs 100 us, sleeps, a timer (the idle
+ * task) wakes it 1 ms later onto its idle CPU, which switches it in after
+ * 20 us three times in four and after 1 ms the fourth time.  The trace's
+ * quantiles: least 20 us, median 20 us, greatest 1 ms.  Simulated (one
+ * task, one CPU: every wait is the idle CPU's latency alone), the waits
+ * are draws from that distribution: p50 20 us, p99 1 ms, and their sum
+ * (completion less the runs and sleeps) near N x (3 x 20 us + 1 ms) / 4,
+ * where the median for every wakeup (--idle-exit median) gives p99 20 us
+ * and N x 20 us.
+ */
+#define IDLE_EXIT_N 400
+static struct ir_workload *idle_exit_workload(void)
+{
+	struct ir_wl_builder *b = ir_wl_new(1);
+	uint64_t t = T0;
+
+	assert_non_null(b);
+	sw(b, t, 0, 0, 0, 10);
+	for (int i = 0; i < IDLE_EXIT_N; i++) {
+		uint64_t lat = i % 4 == 3 ? 1 * MS : 20 * US;
+
+		t += 100 * US;
+		sw(b, t, 0, 10, IR_TASK_INTERRUPTIBLE, 0);
+		t += 1 * MS;
+		wk(b, IR_EV_WAKING, t, 0, 0, 10, 0);
+		wk(b, IR_EV_WAKEUP, t, 0, 0, 10, 0);
+		t += lat;
+		sw(b, t, 0, 0, 0, 10);
+	}
+	t += 100 * US;
+	exit_ev(b, t, 0, 10);
+	sw(b, t, 0, 10, IR_EXIT_DEAD, 0);
+	return ir_wl_finish(b, t);
+}
+
+/* |v - want| within pct % of want */
+static void near(uint64_t v, uint64_t want, unsigned pct)
+{
+	uint64_t d = v > want ? v - want : want - v;
+
+	if (d * 100 > want * pct)
+		fail_msg("%llu is not within %u %% of %llu", (unsigned long long)v, pct, (unsigned long long)want);
+}
+
+static void test_idle_exit_distribution(void **state)
+{
+	struct ir_workload *w = idle_exit_workload();
+	const uint64_t fixed = (IDLE_EXIT_N + 1) * 100 * US + IDLE_EXIT_N * 1 * MS;
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
+	struct ir_sim_result r, r2;
+
+	(void)state;
+	assert_non_null(w);
+	/* the extraction's table (histogram midpoints: within 1 %): the
+	 * timer fires on the idle CPU itself, so the local one */
+	near(w->idle_wake_local_q[0], 20 * US, 1);
+	near(w->idle_wake_local_q[IR_IDLE_WAKE_Q / 2], 20 * US, 1);
+	near(w->idle_wake_local_q[IR_IDLE_WAKE_Q], 1 * MS, 1);
+	assert_int_equal(w->idle_wake_q[IR_IDLE_WAKE_Q], 0);	/* none from another CPU */
+	near(w->idle_wake_ns, 20 * US, 1);
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
+	ir_sim_params_default(&sp, 1);
+	assert_false(sp.idle_exit_median);	/* the distribution is the default */
+	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+	assert_false(r.stalled);
+	assert_int_equal(r.wakeups, IDLE_EXIT_N);
+	near(r.wait_p50, 20 * US, 2);
+	near(r.wait_p99, 1 * MS, 2);
+	/* the waits' sum: the mean of the draws, 265 us, within 25 % (3
+	 * standard deviations of N draws of a 1-in-4 event) */
+	assert_true(r.completion_ns > fixed);
+	near(r.completion_ns - fixed, IDLE_EXIT_N * (3 * 20 * US + 1 * MS) / 4, 25);
+	/* seeded: the same seed, the same draws; another seed, others */
+	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r2), 0);
+	assert_memory_equal(&r, &r2, sizeof(r));
+	sp.seed = 2;
+	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r2), 0);
+	assert_int_not_equal(r.completion_ns, r2.completion_ns);
+	near(r2.wait_p99, 1 * MS, 2);
+	/* the median for every wakeup: the earlier model, still reachable */
+	sp.seed = 1;
+	sp.idle_exit_median = true;
+	assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r2), 0);
+	assert_int_equal(r2.wait_p99, r2.wait_p50);
+	near(r2.wait_p99, 20 * US, 2);
+	near(r2.completion_ns - fixed, IDLE_EXIT_N * 20 * US, 2);
+	ir_workload_free(w);
+}
+
+/*
+ * What the table measures: the first wakee of an idle period, run from
+ * idle.  One CPU; a timer wakes A at 1 ms and B 5 us later while the CPU
+ * is still idle; A runs 50 us after its wakeup (the CPU's exit from idle),
+ * B only after A blocks, 295 us after its own: B waited behind A, not for
+ * the CPU to leave idle, so the table holds 50 us alone (both are waits of
+ * wakeups onto an idle CPU, and both make the median of before).
+ */
+static void test_idle_exit_first_wakee(void **state)
+{
+	struct ir_wl_builder *b = ir_wl_new(1);
+	struct ir_workload *w;
+
+	(void)state;
+	assert_non_null(b);
+	sw(b, T0, 0, 0, 0, 10);
+	sw(b, T0 + 10 * US, 0, 10, IR_TASK_INTERRUPTIBLE, 11);
+	sw(b, T0 + 20 * US, 0, 11, IR_TASK_INTERRUPTIBLE, 0);
+	wk(b, IR_EV_WAKING, T0 + 1 * MS, 0, 0, 10, 0);
+	wk(b, IR_EV_WAKEUP, T0 + 1 * MS, 0, 0, 10, 0);
+	wk(b, IR_EV_WAKING, T0 + 1 * MS + 5 * US, 0, 0, 11, 0);
+	wk(b, IR_EV_WAKEUP, T0 + 1 * MS + 5 * US, 0, 0, 11, 0);
+	sw(b, T0 + 1 * MS + 50 * US, 0, 0, 0, 10);
+	sw(b, T0 + 1 * MS + 300 * US, 0, 10, IR_TASK_INTERRUPTIBLE, 11);
+	w = ir_wl_finish(b, T0 + 2 * MS);
+	assert_non_null(w);
+	near(w->idle_wake_local_q[0], 50 * US, 1);
+	near(w->idle_wake_local_q[IR_IDLE_WAKE_Q], 50 * US, 1);
+	near(ir_hist_quantile(w->wait, 1.0), 295 * US, 1);	/* B's wait, recorded */
+	ir_workload_free(w);
+}
+
+/*
+ * A task's own timer fires on the CPU it slept on in the simulation
+ * (hrtimer_start_range_ns() -> switch_hrtimer_base() -> get_target_base():
+ * the arming CPU; v6.1, v6.18).  T starts on CPU 1 of two, runs 1 ms and
+ * sleeps 5 ms; the recorded interrupt came on CPU 0, the CPU it slept on
+ * in the trace (IR_OP_F_OWN_CPU).  Simulated, it slept on CPU 1, so its
+ * timer fires there: a local wakeup of idle CPU 1, which takes the local
+ * latency (10 us), not the remote one (1 ms) a wakeup from CPU 0 would.
+ * Without the flag the recorded CPU 0 wakes it: 1 ms.
+ */
+static void test_own_timer_cpu(void **state)
+{
+	struct ir_op t_ops[] = {
+		{ .kind = IR_OP_RUN, .ns = 1 * MS, .cpu = 1 },
+		{ .kind = IR_OP_BLOCK_DELAY, .ns = 5 * MS, .cpu = 0, .arg = 0, .flags = IR_OP_F_OWN_CPU },
+		{ .kind = IR_OP_RUN, .ns = 1 * MS, .cpu = 0 }, { .kind = IR_OP_EXIT },
+	};
+	const struct ir_op *ops[] = { t_ops };
+	const uint32_t nr[] = { 4 };
+	const uint8_t start[] = { IR_START_RUNNABLE };
+	const uint16_t cpu[] = { 1 };
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
+	struct ir_sim_result r;
+
+	(void)state;
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
+	ir_sim_params_default(&sp, 2);
+	for (int own = 1; own >= 0; own--) {
+		struct ir_workload *w;
+
+		t_ops[1].flags = own ? IR_OP_F_OWN_CPU : 0;
+		w = programs(2, 1, ops, nr, start, cpu);
+		for (int k = 0; k <= IR_IDLE_WAKE_Q; k++) {
+			w->idle_wake_local_q[k] = 10 * US;
+			w->idle_wake_q[k] = 1 * MS;
+		}
+		assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+		assert_false(r.stalled);
+		assert_int_equal(r.wakeups, 1);
+		near(r.wait_p50, own ? 10 * US : 1 * MS, 2);
+		/* its start on idle CPU 1 is a local wakeup too (10 us) */
+		assert_int_equal(r.completion_ns, 7 * MS + 10 * US + (own ? 10 * US : 1 * MS));
+		ir_workload_free(w);
+	}
+}
+
 /* Seeded: the same inputs give the same figures. */
 static void test_deterministic(void **state)
 {
@@ -1600,6 +1771,9 @@ int main(void)
 		cmocka_unit_test(test_newidle_walk_duration),
 		cmocka_unit_test(test_probed_walk),
 		cmocka_unit_test(test_balance_jiffies),
+		cmocka_unit_test(test_idle_exit_distribution),
+		cmocka_unit_test(test_idle_exit_first_wakee),
+		cmocka_unit_test(test_own_timer_cpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
