@@ -187,6 +187,7 @@ struct ir_state {
 	/* for idle_while_waiting and overload */
 	uint32_t nr_idle, total_queued, nr_cpus_queued;
 	uint64_t sum_cpus_queued;	/* sum of ids of CPUs with queued tasks */
+	uint64_t waiting_ns;		/* time some seen CPU had a waiting task (first_sight()) */
 	uint32_t nr_overloaded;		/* CPUs with nr_running >= 2 */
 	uint64_t overload_end;		/* when nr_overloaded last dropped to 0 */
 	uint64_t enq_from;		/* the wakeup being fed: its enqueue came after this (0: none) */
@@ -753,6 +754,9 @@ static void advance(struct ir_state *s, uint64_t ts)
 		}
 	}
 	s->obs.idle_while_waiting_ns += dt * n;
+	if (s->total_queued && !(s->nr_cpus_queued == 1 && s->sum_cpus_queued < (uint64_t)s->nr_cpus &&
+				 !s->cpu[s->sum_cpus_queued].seen))
+		s->waiting_ns += dt;
 	if (s->rd_overload && !s->nr_overloaded)
 		s->rewrites += (double)dt * overload_rate(s);
 	s->now = ts;
@@ -1135,6 +1139,11 @@ static void first_sight(struct ir_state *s, const struct ir_event *ev)
 	cp->since = s->obs.window_start;
 	cp->curr = 0;
 	idle_count(s, ev->cpu, true);
+	/* Idle since the window's start (its idle time is counted from there),
+	 * so idle while another CPU had a waiting task all that time too: the
+	 * waiting time advance() integrated before this CPU was seen. */
+	if (pid <= 0)
+		s->obs.idle_while_waiting_ns += s->waiting_ns;
 	if (pid > 0) {
 		struct task *t = task_get(s, pid);
 

@@ -740,7 +740,7 @@ static void placed(struct ir_op *op, const struct ir_event *ev, uint64_t base)
 
 	op->cpu = (uint16_t)ev->wake.target_cpu;
 	if (op->kind == IR_OP_BLOCK_DELAY)
-		op->arg = (op->arg & 0xffff) | (uint32_t)(lag < 0xffff ? lag : 0xffff) << 16;
+		op->arg = (op->arg & 0xffff) | (uint32_t)ir_lag_pack(lag) << 16;
 	else if (op->kind == IR_OP_WAKE || op->kind == IR_OP_FORK)
 		op->ns = lag;
 }

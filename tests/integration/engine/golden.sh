@@ -190,6 +190,12 @@
 # vm-ab sweep outputs fid6 changed (above) on top of simfid's schema_minor 8;
 # rec6 (probed-mode overload) and simmem (the spilled workload) change no
 # output here.  Diffed before the update: only those 41 lines differed.
+# Regenerated for wakelag (issue 13, the frozen run's check on a held-out
+# trace): the replay counts a CPU first seen late as idle while others wait
+# from the window's start, as its idle time already was (first_sight()).
+# Only observed.idle_while_waiting_ns moved (and the text, HTML, merge and
+# compare lines that print it): 112 outputs, checked field by field against
+# main's binary (b01efef) on hb_mc0_3, where it is the one JSON difference.
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi
