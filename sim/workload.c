@@ -565,6 +565,10 @@ static void early_block(struct ir_wl_builder *b, uint32_t i, uint64_t ts)
 	} else {
 		op->cpu = bt->early_target;
 		op->arg = bt->early_irq_cpu;
+		/* it blocks now with no delay (its sched_waking came while it
+		 * ran), so it is queued the sched_waking -> sched_wakeup time
+		 * after this block, not after that sched_waking */
+		bt->wake_base_ts = ts;
 		bt->pending_op = b->w->task[i].nr_ops - 1;
 		bt->pending_owner = i;
 		b->w->wakes[IR_WK_IRQ]++;

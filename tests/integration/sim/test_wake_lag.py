@@ -12,7 +12,9 @@ on hand-built traces whose figures follow from their events (SPEC 7):
    wake-list wakeup is queued by the target after the IPI; over 1 ms under
    emulation) reaches the frozen run whole (sim/sim.h ir_lag_pack()): capped
    at 65.5 us, the frozen run queued the task early, so its wait and the
-   idle while it waited came out longer than recorded.
+   idle while it waited came out longer than recorded.  When the
+   sched_waking came while the task still ran, the time counts from its
+   block (sim/workload.c early_block()).
 """
 import json, os, subprocess, sys, tempfile
 
@@ -107,7 +109,36 @@ def wake_list_lag(tmp):
           "frozen %d, measured %d ns" % (f["completion_ns"], m["completion_ns"]))
 
 
+def early_waking(tmp):
+    # The interrupt's sched_waking comes while A still runs (CPU 1's idle
+    # task, 0.5 ms before A blocks); A blocks, and CPU 0 queues it 1 ms after
+    # the block (sched_wakeup from its idle task) and runs it 20 us later.
+    # The frozen run must queue it at that sched_wakeup: the lag counts from
+    # the block, not from the earlier sched_waking (0.5 ms late: CPU 0 would
+    # sit idle past the recorded switch-in).
+    cpu0, cpu1, t = [], [(999 * MS, T.ev_switch(0, 0, 0))], 1000 * MS
+    cpu0.append((t - 2 * MS, T.ev_switch(0, 0, 1000)))
+    for _ in range(20):
+        cpu1.append((t, T.ev_waking(1000, 0)))
+        cpu0.append((t + 500 * US, T.ev_switch(1000, 1, 0)))        # A sleeps
+        cpu0.append((t + 1500 * US, T.ev_wakeup(1000, 0)))
+        cpu0.append((t + 1520 * US, T.ev_switch(0, 0, 1000)))
+        t += 10 * MS
+    cpu0.append((t, T.ev_switch(1000, 1, 0)))
+    doc = simulate(tmp, write(tmp, "early_waking.dat", {0: cpu0, 1: cpu1}))
+    fit = doc["closed_loop_fit"]
+    m, f = fit["measured"], fit["frozen"]
+    for k in ("completion_ns", "idle_ns"):
+        check("early waking: frozen " + k, f[k] == m[k], "frozen %d, measured %d ns" % (f[k], m[k]))
+    check("early waking: no forced wakeup, not stalled", not f["forced_wakeups"] and not f["stalled"],
+          "forced %d, stalled %s" % (f["forced_wakeups"], f["stalled"]))
+    d = f["idle_while_waiting_ns"] - m["idle_while_waiting_ns"]
+    check("early waking: frozen idle while waiting", 0 <= d <= 20 * MS // 2048,
+          "frozen %d, measured %d ns" % (f["idle_while_waiting_ns"], m["idle_while_waiting_ns"]))
+
+
 with tempfile.TemporaryDirectory() as tmp:
+    early_waking(tmp)
     late_cpu(tmp)
     wake_list_lag(tmp)
 print("%d failed" % len(failed))
