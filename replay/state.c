@@ -1257,14 +1257,21 @@ static void snap_fill(struct ir_state *s, int c, struct ir_rq_snap *snap)
 		struct ir_rq_snap *r = &snap[o];
 		const struct task *t;
 
-		r->nr_running = (uint16_t)(nr_running(s, o) > 0xffff ? 0xffff : nr_running(s, o));
+		/* a CPU inside its own newidle call has prev dequeued
+		 * (__schedule(): deactivate_task() before pick_next_task()),
+		 * though rq->curr is still prev (so not idle_cpu()): its
+		 * nr_running and util_est are its arrivals' alone (v6.1) */
+		unsigned nr = rq_nr_running(s, o);
+		bool prev_out = s->cpu[o].prev_out && s->cpu[o].curr;
+
+		r->nr_running = (uint16_t)(nr > 0xffff ? 0xffff : nr);
 		r->curr_idle = s->cpu[o].curr == 0;
 		r->idle_since = r->curr_idle ? s->cpu[o].since : 0;
 		r->util = (float)pelt(s->cpu[o].util, s->cpu[o].util_ts, s->now, s->cpu[o].curr != 0);
 		r->runnable = (float)pelt_runnable(s->cpu[o].runnable, s->cpu[o].runnable_ts, s->now,
 						   nr_running(s, o));
 		r->util_est = (float)s->cpu[o].ue_q;
-		if (s->cpu[o].curr > 0) {
+		if (s->cpu[o].curr > 0 && !prev_out) {
 			const struct task *ct = task_find(s, s->cpu[o].curr);
 
 			if (ct && !ct->rt)
