@@ -20,9 +20,13 @@ static const struct {
 	{ "sched_process_fork", true },
 	{ "sched_process_exit", true },
 	{ "sched_process_exec", true },
-	/* CONFIG_NUMA_BALANCING only: tell stopper migrations apart. */
+	/* CONFIG_NUMA_BALANCING only: tell stopper migrations apart, and name
+	 * the tasks NUMA balancing placed (task_numa_migrate(): the node it
+	 * prefers, migrate_degrades_locality() at SD_NUMA levels); stick_numa
+	 * is its failed search, the task left where it is. */
 	{ "sched_move_numa", false },
 	{ "sched_swap_numa", false },
+	{ "sched_stick_numa", false },
 };
 #define NR_EVENTS (sizeof(sched_events) / sizeof(sched_events[0]))
 

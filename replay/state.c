@@ -187,6 +187,7 @@ struct ir_state {
 	/* for idle_while_waiting and overload */
 	uint32_t nr_idle, total_queued, nr_cpus_queued;
 	uint64_t sum_cpus_queued;	/* sum of ids of CPUs with queued tasks */
+	uint64_t waiting_ns;		/* time some seen CPU had a waiting task (first_sight()) */
 	uint32_t nr_overloaded;		/* CPUs with nr_running >= 2 */
 	uint64_t overload_end;		/* when nr_overloaded last dropped to 0 */
 	uint64_t enq_from;		/* the wakeup being fed: its enqueue came after this (0: none) */
@@ -755,6 +756,9 @@ static void advance(struct ir_state *s, uint64_t ts)
 		}
 	}
 	s->obs.idle_while_waiting_ns += dt * n;
+	if (s->total_queued && !(s->nr_cpus_queued == 1 && s->sum_cpus_queued < (uint64_t)s->nr_cpus &&
+				 !s->cpu[s->sum_cpus_queued].seen))
+		s->waiting_ns += dt;
 	if (s->rd_overload && !s->nr_overloaded) {
 		for (int g = 0; g < s->nr_grps; g++)
 			s->grp_x[g] += (double)dt * grp_rate(s, g);
@@ -1158,6 +1162,11 @@ static void first_sight(struct ir_state *s, const struct ir_event *ev)
 	cp->since = s->obs.window_start;
 	cp->curr = 0;
 	idle_count(s, ev->cpu, true);
+	/* Idle since the window's start (its idle time is counted from there),
+	 * so idle while another CPU had a waiting task all that time too: the
+	 * waiting time advance() integrated before this CPU was seen. */
+	if (pid <= 0)
+		s->obs.idle_while_waiting_ns += s->waiting_ns;
 	if (pid > 0) {
 		struct task *t = task_get(s, pid);
 
@@ -1271,14 +1280,21 @@ static void snap_fill(struct ir_state *s, int c, struct ir_rq_snap *snap)
 		struct ir_rq_snap *r = &snap[o];
 		const struct task *t;
 
-		r->nr_running = (uint16_t)(nr_running(s, o) > 0xffff ? 0xffff : nr_running(s, o));
+		/* a CPU inside its own newidle call has prev dequeued
+		 * (__schedule(): deactivate_task() before pick_next_task()),
+		 * though rq->curr is still prev (so not idle_cpu()): its
+		 * nr_running and util_est are its arrivals' alone (v6.1) */
+		unsigned nr = rq_nr_running(s, o);
+		bool prev_out = s->cpu[o].prev_out && s->cpu[o].curr;
+
+		r->nr_running = (uint16_t)(nr > 0xffff ? 0xffff : nr);
 		r->curr_idle = s->cpu[o].curr == 0;
 		r->idle_since = r->curr_idle ? s->cpu[o].since : 0;
 		r->util = (float)pelt(s->cpu[o].util, s->cpu[o].util_ts, s->now, s->cpu[o].curr != 0);
 		r->runnable = (float)pelt_runnable(s->cpu[o].runnable, s->cpu[o].runnable_ts, s->now,
 						   nr_running(s, o));
 		r->util_est = (float)s->cpu[o].ue_q;
-		if (s->cpu[o].curr > 0) {
+		if (s->cpu[o].curr > 0 && !prev_out) {
 			const struct task *ct = task_find(s, s->cpu[o].curr);
 
 			if (ct && !ct->rt)

@@ -2179,7 +2179,7 @@ int ir_simulate(const struct ir_workload *w, const struct ir_domains *dom,
 			if (!(blocked(t) && t->blocked_on == IR_OP_BLOCK_DELAY && t->pc == e.gen))
 				break;
 			op = ir_wl_op(s.rd, e.id, e.gen - 1);	/* its block (read once current) */
-			lag = op->arg >> 16;
+			lag = ir_lag_unpack((uint16_t)(op->arg >> 16));
 			if (sp->frozen && lag) {
 				/* queued at its recorded sched_wakeup, waiting from now */
 				t->blocked_on = 0;

@@ -46,8 +46,8 @@ enum ir_op_kind {
 	IR_OP_BLOCK_TASK,	/* sleep until another task's IR_OP_WAKE */
 	IR_OP_BLOCK_DELAY,	/* sleep ns, then an interrupt/timer wakes it (the idle
 				 * task or a kthread woke it); arg: that CPU (bits 0-15)
-				 * and ns to sched_wakeup (bits 16-31, at most 65535);
-				 * cpu: placement */
+				 * and the time from sched_waking to sched_wakeup (bits
+				 * 16-31, ir_lag_pack()); cpu: placement */
 	IR_OP_EXIT,		/* the task exits */
 	IR_OP_END,		/* the trace ends here for this task */
 };
@@ -68,6 +68,34 @@ struct ir_op {
 	uint32_t arg;
 	uint64_t ns;
 };
+
+/*
+ * The time from a wakeup's sched_waking to its sched_wakeup (a wake-list
+ * wakeup is queued by the target's sched_ttwu_pending(), after the IPI:
+ * under emulation often more than 1 ms) in 16 bits: a 5-bit exponent and an
+ * 11-bit mantissa, exact below 2048 ns, rounded down by less than 1/2048
+ * above, up to 4398 s.  A plain 16-bit count of ns capped it at 65.5 us, so
+ * the frozen run queued such a task early and counted it waiting.
+ */
+static inline uint16_t ir_lag_pack(uint64_t ns)
+{
+	unsigned e = 0;
+
+	if (ns < 2048)
+		return (uint16_t)ns;
+	while (e < 30 && (ns >> e) >= 4096)
+		e++;
+	if ((ns >> e) >= 4096)
+		return 0xffff;				/* beyond the range: its top */
+	return (uint16_t)((e + 1) << 11 | ((ns >> e) & 2047));
+}
+
+static inline uint64_t ir_lag_unpack(uint16_t v)
+{
+	unsigned e = v >> 11;
+
+	return e ? (uint64_t)(2048 | (v & 2047)) << (e - 1) : v;
+}
 
 /* How a task enters the simulation. */
 enum ir_start_kind {

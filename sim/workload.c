@@ -581,6 +581,10 @@ static void early_block(struct ir_wl_builder *b, uint32_t i, uint64_t ts)
 	} else {
 		op->cpu = bt->early_target;
 		op->arg = bt->early_irq_cpu;
+		/* it blocks now with no delay (its sched_waking came while it
+		 * ran), so it is queued the sched_waking -> sched_wakeup time
+		 * after this block, not after that sched_waking */
+		bt->wake_base_ts = ts;
 		bt->pending_op = b->w->task[i].nr_ops - 1;
 		bt->pending_owner = i;
 		b->w->wakes[IR_WK_IRQ]++;
@@ -759,7 +763,7 @@ static void placed(struct ir_op *op, const struct ir_event *ev, uint64_t base)
 
 	op->cpu = (uint16_t)ev->wake.target_cpu;
 	if (op->kind == IR_OP_BLOCK_DELAY)
-		op->arg = (op->arg & 0xffff) | (uint32_t)(lag < 0xffff ? lag : 0xffff) << 16;
+		op->arg = (op->arg & 0xffff) | (uint32_t)ir_lag_pack(lag) << 16;
 	else if (op->kind == IR_OP_WAKE || op->kind == IR_OP_FORK)
 		op->ns = lag;
 }

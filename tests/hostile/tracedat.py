@@ -36,6 +36,9 @@ EVENTS = {
     "sched_wakeup": (374, [
         ("char comm[16]", 8, 16, 0), ("pid_t pid", 24, 4, 1), ("int prio", 28, 4, 1),
         ("int target_cpu", 32, 4, 1)], '"pid=%d", REC->pid'),
+    "sched_waking": (373, [
+        ("char comm[16]", 8, 16, 0), ("pid_t pid", 24, 4, 1), ("int prio", 28, 4, 1),
+        ("int target_cpu", 32, 4, 1)], '"pid=%d", REC->pid'),
     "sched_migrate_task": (371, [
         ("__data_loc char[] comm", 8, 4, 0), ("pid_t pid", 12, 4, 1), ("int prio", 16, 4, 1),
         ("int orig_cpu", 20, 4, 1), ("int dest_cpu", 24, 4, 1)], '"pid=%d", REC->pid'),
@@ -71,8 +74,13 @@ def ev_switch(prev_pid, prev_state, next_pid, prio=120, common_pid=None):
                        comm(f"t{next_pid}"), next_pid, prio)
 
 
-def ev_wakeup(pid, target_cpu, prio=120):
-    return struct.pack("<HBBi16siii", 374, 0, 0, 0, comm(f"t{pid}"), pid, prio, target_cpu)
+def ev_wakeup(pid, target_cpu, prio=120, common_pid=0):
+    return struct.pack("<HBBi16siii", 374, 0, 0, common_pid, comm(f"t{pid}"), pid, prio, target_cpu)
+
+
+def ev_waking(pid, target_cpu, prio=120, common_pid=0):
+    """sched_waking (add "sched_waking" to Trace.events to use it)."""
+    return struct.pack("<HBBi16siii", 373, 0, 0, common_pid, comm(f"t{pid}"), pid, prio, target_cpu)
 
 
 def ev_exit(pid):

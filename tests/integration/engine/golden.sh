@@ -202,6 +202,14 @@
 # overload_p and overload_why of 2 decision lines and the policies' bails,
 # attempts and costs derived from them (10 lines), and the JSON figures
 # built from those, differ.
+# Regenerated for wakelag (issue 13, the frozen run's check on a held-out
+# trace): the replay counts a CPU first seen late as idle while others wait
+# from the window's start, as its idle time already was (first_sight()).
+# Only observed.idle_while_waiting_ns moved (and the text, HTML, merge and
+# compare lines that print it): 112 outputs, checked field by field against
+# main's binary (b01efef) on hb_mc0_3, where it is the one JSON difference.
+# Regenerated on the merge of rec7, simwait and wakelag (integ): the union
+# of the two notes above (simwait changes no output here).
 set -uo pipefail
 update=0
 if [ "${1:-}" = --update ]; then update=1; shift; fi

@@ -189,9 +189,13 @@ def frozen(tmp):
         e = rel(f["migrations"], m["migrations"])
         check(t + " frozen migrations", e is not None and abs(e) <= 0.01, "%d vs %d" % (f["migrations"], m["migrations"]))
         # the replay queues a woken task at sched_wakeup, and so does the
-        # frozen simulation, but the wake-list lag it keeps is capped at 65 us
+        # frozen simulation, with the whole wake-list lag (ir_lag_pack());
+        # a CPU first seen late counts as idle from the window's start in
+        # both (test_wake_lag.py).  Within 0.11 % on the guest traces;
+        # host-pipe +2.6 % (the repaired switches of a CPU that records no
+        # switch out of idle)
         e = rel(f["idle_while_waiting_ns"], m["idle_while_waiting_ns"])
-        check(t + " frozen idle while waiting", e is not None and abs(e) <= 0.25,
+        check(t + " frozen idle while waiting", e is not None and abs(e) <= 0.035,
               "%d vs %d ns" % (f["idle_while_waiting_ns"], m["idle_while_waiting_ns"]))
         check(t + " explained", fit["explained_share"] >= 0.99, str(fit["explained_share"]))
         check(t + " not stalled", not fit["frozen"]["stalled"] and not fit["frozen"]["forced_wakeups"], "")

@@ -94,11 +94,11 @@ static void test_select(void **state)
 	static const char *const spec[] = {
 		"sched_switch", "sched_migrate_task", "sched_wakeup", "sched_wakeup_new", "sched_waking",
 		"sched_process_fork", "sched_process_exit", "sched_process_exec",
-		"sched_move_numa", "sched_swap_numa",
+		"sched_move_numa", "sched_swap_numa", "sched_stick_numa",
 	};
 	const size_t nr = sizeof(spec) / sizeof(spec[0]), required = 8;
 	char dir[] = "/tmp/ir-events-XXXXXX", err[256], cmd[128];
-	const char *has[10];
+	const char *has[11];
 	char **names;
 	const char *real = tracefs_tracing_dir();
 	size_t n;
@@ -115,7 +115,7 @@ static void test_select(void **state)
 	assert_non_null(mkdtemp(dir));
 	/* all of them, and others the recorder does not want */
 	{
-		const char *more[12];
+		const char *more[13];
 
 		for (size_t i = 0; i < nr; i++)
 			more[i] = spec[i];

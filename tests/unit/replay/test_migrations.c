@@ -226,6 +226,46 @@ static void test_active_twice(void **state)
 	ir_state_free(s);
 }
 
+/* One migration event on the busy2() set-up, by the CPU that emits it and
+ * the CPUs it names: the cause, and the runqueue the task ends on. */
+static void test_lone_migrations(void **state)
+{
+	static const struct {
+		const char *why;
+		int ncpu, cpu, orig, dest;
+		int32_t common_pid;
+		int cause;		/* -1: not a migration */
+		int check_cpu, nr;	/* ir_state_nr_running(check_cpu) */
+		int check_cpu2, nr2;	/* and another (-1: none) */
+	} rows[] = {
+		/* dest == c while c idle (its own idle balance): periodic */
+		{ "periodic idle", 3, 2, 1, 2, 0, PER, 2, 1, -1, 0 },
+		/* dest != c while c runs swapper: nohz idle balance on behalf of dest */
+		{ "nohz", 3, 2, 1, 0, 0, NOHZ, 0, 2, 1, 1 },
+		/* dest != c on a busy c, not the stopper, not a wakeup: unknown */
+		{ "unknown", 3, 0, 1, 2, 100, UNK, 2, 1, -1, 0 },
+		/* set_task_cpu() emits orig == dest too: not a migration */
+		{ "same cpu", 2, 1, 1, 1, 200, -1, 1, 2, -1, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		uint64_t want[IR_MIG__COUNT] = { 0 };
+		struct ir_state *s = busy2(NULL, rows[i].ncpu);
+
+		if (rows[i].cause >= 0)
+			want[rows[i].cause] = 1;
+		mig(s, T0 + 10 * US, rows[i].cpu, rows[i].common_pid, 201, rows[i].orig, rows[i].dest);
+		ir_state_finish(s, T0 + 20 * US);
+		print_message("%s\n", rows[i].why);
+		expect_causes(s, want);
+		assert_int_equal(ir_state_nr_running(s, rows[i].check_cpu), rows[i].nr);
+		if (rows[i].check_cpu2 >= 0)
+			assert_int_equal(ir_state_nr_running(s, rows[i].check_cpu2), rows[i].nr2);
+		ir_state_free(s);
+	}
+}
+
 /* dest == c, then c's task carries on (preempted, not blocked): periodic. */
 static void test_periodic_busy(void **state)
 {
@@ -254,33 +294,6 @@ static void test_periodic_busy_event(void **state)
 	ir_state_finish(s, T0 + 300 * US);
 	expect_causes(s, ONE(PER));
 	assert_int_equal(pts.n, 0);
-	ir_state_free(s);
-}
-
-/* dest == c while c idle (its own idle balance): periodic. */
-static void test_periodic_idle(void **state)
-{
-	struct ir_state *s = busy2(NULL, 3);
-
-	(void)state;
-	mig(s, T0 + 10 * US, 2, 0, 201, 1, 2);
-	ir_state_finish(s, T0 + 20 * US);
-	expect_causes(s, ONE(PER));
-	assert_int_equal(ir_state_nr_running(s, 2), 1);
-	ir_state_free(s);
-}
-
-/* dest != c while c runs swapper: nohz idle balance on behalf of dest. */
-static void test_nohz(void **state)
-{
-	struct ir_state *s = busy2(NULL, 3);
-
-	(void)state;
-	mig(s, T0 + 10 * US, 2, 0, 201, 1, 0);
-	ir_state_finish(s, T0 + 20 * US);
-	expect_causes(s, ONE(NOHZ));
-	assert_int_equal(ir_state_nr_running(s, 0), 2);
-	assert_int_equal(ir_state_nr_running(s, 1), 1);
 	ir_state_free(s);
 }
 
@@ -395,32 +408,6 @@ static void test_rt_from_switch(void **state)
 		}
 }
 
-/* dest != c on a busy c, not the stopper, not a wakeup: unknown. */
-static void test_unknown(void **state)
-{
-	struct ir_state *s = busy2(NULL, 3);
-
-	(void)state;
-	mig(s, T0 + 10 * US, 0, 100, 201, 1, 2);
-	ir_state_finish(s, T0 + 20 * US);
-	expect_causes(s, ONE(UNK));
-	assert_int_equal(ir_state_nr_running(s, 2), 1);
-	ir_state_free(s);
-}
-
-/* set_task_cpu() emits orig == dest too: not a migration. */
-static void test_same_cpu_dropped(void **state)
-{
-	struct ir_state *s = busy2(NULL, 2);
-
-	(void)state;
-	mig(s, T0 + 10 * US, 1, 200, 201, 1, 1);
-	ir_state_finish(s, T0 + 20 * US);
-	expect_causes(s, (const uint64_t[IR_MIG__COUNT]){ 0 });
-	assert_int_equal(ir_state_nr_running(s, 1), 2);
-	ir_state_free(s);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -435,15 +422,12 @@ int main(void)
 		cmocka_unit_test(test_active_twice),
 		cmocka_unit_test(test_periodic_busy),
 		cmocka_unit_test(test_periodic_busy_event),
-		cmocka_unit_test(test_periodic_idle),
-		cmocka_unit_test(test_nohz),
+		cmocka_unit_test(test_lone_migrations),
 		cmocka_unit_test(test_active),
 		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_numa),
 		cmocka_unit_test(test_rt),
 		cmocka_unit_test(test_rt_from_switch),
-		cmocka_unit_test(test_unknown),
-		cmocka_unit_test(test_same_cpu_dropped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -491,6 +491,38 @@ static void test_snapshot_pulled_from_queue(void **state)
 		expect_task(&w.s[0].rq[1], i, 40 + i, 0, false);
 }
 
+/* Another CPU inside its own probed newidle call (v6.1 __schedule():
+ * deactivate_task(prev) before pick_next_task()): rq->curr is still prev,
+ * so not idle_cpu(), but prev is off the runqueue: a level of CPU 2's
+ * balance reads CPU 0 with nr_running 1 (the one arrival, 21, queued
+ * during the call) and no runnable task besides it, not 2. */
+static void test_snapshot_prev_dequeued(void **state)
+{
+	struct ir_state_params prm;
+	struct seen w = { .cpu = 2 };
+	struct ir_state *s;
+	const uint64_t e = T0 + 1 * MS;
+
+	(void)state;
+	ir_state_params_default(&prm);
+	prm.probe_seed = true;
+	s = ir_state_new(3, &prm, NULL, keep, &w);
+	assert_non_null(s);
+	sw(s, T0, 0, 0, S_RUN, 20);
+	sw(s, T0, 1, 0, S_RUN, 30);
+	sw(s, T0 + 10 * US, 2, 0, S_RUN, 13);
+	probe_in(s, e, 0, 20, 0, 1);		/* CPU 0: 20 is going to sleep */
+	wake(s, e + 2 * US, 1, 30, 21, 0);	/* 21 queued on CPU 0 meanwhile */
+	sw(s, e + 5 * US, 2, 13, S_SLEEP, 0);	/* CPU 2 goes idle: its point */
+	sw(s, e + 300 * US, 2, 0, S_RUN, 14);	/* delivered */
+	assert_int_equal(w.n, 1);
+	assert_int_equal(w.s[0].rq[0].nr_running, 1);
+	assert_false(w.s[0].rq[0].curr_idle);
+	assert_int_equal(w.s[0].rq[0].nr_tasks, 1);
+	expect_task(&w.s[0].rq[0], 0, 21, 0, false);
+	ir_state_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -499,6 +531,7 @@ int main(void)
 		cmocka_unit_test(test_level_times),
 		cmocka_unit_test(test_snapshot_queue),
 		cmocka_unit_test(test_snapshot_pulled_from_queue),
+		cmocka_unit_test(test_snapshot_prev_dequeued),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
