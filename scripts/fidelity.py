@@ -376,10 +376,14 @@ def main():
 # only while the local node is empty (1, was 2); NUMA pulls rose by up to
 # 0.7 a trace; vm-ab/mc0_1 NUMA lb_gained (10 / 7.7, was 7.2) joined, none
 # left: 57 of 99.
+# Two held targets left with the snapshot's v6.1 rq->nr_running of a CPU
+# inside its own newidle call (prev dequeued, replay/state.c snap_fill()):
+# mc0_1 MC lb_gained 10.7 -> 11.4 against 9 (+19 % -> +27 %) and
+# noni_3 -> mc0 cross +29 % -> +30 %, both at the edge of their targets;
+# the input was wrong before, so the two were held by it.
 CHECKED = {
     "vm-ab/mc0_1 -> mc5ms cross",
     "vm-ab/mc0_1 MC lb_count",
-    "vm-ab/mc0_1 MC lb_gained",
     "vm-ab/mc0_1 NUMA lb_gained",
     "vm-ab/mc0_1 NUMA lb_count",
     "vm-ab/mc0_1 SMT lb_count",
@@ -416,7 +420,6 @@ CHECKED = {
     "vm-ab/noni_1 NUMA lb_count",
     "vm-ab/noni_1 SMT lb_count",
     "vm-ab/noni_1 SMT lb_gained",
-    "vm-ab/noni_3 -> mc0 cross",
     "vm-ab/noni_3 -> ni cross",
     "vm-ab/noni_3 -> noni cross",
     "vm-ab/noni_3 MC lb_count",
