@@ -679,8 +679,9 @@ static void migrate(struct sim *s, int32_t ti, int from, int to, uint64_t *count
  * the recording machine, not of the fair class (the wakeup IPI or the
  * polling idle loop's TIF_NEED_RESCHED, the idle state's exit latency,
  * under emulation the host's wakeup of the vCPU thread), so it is taken
- * from the trace: a draw from the recorded waits of wakeups onto idle CPUs
- * (workload.c: sched_wakeup on an idle CPU to its switch-in of the wakee),
+ * from the trace: a draw from the recorded latencies of wakeups onto idle
+ * CPUs (workload.c exit_mark(): the first wakee's sched_waking, else its
+ * sched_wakeup, to the idle CPU's switch-in of it),
  * the inverse of their quantile table, linear between its
  * IR_IDLE_WAKE_Q + 1 points, with the simulation's seeded dice; the table
  * of wakeups from another CPU (an IPI to reach it) or the one of wakeups
