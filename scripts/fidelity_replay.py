@@ -156,12 +156,16 @@ def main():
     ap.add_argument("--before")
     ap.add_argument("--markdown")
     ap.add_argument("--trace", action="append", default=[], metavar="PATH",
-                    help="measure this trace instead of tests/data's (repeatable; its own topology)")
+                    help="measure this trace instead of tests/data's (repeatable)")
+    ap.add_argument("--topology", metavar="SPEC",
+                    help="the --trace files' topology (default: the one recorded in each trace, else one "
+                         "flat LLC; a trace-cmd recording of the guest needs %s)" % TOPO[1])
     a = ap.parse_args()
     rows = []
     traces = [(os.path.join(DATA, rel), rel, topo, idle) for rel, topo, idle in TRACES]
     if a.trace:
-        traces = [(p, os.path.basename(p), [], True) for p in a.trace]
+        traces = [(p, os.path.basename(p), ["--topology", a.topology] if a.topology else [], True)
+                  for p in a.trace]
     with tempfile.TemporaryDirectory() as tmp:
         for path, rel, topo, idle in traces:
             rows.append((rel, figures(a.idlereplay, path, topo, idle, tmp),
