@@ -161,6 +161,8 @@ def main():
                     help="the --trace files' topology (default: the one recorded in each trace, else one "
                          "flat LLC; a trace-cmd recording of the guest needs %s)" % TOPO[1])
     a = ap.parse_args()
+    if a.topology and not a.trace:
+        ap.error("--topology applies to --trace files only (tests/data's traces have theirs)")
     rows = []
     traces = [(os.path.join(DATA, rel), rel, topo, idle) for rel, topo, idle in TRACES]
     if a.trace:

@@ -56,8 +56,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--idlereplay", default=os.path.join(ROOT, "build", "cli", "idlereplay"))
     ap.add_argument("--trace", action="append", default=[], metavar="PATH")
+    ap.add_argument("--topology", metavar="SPEC", help="the --trace files' topology (as fidelity_replay.py)")
     a = ap.parse_args()
-    traces = [(p, []) for p in a.trace] or [(os.path.join(DATA, rel), topo) for rel, topo, _ in TRACES
+    if a.topology and not a.trace:
+        ap.error("--topology applies to --trace files only")
+    traces = [(p, ["--topology", a.topology] if a.topology else []) for p in a.trace] or [(os.path.join(DATA, rel), topo) for rel, topo, _ in TRACES
                                             if rel.startswith("vm-")]
     total = {}
     with tempfile.TemporaryDirectory() as tmp:
