@@ -215,6 +215,7 @@ int ir_engine_closed_loop(struct idlereplay *ir, const struct ir_closed_loop_inp
 	sp.sis_util = cin->kernel_major < 0 || ir_kver_at_least(cin->kernel_major, cin->kernel_minor, 5, 19);
 	sp.recent_used_cpu = cin->kernel_major < 0 || ir_kver_at_least(cin->kernel_major, cin->kernel_minor, 4, 16);
 	sp.select_idle_smt = cin->kernel_major < 0 || ir_kver_at_least(cin->kernel_major, cin->kernel_minor, 5, 18);
+	sp.swb_idle_core = cin->kernel_major < 0 || ir_kver_at_least(cin->kernel_major, cin->kernel_minor, 6, 6);
 	for (int j = 0; j < nj; j++) {
 		jobs[j].w = w;
 		jobs[j].dom = cin->dom;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * load_balance(CPU_NEWLY_IDLE) at one sched domain level (SPEC 9): what a
- * newidle balance there pulls, from the runqueues the point's snapshot holds
+ * load_balance() at one sched domain level (SPEC 9): what a newidle balance
+ * (CPU_NEWLY_IDLE), or a periodic one (CPU_IDLE, CPU_NOT_IDLE: the closed
+ * loop's, sim/), there pulls, from the runqueues the point's snapshot holds
  * (struct ir_rq_snap).  Shared by every policy.  Kernel functions, all in
  * kernel/sched/fair.c:
  *
@@ -15,12 +16,14 @@
  *      has_spare: fewer idle CPUs, then more tasks.
  *  find_busiest_group()  v5.5+ decision matrix: local busier -> balanced;
  *      SD_PREFER_SIBLING (child flag) with more than one task more -> force;
- *      busiest not overloaded: local->idle_cpus <= busiest->idle_cpus + 1
- *      (groups of more than one CPU) -> balanced, a single task -> balanced.
+ *      busiest not overloaded: a busy CPU (CPU_NOT_IDLE) -> balanced,
+ *      local->idle_cpus <= busiest->idle_cpus + 1 (groups of more than one
+ *      CPU) -> balanced, a single task -> balanced.
  *      v4.15: SD_BALANCE_NEWIDLE with local capacity against a busiest
- *      group_no_capacity -> force; else avg_load and imbalance_pct tests.
+ *      group_no_capacity -> force (not CPU_NOT_IDLE); else avg_load tests,
+ *      then CPU_IDLE the idle-CPU test, the others imbalance_pct.
  *  calculate_imbalance()  local has_spare: busiest overloaded -> migrate_util
- *      (local spare capacity; 1 task if none); else migrate_task, the task
+ *      (local spare capacity; 1 task if none and this CPU is idle); else migrate_task, the task
  *      difference (prefer_sibling or single-CPU groups) or the idle-CPU
  *      difference; NUMA allowance: v5.19+ adjust_numa_imbalance(imbalance,
  *      local->sum_nr_running + 1, sd->imb_numa_nr) then >>= 1 (7d2b5dd0bcc4);
@@ -32,7 +35,7 @@
  *      (v5.7), load the most loaded.  calculate_imbalance() fills spare
  *      capacity by utilisation only above the LLC (v5.10 16b0a7a1a0af).
  *  detach_tasks()  from the tail of cfs_tasks, while the source keeps more
- *      than one task, until the imbalance is met; CONFIG_PREEMPTION stops a
+ *      than one task (an idle destination only), until the imbalance is met; CONFIG_PREEMPTION stops a
  *      newidle balance after the first task (parameter "preemption");
  *      migrate_load skips a task whose load exceeds what the imbalance
  *      allows (load_too_big(): v4.15, v5.5 and v5.10 rules).
@@ -385,11 +388,19 @@ static long busiest_group(const struct ir_lb_env *env, const struct ir_sched_dom
 		bool local_capacity = local.sum_nr_running < local.group_weight ||
 			local.group_capacity * 100 > local.group_util * imbalance_pct(env, sd);
 
-		if (!(local_capacity && busiest->group_no_capacity)) {
+		/* "SD_BALANCE_NEWIDLE trumps SMP nice when underutilized": not
+		 * for a busy CPU (env->idle != CPU_NOT_IDLE); an idle CPU's
+		 * periodic balance tests idle CPUs, the others imbalance_pct */
+		if (!(env->idle != IR_CPU_NOT_IDLE && local_capacity && busiest->group_no_capacity)) {
 			if (local.avg_load >= busiest->avg_load || local.avg_load >= avg_load)
 				return 0;
-			if (100 * busiest->avg_load <= imbalance_pct(env, sd) * local.avg_load)
+			if (env->idle == IR_CPU_IDLE) {
+				if (busiest->group_type != group_overloaded &&
+				    local.idle_cpus <= busiest->idle_cpus + 1)
+					return 0;
+			} else if (100 * busiest->avg_load <= imbalance_pct(env, sd) * local.avg_load) {
 				return 0;
+			}
 		}
 		/* 4.15 calculate_imbalance(), load units; fix_small_imbalance()
 		 * moves one task's load when the gap is below it */
@@ -418,6 +429,11 @@ static long busiest_group(const struct ir_lb_env *env, const struct ir_sched_dom
 	if (!(prefer_sibling && local.group_type == group_has_spare &&
 	      busiest->sum_nr_running > local.sum_nr_running + 1) &&
 	    busiest->group_type != group_overloaded) {
+		/* "If the busiest group is not overloaded (and as a result the
+		 * local one too) but this CPU is already busy, let another idle
+		 * CPU try to pull task" (v5.5+, v6.1 find_busiest_group()) */
+		if (env->idle == IR_CPU_NOT_IDLE)
+			return 0;
 		if (busiest->group_weight > 1 && local.idle_cpus <= busiest->idle_cpus + 1)
 			return 0;
 		if (busiest->sum_h_nr_running == 1)
@@ -434,8 +450,8 @@ static long busiest_group(const struct ir_lb_env *env, const struct ir_sched_dom
 			*mt = migrate_util;
 			imbalance = (long)((local.group_capacity > local.group_util ? local.group_capacity :
 					    local.group_util) - local.group_util);
-			if (imbalance == 0) {
-				*mt = migrate_task;	/* newly idle: pull one waiting task */
+			if (imbalance == 0 && env->idle != IR_CPU_NOT_IDLE) {
+				*mt = migrate_task;	/* "the local CPU is (newly) idle": pull one waiting task */
 				imbalance = 1;
 			}
 			return imbalance;
@@ -593,8 +609,8 @@ static void detach(const struct ir_lb_env *env, const struct ir_sched_domain *sd
 		const struct ir_snap_task *p = &src->task[i];
 		unsigned long util;
 
-		if (nr_running <= 1)
-			break;	/* "We don't want to steal all" */
+		if (env->idle != IR_CPU_NOT_IDLE && nr_running <= 1)
+			break;	/* "We don't want to steal all" (an idle destination) */
 		if (p->pinned)
 			continue;	/* cpus_ptr excludes dst_cpu */
 		*all_pinned = false;
@@ -639,6 +655,7 @@ void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res)
 	memset(&cpus, 0, sizeof(cpus));
 	res->pid = -1;
 	res->from_cpu = -1;
+	res->busiest_cpu = -1;
 	/* load_balance() "redo:" loop (v6.1; LBF_ALL_PINNED since v2.6) */
 	for (;;) {
 		struct sg_lb_stats busiest = { 0 };
@@ -657,6 +674,8 @@ void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res)
 			return;
 		}
 		src = &rqs(env)[src_cpu];
+		res->busiest_cpu = src_cpu;
+		res->migrate_task = mt == migrate_task;
 		res->why = IR_LB_NOTHING_MOVABLE;
 		/* "if (busiest->nr_running > 1)": detach_tasks() */
 		if (src->nr_running > 1)
@@ -665,8 +684,10 @@ void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res)
 			res->why = IR_LB_PULLED;
 			return;
 		}
-		if (!env->all_pinned_redo || !all_pinned || src_cpu >= IR_SNAP_MAX_CPUS)
+		if (!env->all_pinned_redo || !all_pinned || src_cpu >= IR_SNAP_MAX_CPUS) {
+			res->failed = true;	/* "if (!ld_moved)" */
 			return;
+		}
 		/* load_balance(): "All tasks on this runqueue were pinned by CPU
 		 * affinity": __cpumask_clear_cpu(cpu_of(busiest), cpus), and
 		 * "goto redo" while !cpumask_subset(cpus, env.dst_grpmask) (some

@@ -230,6 +230,7 @@ struct ir_outcome {
 	int moved;			/* tasks pulled (lb_gained), 0 or more */
 	uint64_t cost_ns;		/* their modelled cost */
 	uint64_t attempt_cost[IR_MAX_LEVELS];
+	bool lb_failed[IR_MAX_LEVELS];	/* per tried level: struct ir_lb_result's failed */
 };
 
 void ir_outcome(const struct ir_point *pt, const struct ir_decision *d, struct ir_outcome *o);
@@ -248,10 +249,14 @@ enum ir_lb_verdict {
 	IR_LB_NO_QUEUE,			/* find_busiest_queue(): none */
 	IR_LB_NOTHING_MOVABLE,		/* detach_tasks(): pinned, running or cache hot */
 };
+/* load_balance()'s env->idle (enum cpu_idle_type, v6.1 include/linux/sched/idle.h):
+ * a newidle balance (the zero value), or a periodic one of an idle or a busy CPU */
+enum ir_lb_idle { IR_CPU_NEWLY_IDLE, IR_CPU_IDLE, IR_CPU_NOT_IDLE };
 struct ir_lb_env {
 	const struct ir_domains *dom;
 	const struct ir_point *pt;	/* pt->rq: the runqueues */
 	int level;			/* index into pt->cpu's domains */
+	enum ir_lb_idle idle;
 	enum ir_lb_rules rules;
 	uint64_t now, sysctl_sched_migration_cost;
 	unsigned nr_balance_failed;
@@ -273,8 +278,22 @@ struct ir_lb_result {
 	int32_t pid, from_cpu;		/* the first of them */
 	int hot_skipped;
 	int all_pinned;			/* runqueues dropped by LBF_ALL_PINNED before the verdict */
+	bool failed;			/* an imbalance found and nothing moved ("if (!ld_moved)":
+					 * a periodic balance raises sd->nr_balance_failed);
+					 * false: moved, or out_balanced / out_all_pinned (reset) */
+	int32_t busiest_cpu;		/* find_busiest_queue()'s, -1 none */
+	bool migrate_task;		/* env->migration_type == migrate_task */
 };
 void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res);
+/* The environment of policy p's load_balance() at pt, by p's release
+ * rules, for a balance of kind idle: newidle (model/outcome.c) and the
+ * simulator's periodic balance (sim/sched.c) share it.  env->level and
+ * env->now are the caller's. */
+void ir_lb_env_init(struct ir_lb_env *env, const struct ir_policy_params *p, const struct ir_domains *dom,
+		    const struct ir_point *pt, enum ir_lb_idle idle);
+/* env at level l: sd->nr_balance_failed from the point where the simulator
+ * keeps it (pt->nr_balance_failed), else the policy's parameter */
+void ir_lb_env_level(struct ir_lb_env *env, const struct ir_policy_params *p, int level);
 /* What load_balance() needs and a trace lacks, as the model assumes it. */
 #define IR_LB_ASSUMPTIONS "load weight: every task nice 0 (1024; prio is not kept); capacity 1024 per CPU; " \
 	"utilisation and load: PELT util_avg, util_est, runnable_avg and load_avg rebuilt from run times and queue lengths; affinity: only per-CPU " \

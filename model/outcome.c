@@ -88,19 +88,7 @@ void ir_outcome_lb(const struct ir_decision_ctx *ctx, const struct ir_policy_par
 	o->level = -1;
 	o->pid = -1;
 	o->from_cpu = -1;
-	env = (struct ir_lb_env){
-		.dom = ctx->dom, .pt = pt, .rules = ir_lb_rules_of(p), .now = pt->rq_ts ? pt->rq_ts : pt->ts,
-		.sysctl_sched_migration_cost = p->sysctl_sched_migration_cost,
-		.nr_balance_failed = (unsigned)p->nr_balance_failed,
-		.preemption = p->preemption != 0, .smt_never_hot = p->smt_never_hot != 0,
-		.llc_spread = p->lb_release >= 510, .load_shift = p->lb_release >= 510,
-		.imbalance_pct_117 = p->lb_release >= 510,
-		.numa_allow_inclusive = p->lb_release >= 519, .this_cpu_busy = true,
-		.runnable_classify = p->lb_release >= 507, .util_est = p->lb_release >= 417,
-		.pelt_load = p->lb_release >= 507,
-		/* load_balance()'s LBF_ALL_PINNED redo: v4.15 through v6.1 and on */
-		.all_pinned_redo = true,
-	};
+	ir_lb_env_init(&env, p, ctx->dom, pt, IR_CPU_NEWLY_IDLE);
 	for (int i = 0; i < d->nr_tried; i++) {
 		int lvl = d->tried[i];
 		struct ir_lb_result r;
@@ -108,11 +96,13 @@ void ir_outcome_lb(const struct ir_decision_ctx *ctx, const struct ir_policy_par
 		o->attempts++;
 		o->cost_ns += d->cost[i];
 		o->attempt_cost[lvl] = d->cost[i];
-		env.level = lvl;
+		ir_lb_env_level(&env, p, lvl);
 		/* the level's own time in the walk (replay/lookahead.h): task_hot() */
 		env.now = lvl < IR_MAX_LEVELS && pt->rq_level_ts[lvl] ? pt->rq_level_ts[lvl] :
 			pt->rq_ts ? pt->rq_ts : pt->ts;
 		ir_load_balance(&env, &r);
+		if (lvl >= 0 && lvl < IR_MAX_LEVELS)
+			o->lb_failed[lvl] = r.failed;
 		if (r.moved) {
 			/* sched_balance_newidle(): "if (pulled_task ...) break" */
 			o->pulled = true;

@@ -108,6 +108,39 @@ enum ir_lb_rules ir_lb_rules_of(const struct ir_policy_params *p)
 	return p->lb_release < 505 ? IR_LB_V415 : p->lb_release < 519 ? IR_LB_V516 : IR_LB_V519;
 }
 
+void ir_lb_env_init(struct ir_lb_env *env, const struct ir_policy_params *p, const struct ir_domains *dom,
+		    const struct ir_point *pt, enum ir_lb_idle idle)
+{
+	*env = (struct ir_lb_env){
+		.dom = dom, .pt = pt, .idle = idle, .rules = ir_lb_rules_of(p),
+		.now = pt->rq_ts ? pt->rq_ts : pt->ts,
+		.sysctl_sched_migration_cost = p->sysctl_sched_migration_cost,
+		.nr_balance_failed = (unsigned)p->nr_balance_failed,
+		/* detach_tasks(): "#ifdef CONFIG_PREEMPTION ... if (env->idle ==
+		 * CPU_NEWLY_IDLE) break" (v6.1; since v4.13) */
+		.preemption = p->preemption != 0 && idle == IR_CPU_NEWLY_IDLE,
+		.smt_never_hot = p->smt_never_hot != 0,
+		.llc_spread = p->lb_release >= 510, .load_shift = p->lb_release >= 510,
+		.imbalance_pct_117 = p->lb_release >= 510,
+		.numa_allow_inclusive = p->lb_release >= 519,
+		/* a newidle balance runs before context_switch(): rq->curr is
+		 * still prev, so idle_cpu(this CPU) is false; a periodic one sees
+		 * the CPU as it is (busy: it runs a task) */
+		.this_cpu_busy = idle != IR_CPU_IDLE,
+		.runnable_classify = p->lb_release >= 507, .util_est = p->lb_release >= 417,
+		.pelt_load = p->lb_release >= 507,
+		/* load_balance()'s LBF_ALL_PINNED redo: v4.15 through v6.1 and on */
+		.all_pinned_redo = true,
+	};
+}
+
+void ir_lb_env_level(struct ir_lb_env *env, const struct ir_policy_params *p, int level)
+{
+	env->level = level;
+	env->nr_balance_failed = env->pt->nr_balance_failed && level >= 0 && level < IR_MAX_LEVELS ?
+		env->pt->nr_balance_failed[level] : (unsigned)p->nr_balance_failed;
+}
+
 /* The parameter a key names, or NULL. */
 static uint64_t *param_slot(struct ir_policy_params *p, const char *key)
 {

@@ -395,6 +395,9 @@ struct ir_point {
 	 * replay/lookahead.h) and when; NULL: rq, at rq_ts */
 	const struct ir_rq_snap *rq_level[IR_MAX_LEVELS];
 	uint64_t rq_level_ts[IR_MAX_LEVELS];
+	/* sd->nr_balance_failed per level where the simulator keeps it (sim/);
+	 * NULL: not in a trace (the policy's nr_balance_failed parameter) */
+	const uint16_t *nr_balance_failed;
 };
 
 /*

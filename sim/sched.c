@@ -66,9 +66,14 @@
  *                           the level in progress; idle_stamp / avg_idle /
  *                           max_idle_balance_cost as ttwu_do_wakeup() and the
  *                           newidle code keep them;
- *  rebalance_domains()'s load_balance()  model/'s load_balance() too, this
+ *  rebalance_domains()'s load_balance()  model/'s load_balance() too
+ *                           (CPU_IDLE or CPU_NOT_IDLE, ir_lb_env_init()), this
  *                           CPU's own runqueue included, moving as many tasks
- *                           as its first call detaches (lb_gained);
+ *                           as its first call detaches (lb_gained); one CPU
+ *                           per group balances (should_we_balance(), v6.6+
+ *                           idle cores first); sd->balance_interval and
+ *                           sd->nr_balance_failed follow each balance, and
+ *                           active balance after cache_nice_tries + 2 failures;
  *  add_nr_running()         sets rd->overload at 2 runnable; a top-level
  *                           balance rewrites it from the runqueues.
  *  dequeue_entity()         (EEVDF, v6.12+ DELAY_DEQUEUE, DELAY_ZERO) a task
@@ -176,7 +181,11 @@ struct srq {
 	bool has_idle_cores;	/* sd_llc_shared->has_idle_cores, kept at the llc_id's rq */
 	struct flips irq_flips;	/* the CPU's idle task and kthreads as wakers */
 	uint8_t kind[IR_MAX_LEVELS];
+	/* sd->balance_interval (ms) between sd->min_interval and max_interval,
+	 * and sd->nr_balance_failed: load_balance() keeps both (balance_tune()) */
 	unsigned interval[IR_MAX_LEVELS], cache_nice_tries[IR_MAX_LEVELS];
+	unsigned min_interval[IR_MAX_LEVELS], max_interval[IR_MAX_LEVELS];
+	uint16_t nr_balance_failed[IR_MAX_LEVELS];
 	bool smt[IR_MAX_LEVELS];
 	unsigned imbalance_pct[IR_MAX_LEVELS];
 	/* sched_balance_newidle()'s domain walk in progress (nb_active): the
@@ -1018,6 +1027,41 @@ static void run_curr(struct sim *s, int c)
 
 /* ------------------------------------------------------------ balance */
 
+/* load_balance()'s bookkeeping of c's sd at level l after a balance of
+ * kind idle (v6.1 load_balance(); unchanged through v6.18's
+ * sched_balance_rq()):
+ *  - sd->nr_balance_failed: "if (!ld_moved)" with an imbalance found, a
+ *    periodic balance raises it ("Increment the failure counter only on
+ *    periodic balance"); a move, out_balanced and out_all_pinned reset it;
+ *  - sd->balance_interval: an imbalance found (moved or not) resets it to
+ *    sd->min_interval ("We were unbalanced"); out_balanced doubles it up to
+ *    sd->max_interval (MAX_PINNED_INTERVAL, 512 ms, under LBF_ALL_PINNED),
+ *    except after a newidle balance ("newidle_balance() disregards balance
+ *    intervals ... Skip the balance_interval increase logic").
+ * Active balance: active_balance(). */
+static void balance_tune(struct sim *s, int c, int l, enum ir_lb_idle idle, bool moved, bool failed,
+			 bool all_pinned)
+{
+	struct srq *r = &s->rq[c];
+
+	if (!s->sp->balance_feedback || l < 0 || l >= r->nr_levels)
+		return;
+	if (failed && !moved) {
+		if (idle != IR_CPU_NEWLY_IDLE && r->nr_balance_failed[l] < UINT16_MAX)
+			r->nr_balance_failed[l]++;
+	} else {
+		r->nr_balance_failed[l] = 0;
+	}
+	if (moved || failed) {
+		r->interval[l] = r->min_interval[l];
+		return;
+	}
+	if (idle == IR_CPU_NEWLY_IDLE)
+		return;
+	if ((all_pinned && r->interval[l] < 512) || r->interval[l] < r->max_interval[l])
+		r->interval[l] *= 2;
+}
+
 static void rewrite_overload(struct sim *s)
 {
 	s->overload = s->nr_overloaded > 0;	/* update_sd_lb_stats() at the top level */
@@ -1048,6 +1092,8 @@ static void snapshot(struct sim *s, int c, struct ir_point *pt, bool own)
 	pt->pulled_pid = pt->pulled_from = -1;
 	pt->probe_ret = -1;
 	pt->nr_levels = s->rq[c].nr_levels;
+	if (s->sp->balance_feedback)
+		pt->nr_balance_failed = s->rq[c].nr_balance_failed;
 	for (int l = 0; l < IR_MAX_LEVELS; l++)
 		pt->ring[l] = (struct ir_cand){ .pid = -1, .cpu = -1 };
 	pt->rq = s->snap;
@@ -1144,6 +1190,7 @@ static int32_t newidle_level(struct sim *s, int c, struct ir_point *pt)
 	one.kind[0] = d->kind[i];
 	ir_decision_ctx_init(&ctx, pt, s->dom);
 	ir_outcome_lb(&ctx, s->pol, &one, &o1);
+	balance_tune(s, c, lvl, IR_CPU_NEWLY_IDLE, o1.pulled, o1.lb_failed[lvl], false);
 	r->nb_o.attempts++;
 	r->nb_o.cost_ns += d->cost[i];
 	r->nb_o.attempt_cost[lvl] = d->cost[i];
@@ -1223,6 +1270,9 @@ static int32_t newidle(struct sim *s, int c)
 	}
 	/* the whole walk at its entry (newidle_lock_drop off, or no level) */
 	ir_outcome_lb(&ctx, s->pol, &d, &o);
+	for (int i = 0; i < o.attempts && i < d.nr_tried; i++)
+		balance_tune(s, c, d.tried[i], IR_CPU_NEWLY_IDLE, o.pulled && o.level == d.tried[i],
+			     o.lb_failed[d.tried[i]], false);
 	for (int i = 0; i < d.nr_tried; i++)
 		if (d.tried[i] == r->nr_levels - 1 && (!o.pulled || o.level == d.tried[i]))
 			rewrite_overload(s);	/* the walk reached the top level */
@@ -1264,6 +1314,48 @@ static void newidle_next(struct sim *s, int c)
 	go_idle(s, c, s->now);
 }
 
+/* Active balance (v6.1 load_balance(), need_active_balance()'s
+ * imbalanced_active_balance(): migrate_task and sd->nr_balance_failed >
+ * sd->cache_nice_tries + 2; asym packing, misfit and reduced capacity are
+ * not modelled).  Unless the busiest CPU's curr may not run on c ("Don't
+ * kick the active_load_balance_cpu_stop, if the curr task on busiest CPU
+ * can't be moved to this_cpu": out_one_pinned), its stopper preempts curr
+ * and active_load_balance_cpu_stop()'s detach_one_task() moves the first
+ * task from the tail of cfs_tasks that can_migrate_task() allows, cache
+ * hot or not (LBF_ACTIVE_LB): the longest queued, else the preempted curr
+ * (cfs_tasks is MRU: pick_next_task_fair() moves the picked task to its
+ * head).  The stopper is taken to run at once.  "We've kicked active
+ * balancing, force task migration": sd->nr_balance_failed =
+ * sd->cache_nice_tries + 1.  Returns whether a task moved. */
+static bool active_balance(struct sim *s, int c, int l, int src)
+{
+	struct srq *b = &s->rq[src];
+	int32_t ti = -1;
+
+	if (src < 0 || src >= s->n || src == c || b->curr < 0 || s->w->task[b->curr].pinned)
+		return false;
+	for (uint32_t i = 0; i < b->nr_queued; i++) {
+		int32_t q = b->q[i];
+
+		if (s->w->task[q].pinned || s->t[q].delayed)
+			continue;
+		if (ti < 0 || s->t[q].enq < s->t[ti].enq || (s->t[q].enq == s->t[ti].enq && q < ti))
+			ti = q;
+	}
+	if (ti < 0) {
+		ti = b->curr;
+		put_curr(s, src);
+		q_add(s, src, ti);
+	}
+	q_del(s, ti);
+	migrate(s, ti, src, c, &s->res->mig_periodic);
+	q_add(s, c, ti);
+	if (b->curr < 0)
+		pick_next(s, src);
+	s->rq[c].nr_balance_failed[l] = (uint16_t)(s->rq[c].cache_nice_tries[l] + 1);
+	return true;
+}
+
 /* Periodic load_balance() at level l of c (rebalance_domains() v6.1,
  * sched_balance_domains() v6.10+; CPU_IDLE or CPU_NOT_IDLE): model/'s
  * load_balance() on the simulated runqueues, c's own included.  The kernel
@@ -1271,18 +1363,10 @@ static void newidle_next(struct sim *s, int c)
  * CONFIG_PREEMPTION stop outside newidle); here the first call says how
  * many (lb_gained), and each is the first task a fresh call would take, the
  * runqueues updated after every move.  Returns the tasks moved. */
-static unsigned periodic_balance(struct sim *s, int c, int l)
+static unsigned periodic_balance(struct sim *s, int c, int l, enum ir_lb_idle idle)
 {
 	struct ir_point pt;
-	struct ir_lb_env env = {
-		.dom = s->dom, .pt = &pt, .level = l, .rules = ir_lb_rules_of(s->pol),
-		.sysctl_sched_migration_cost = s->pol->sysctl_sched_migration_cost,
-		.smt_never_hot = s->pol->smt_never_hot != 0,
-		.llc_spread = s->pol->lb_release >= 510, .load_shift = s->pol->lb_release >= 510,
-		/* imbalance_pct_117, numa_allow_inclusive and this_cpu_busy (the
-		 * open-loop model's since branch fidp) are left off here until the
-		 * closed loop's bounds are re-measured with them (issue 13) */
-	};
+	struct ir_lb_env env;
 	struct ir_lb_result r;
 	unsigned moved = 0;
 	int want = 1;
@@ -1292,8 +1376,16 @@ static unsigned periodic_balance(struct sim *s, int c, int l)
 		int from;
 
 		snapshot(s, c, &pt, true);
+		ir_lb_env_init(&env, s->pol, s->dom, &pt, idle);
+		ir_lb_env_level(&env, s->pol, l);
 		env.now = s->now;
 		ir_load_balance(&env, &r);
+		if (!i) {
+			balance_tune(s, c, l, idle, r.moved > 0, r.failed, r.all_pinned > 0);
+			if (s->sp->balance_feedback && r.failed && !r.moved && r.migrate_task &&
+			    s->rq[c].nr_balance_failed[l] > s->rq[c].cache_nice_tries[l] + 2)
+				return active_balance(s, c, l, r.busiest_cpu) ? 1 : 0;
+		}
 		if (!r.moved || r.pid < 0 || (uint32_t)r.pid >= s->w->nr_tasks)
 			break;
 		ti = r.pid;
@@ -1844,10 +1936,72 @@ static void push_balance(struct sim *s, int c, uint64_t at)
 	hpush(s, at, E_BALANCE, (uint32_t)c, ++r->bal_gen);
 }
 
+/* idle_cpu() (v6.1 kernel/sched/core.c): rq->curr is the idle task and
+ * nothing is queued.  A CPU inside its newidle walk (or still paying for
+ * one) is not: rq->curr is still prev until context_switch(). */
+static bool sim_idle_cpu(const struct sim *s, int o)
+{
+	const struct srq *r = &s->rq[o];
+
+	return r->curr < 0 && !r->nr_queued && !r->nb_active && r->avail <= s->now;
+}
+
+/* is_core_idle(): every SMT sibling of o but o itself idle_cpu() */
+static bool core_idle(const struct sim *s, int o)
+{
+	if (!s->rq[o].nr_levels || !(ir_domains_level(s->dom, o, 0)->flags & SD_SHARE_CPUCAPACITY))
+		return true;	/* no SMT level: o is its own core */
+	for (int x = 0; x < s->n; x++)
+		if (x != o && in_level(s, o, 0, x) && !sim_idle_cpu(s, x))
+			return false;
+	return true;
+}
+
+/* should_we_balance() for a periodic balance of c at level l: one CPU of
+ * the local group (sd->groups, the child domain's span; {c} at the lowest
+ * level) balances for it.  v6.1: the first idle CPU of
+ * group_balance_mask(sg), else the group's first CPU (group_balance_cpu()).
+ * v6.6+ (b1bfeab9b002 "sched/fair: Consider the idle state of the whole
+ * core for load balance"), outside SD_SHARE_CPUCAPACITY levels: the first
+ * idle CPU whose core is idle, else the first idle CPU with busy siblings,
+ * else the group's first CPU.  CPUs in ascending order, as
+ * for_each_cpu_and() walks them. */
+static bool should_we_balance(const struct sim *s, int c, int l)
+{
+	bool cores = s->sp->swb_idle_core && !(ir_domains_level(s->dom, c, l)->flags & SD_SHARE_CPUCAPACITY);
+	int first = -1, idle_smt = -1;
+
+	for (int o = 0; o < s->n; o++) {
+		if (o != c && (l == 0 || !in_level(s, c, l - 1, o)))
+			continue;	/* not in c's group at this level */
+		if (first < 0)
+			first = o;
+		if (!sim_idle_cpu(s, o))
+			continue;
+		if (cores && !core_idle(s, o)) {
+			/* remember the first idle SMT CPU; its siblings are
+			 * skipped (cpumask_andnot(swb_cpus, ..., cpu_smt_mask)),
+			 * which only ever drops CPUs of a busy core */
+			if (idle_smt < 0)
+				idle_smt = o;
+			continue;
+		}
+		return o == c;
+	}
+	if (idle_smt >= 0)
+		return idle_smt == c;
+	return first == c;
+}
+
 /* rebalance_domains() (v6.1; sched_balance_domains() from v6.10): a level
  * balances once jiffies pass sd->last_balance + get_sd_balance_interval(sd,
  * busy), busy as the CPU is at the check (recomputed after a balance that
- * moved tasks), so a CPU that went idle balances at the short interval. */
+ * moved tasks), so a CPU that went idle balances at the short interval.
+ * load_balance() returns at once where should_we_balance() says another CPU
+ * of the group balances ("*continue_balancing = 0; goto out_balanced",
+ * before update_sd_lb_stats(): no rd->overload rewrite, no SIS_UTIL
+ * update); the level's sd->last_balance is still set, and the levels above
+ * are not visited ("if (!continue_balancing) break"). */
 static void periodic(struct sim *s, int c)
 {
 	struct srq *r = &s->rq[c];
@@ -1855,23 +2009,32 @@ static void periodic(struct sim *s, int c)
 	bool busy = r->curr >= 0;
 
 	for (int l = 0; l < r->nr_levels; l++) {
-		if (s->now >= r->last_balance[l] + balance_interval(s, c, l, busy)) {
-			unsigned moved = periodic_balance(s, c, l);
+		bool cont = true;
 
-			update_idle_cpu_scan(s, c, l);
-			if (l == r->nr_levels - 1)
-				rewrite_overload(s);
-			if (moved) {
-				if (r->curr < 0 && r->avail <= s->now)
-					pick_next(s, c);
-				else if (r->curr >= 0)
-					arm(s, c);
-				busy = r->curr >= 0 || r->nr_queued;
+		if (s->now >= r->last_balance[l] + balance_interval(s, c, l, busy)) {
+			cont = !s->sp->should_we_balance || should_we_balance(s, c, l);
+			if (!cont)	/* out_balanced */
+				balance_tune(s, c, l, busy ? IR_CPU_NOT_IDLE : IR_CPU_IDLE, false, false, false);
+			if (cont) {
+				unsigned moved = periodic_balance(s, c, l, busy ? IR_CPU_NOT_IDLE : IR_CPU_IDLE);
+
+				update_idle_cpu_scan(s, c, l);
+				if (l == r->nr_levels - 1)
+					rewrite_overload(s);
+				if (moved) {
+					if (r->curr < 0 && r->avail <= s->now)
+						pick_next(s, c);
+					else if (r->curr >= 0)
+						arm(s, c);
+					busy = r->curr >= 0 || r->nr_queued;
+				}
 			}
 			r->last_balance[l] = s->now;
 		}
 		if (r->last_balance[l] + balance_interval(s, c, l, busy) < next)
 			next = r->last_balance[l] + balance_interval(s, c, l, busy);
+		if (!cont)
+			break;
 	}
 	if (next != UINT64_MAX && s->live)
 		push_balance(s, c, next);
@@ -1919,6 +2082,8 @@ void ir_sim_params_default(struct ir_sim_params *p, int nr_cpus)
 	p->sync_wakeups = true;
 	p->newidle_lock_drop = true;
 	p->balance_jiffies = true;
+	p->should_we_balance = true;
+	p->balance_feedback = true;
 }
 
 static void setup_rq(struct sim *s, const struct ir_domains *dom, int c)
@@ -1942,6 +2107,10 @@ static void setup_rq(struct sim *s, const struct ir_domains *dom, int c)
 
 		r->kind[l] = (uint8_t)sd->kind;
 		r->interval[l] = sd->balance_interval ? sd->balance_interval : 1;
+		/* sd_init(): min_interval = sd_weight, max_interval = 2 * sd_weight,
+		 * balance_interval = sd_weight (model/domains.c's) */
+		r->min_interval[l] = r->interval[l];
+		r->max_interval[l] = 2 * r->interval[l];
 		r->imbalance_pct[l] = sd->imbalance_pct ? sd->imbalance_pct : 117;
 		r->cache_nice_tries[l] = sd->cache_nice_tries;
 		r->smt[l] = sd->flags & SD_SHARE_CPUCAPACITY;
@@ -1958,7 +2127,8 @@ static void setup_rq(struct sim *s, const struct ir_domains *dom, int c)
 		/* no domains: one flat LLC */
 		r->nr_levels = 1;
 		r->kind[0] = IR_LVL_MC;
-		r->interval[0] = (unsigned)s->n;
+		r->interval[0] = r->min_interval[0] = (unsigned)s->n;
+		r->max_interval[0] = 2 * (unsigned)s->n;
 		r->imbalance_pct[0] = 117;
 		r->llc = 0;
 		r->llc_size = (unsigned)s->n;

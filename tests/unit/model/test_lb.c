@@ -1503,6 +1503,55 @@ static void test_all_pinned_redo(void **state)
 	ir_domains_free(t.d);
 }
 
+/* env->idle, through ir_lb_env_init() with a v5.19+ policy's defaults
+ * (CONFIG_PREEMPTION on).  Two CPUs of one LLC (MC: groups {0} and {1});
+ * CPU 1 runs one task and queues four, cold, at low utilisation, so its
+ * group has spare capacity and is not overloaded (sum_nr_running 5 >
+ * weight 1, but util and runnable are under capacity / imbalance_pct).
+ * find_busiest_group(): weight 1, five tasks -> calculate_imbalance():
+ * migrate_task, busiest->sum_nr_running - local's = 5 - 0, >>= 1 -> 2.
+ *  - CPU_NEWLY_IDLE: detach_tasks() stops after the first task
+ *    ("#ifdef CONFIG_PREEMPTION ... if (env->idle == CPU_NEWLY_IDLE) break");
+ *  - CPU_IDLE (a periodic balance of idle CPU 0): both tasks;
+ *  - CPU_NOT_IDLE (CPU 0 runs a task): "If the busiest group is not
+ *    overloaded (and as a result the local one too) but this CPU is already
+ *    busy, let another idle CPU try to pull task": nothing. */
+static void test_balance_kinds(void **state)
+{
+	struct lbt t;
+	struct ir_policy_params p;
+	struct ir_lb_env env;
+	struct ir_lb_result r;
+
+	(void)state;
+	ir_policy_defaults(IR_POL_PROPORTIONAL, &p);
+	assert_true(p.preemption && p.lb_release >= 519);
+	lbt_init(&t, domains("sockets=1,cores=2,threads=1"), 2);
+	busy(t.rq, 1, 5, 10 * 1000 * US, 100);
+	ir_lb_env_init(&env, &p, t.d, &t.pt, IR_CPU_NEWLY_IDLE);
+	assert_int_equal(env.now, NOW);
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.why, IR_LB_PULLED);
+	assert_int_equal(r.moved, 1);
+	assert_int_equal(r.from_cpu, 1);
+	ir_lb_env_init(&env, &p, t.d, &t.pt, IR_CPU_IDLE);
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.why, IR_LB_PULLED);
+	assert_int_equal(r.moved, 2);
+	assert_int_equal(r.from_cpu, 1);
+	busy(t.rq, 0, 1, 10 * 1000 * US, 100);
+	ir_lb_env_init(&env, &p, t.d, &t.pt, IR_CPU_NOT_IDLE);
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.why, IR_LB_BALANCED);
+	assert_int_equal(r.moved, 0);
+	/* the same busy CPU under a newidle env (a model without the rule)
+	 * would pull: the rule, not the runqueues, says no */
+	ir_lb_env_init(&env, &p, t.d, &t.pt, IR_CPU_NEWLY_IDLE);
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.moved, 1);
+	ir_domains_free(t.d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1537,6 +1586,7 @@ int main(void)
 		cmocka_unit_test(test_util_est_update),
 		cmocka_unit_test(test_pelt_load),
 		cmocka_unit_test(test_all_pinned_redo),
+		cmocka_unit_test(test_balance_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -681,19 +681,37 @@ static void test_sis_util(void **state)
  * ... ms), CPU 1 pulls A at 210 ms (one periodic migration; A stopped 1 ms
  * before: not task_hot()), and A's 21 ms left end at 231 ms plus one 5 us
  * cache refill.  At the busy interval CPU 1 would look at 226 ms, after A
- * resumed on CPU 0 at 214 ms: no migration, the end at 235 ms.
+ * resumed on CPU 0 at 214 ms: no migration, the end at 235 ms.  That is
+ * with sd->balance_interval fixed at sd->min_interval (balance_feedback
+ * off).  With load_balance()'s feedback (the default) every balance of CPU
+ * 1 finds one task per CPU, balanced ("out_balanced": interval doubled to
+ * max_interval, 2 x sd_weight = 4 ms): it balances busy at 2 ms, then every
+ * 4 x 16 = 64 ms (66, 130, 194 ms); idle at 200 ms (194 + 4 ms is past, so
+ * at once) it balances at 200, 204, 208 and 212 ms, and pulls A at 212 ms:
+ * 21 ms left, the end at 233 ms plus the refill.
  */
 static void test_idle_interval(void **state)
 {
 	struct ir_workload *w = three(209, 21, 5);
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
 	struct ir_sim_result r;
 
 	(void)state;
-	run_three(w, true, &r);
-	assert_int_equal(r.mig_wakeup, 0);
-	assert_int_equal(r.mig_newidle, 0);
-	assert_int_equal(r.mig_periodic, 1);
-	assert_int_equal(r.completion_ns, 231 * MS + 5 * US);
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
+	for (int k = 0; k < 2; k++) {
+		ir_sim_params_default(&sp, 2);
+		assert_true(sp.balance_feedback);	/* the default */
+		sp.recent_used_cpu = true;
+		sp.sis_util = true;
+		sp.balance_feedback = k == 0;
+		assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+		assert_false(r.stalled);
+		assert_int_equal(r.mig_wakeup, 0);
+		assert_int_equal(r.mig_newidle, 0);
+		assert_int_equal(r.mig_periodic, 1);
+		assert_int_equal(r.completion_ns, (k == 0 ? 233 : 231) * MS + 5 * US);
+	}
 	ir_workload_free(w);
 }
 
@@ -1487,7 +1505,8 @@ static void test_probed_walk(void **state)
  * preempts A on CPU 0 at 209 ms (SIS_UTIL keeps it there), so CPU 1 pulls
  * A at 212 ms (not 210 ms, the next 2 ms step), and A's 21 ms left end at
  * 233 ms plus one 5 us cache refill.  Without the jiffy, as
- * test_idle_interval: 231 ms.
+ * test_idle_interval: 231 ms.  (sd->balance_interval fixed here; with
+ * load_balance()'s feedback see test_idle_interval.)
  */
 static void test_balance_jiffies(void **state)
 {
@@ -1505,6 +1524,7 @@ static void test_balance_jiffies(void **state)
 		sp.sis_util = true;
 		sp.tick_ns = 4 * MS;
 		sp.balance_jiffies = k == 0;
+		sp.balance_feedback = false;
 		assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
 		assert_false(r.stalled);
 		assert_int_equal(r.mig_wakeup, 0);
