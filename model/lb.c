@@ -47,6 +47,9 @@
  *      busiest runqueue leaves env->cpus and the balance is redone ("goto
  *      redo") while a CPU outside the local group is left; env->cpus also
  *      bounds update_sg_lb_stats() and find_busiest_queue().
+ *  should_we_balance()  a periodic balance's one CPU per local group: the
+ *      first idle CPU, else the group's first; v6.6+ (b1bfeab9b002) the
+ *      first idle CPU of an idle core first (ir_should_we_balance()).
  *  sd->imbalance_pct  as sd_init() (kernel/sched/topology.c) sets it: SMT
  *      110, LLC levels (SD_SHARE_PKG_RESOURCES) 117, the others (DIE, NUMA)
  *      the default, 125 up to v5.9 and 117 from v5.10 (2208cdaa56c9
@@ -643,6 +646,59 @@ static void detach(const struct ir_lb_env *env, const struct ir_sched_domain *sd
 		if (env->preemption || imbalance <= 0)
 			break;	/* CONFIG_PREEMPTION: newidle stops after one */
 	}
+}
+
+/* is_core_idle(): every SMT sibling of o (the lowest level's span when it
+ * is SD_SHARE_CPUCAPACITY) but o itself is idle_cpu() */
+static bool core_idle(const struct ir_domains *dom, int o, const bool *idle)
+{
+	const struct ir_sched_domain *smt = ir_domains_nr_levels(dom, o) > 0 ? ir_domains_level(dom, o, 0) : NULL;
+	int n = ir_domains_nr_cpus(dom);
+
+	if (!smt || !(smt->flags & SD_SHARE_CPUCAPACITY))
+		return true;
+	for (int x = 0; x < n; x++)
+		if (x != o && ir_cpumask_test(smt->span, x) && !idle[x])
+			return false;
+	return true;
+}
+
+/* should_we_balance() (v6.1): the local group is sd->groups, the child
+ * domain's span ({cpu} at the lowest level); "Try to find first idle CPU"
+ * of group_balance_mask(sg), else "Are we the first CPU of this group ?"
+ * (group_balance_cpu()).  v6.6+ outside SD_SHARE_CPUCAPACITY levels:
+ * "Don't balance to idle SMT in busy core right away when balancing
+ * cores, but remember the first idle SMT CPU for later consideration",
+ * then "Are we the first idle CPU with busy siblings?".  CPUs in
+ * ascending order, as for_each_cpu_and() walks them; the siblings of a
+ * busy core that cpumask_andnot() drops are busy-core CPUs too, which the
+ * walk skips alike. */
+bool ir_should_we_balance(const struct ir_domains *dom, int cpu, int level, const bool *idle, bool idle_cores)
+{
+	const struct ir_sched_domain *sd = ir_domains_level(dom, cpu, level);
+	const struct ir_sched_domain *child = level > 0 ? ir_domains_level(dom, cpu, level - 1) : NULL;
+	bool cores = idle_cores && sd && !(sd->flags & SD_SHARE_CPUCAPACITY);
+	int n = ir_domains_nr_cpus(dom), first = -1, idle_smt = -1;
+
+	if (!sd)
+		return true;
+	for (int o = 0; o < n; o++) {
+		if (o != cpu && (!child || !ir_cpumask_test(child->span, o)))
+			continue;
+		if (first < 0)
+			first = o;
+		if (!idle[o])
+			continue;
+		if (cores && !core_idle(dom, o, idle)) {
+			if (idle_smt < 0)
+				idle_smt = o;
+			continue;
+		}
+		return o == cpu;
+	}
+	if (idle_smt >= 0)
+		return idle_smt == cpu;
+	return first == cpu;
 }
 
 void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res)

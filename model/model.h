@@ -285,6 +285,12 @@ struct ir_lb_result {
 	bool migrate_task;		/* env->migration_type == migrate_task */
 };
 void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res);
+/* should_we_balance() of a periodic balance of cpu at level: whether cpu
+ * is the CPU of its local group that balances it.  idle[o]: idle_cpu(o),
+ * for every CPU; idle_cores: v6.6+ (b1bfeab9b002) rule.  A newidle balance
+ * needs no such test (v6.1: "In the newly idle case, we will allow all
+ * the CPUs to do the newly idle load balance"). */
+bool ir_should_we_balance(const struct ir_domains *dom, int cpu, int level, const bool *idle, bool idle_cores);
 /* The environment of policy p's load_balance() at pt, by p's release
  * rules, for a balance of kind idle: newidle (model/outcome.c) and the
  * simulator's periodic balance (sim/sched.c) share it.  env->level and

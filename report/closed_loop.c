@@ -136,7 +136,7 @@ static const char *const not_modelled[] = {
 	"from the trace's distribution whatever the idle time)",
 	"SMT contention (siblings run at full speed)",
 	"NOHZ idle balance as the kicked CPU runs it for every idle CPU (each idle CPU balances "
-	"itself at its idle interval); sd->balance_interval doubling on balanced domains; active balance",
+	"itself at its idle interval); active balance for asym packing, misfit or reduced capacity",
 	"the per-CPU kthread waker case of select_idle_sibling()",
 	"the tick's phase (a trace does not record it: ticks fall on multiples of the jiffy)",
 	"cgroups, affinity other than per-CPU kthreads, NUMA balancing, exec balancing",

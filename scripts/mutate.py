@@ -184,6 +184,12 @@ NAMED = [
      "the kallsyms scan skips static symbols"),
     ("replay/state.c", "if (ev->common_pid > 0 && cp->curr == 0)",
      "if (0 && ev->common_pid > 0 && cp->curr == 0)", "the missing-idle-exit repair removed"),
+    ("model/lb.c", "if (env->idle == IR_CPU_NOT_IDLE)", "if (0)",
+     "a busy CPU's periodic balance pulls from a busiest group that is not overloaded"),
+    ("model/lb.c", "if (cores && !core_idle(dom, o, idle)) {", "if (0 && cores && !core_idle(dom, o, idle)) {",
+     "should_we_balance() without v6.6's idle-core rule"),
+    ("sim/sched.c", "r->interval[l] *= 2;", "r->interval[l] *= 1;",
+     "a balanced domain's sd->balance_interval no longer doubles"),
 ]
 
 

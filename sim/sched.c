@@ -218,6 +218,7 @@ struct sim {
 	const struct ir_domains *dom;
 	struct ir_domains *own_dom;	/* built when none is given: one flat LLC */
 	struct ir_rq_snap *snap;	/* n entries: load_balance()'s view */
+	bool *swb_idle;			/* n entries: idle_cpu() for should_we_balance() */
 	struct stask *t;
 	struct srq *rq;
 	struct hev *heap;
@@ -1946,51 +1947,14 @@ static bool sim_idle_cpu(const struct sim *s, int o)
 	return r->curr < 0 && !r->nr_queued && !r->nb_active && r->avail <= s->now;
 }
 
-/* is_core_idle(): every SMT sibling of o but o itself idle_cpu() */
-static bool core_idle(const struct sim *s, int o)
+/* should_we_balance() (model/lb.c) on the simulated CPUs */
+static bool should_we_balance(struct sim *s, int c, int l)
 {
-	if (!s->rq[o].nr_levels || !(ir_domains_level(s->dom, o, 0)->flags & SD_SHARE_CPUCAPACITY))
-		return true;	/* no SMT level: o is its own core */
-	for (int x = 0; x < s->n; x++)
-		if (x != o && in_level(s, o, 0, x) && !sim_idle_cpu(s, x))
-			return false;
-	return true;
-}
-
-/* should_we_balance() for a periodic balance of c at level l: one CPU of
- * the local group (sd->groups, the child domain's span; {c} at the lowest
- * level) balances for it.  v6.1: the first idle CPU of
- * group_balance_mask(sg), else the group's first CPU (group_balance_cpu()).
- * v6.6+ (b1bfeab9b002 "sched/fair: Consider the idle state of the whole
- * core for load balance"), outside SD_SHARE_CPUCAPACITY levels: the first
- * idle CPU whose core is idle, else the first idle CPU with busy siblings,
- * else the group's first CPU.  CPUs in ascending order, as
- * for_each_cpu_and() walks them. */
-static bool should_we_balance(const struct sim *s, int c, int l)
-{
-	bool cores = s->sp->swb_idle_core && !(ir_domains_level(s->dom, c, l)->flags & SD_SHARE_CPUCAPACITY);
-	int first = -1, idle_smt = -1;
-
-	for (int o = 0; o < s->n; o++) {
-		if (o != c && (l == 0 || !in_level(s, c, l - 1, o)))
-			continue;	/* not in c's group at this level */
-		if (first < 0)
-			first = o;
-		if (!sim_idle_cpu(s, o))
-			continue;
-		if (cores && !core_idle(s, o)) {
-			/* remember the first idle SMT CPU; its siblings are
-			 * skipped (cpumask_andnot(swb_cpus, ..., cpu_smt_mask)),
-			 * which only ever drops CPUs of a busy core */
-			if (idle_smt < 0)
-				idle_smt = o;
-			continue;
-		}
-		return o == c;
-	}
-	if (idle_smt >= 0)
-		return idle_smt == c;
-	return first == c;
+	if (!s->dom)
+		return true;
+	for (int o = 0; o < s->n; o++)
+		s->swb_idle[o] = sim_idle_cpu(s, o);
+	return ir_should_we_balance(s->dom, c, l, s->swb_idle, s->sp->swb_idle_core);
 }
 
 /* rebalance_domains() (v6.1; sched_balance_domains() from v6.10): a level
@@ -2146,8 +2110,9 @@ static int setup(struct sim *s, const struct ir_domains *dom)
 
 	s->t = calloc(w->nr_tasks ? w->nr_tasks : 1, sizeof(*s->t));
 	s->rq = calloc((size_t)s->n, sizeof(*s->rq));
+	s->swb_idle = calloc((size_t)s->n, sizeof(*s->swb_idle));
 	s->wait = calloc(1, sizeof(*s->wait));
-	if (!s->t || !s->rq || !s->wait)
+	if (!s->t || !s->rq || !s->swb_idle || !s->wait)
 		return -1;
 	if (!dom) {
 		/* the contract's default: one flat LLC */
@@ -2448,6 +2413,7 @@ out:
 	for (int c = 0; s.rq && c < s.n; c++)
 		free(s.rq[c].q);
 	free(s.rq);
+	free(s.swb_idle);
 	free(s.t);
 	free(s.heap);
 	free(s.wait);

@@ -1552,6 +1552,49 @@ static void test_balance_kinds(void **state)
 	ir_domains_free(t.d);
 }
 
+/* should_we_balance() (v6.1; v6.6+ b1bfeab9b002), by hand from the kernel
+ * code: two packages of two cores of two threads, no NUMA nodes: SMT
+ * {0,1} .., MC {0-3} {4-7}, a top level over all 8.  At the top level
+ * CPU c's local group is its package (the MC span). */
+static void test_should_we_balance(void **state)
+{
+	struct ir_domains *d = domains("sockets=2,cores=2,threads=2");
+	bool idle[8] = { false };
+
+	(void)state;
+	assert_int_equal(ir_domains_nr_levels(d, 0), 3);
+	/* all busy: "Are we the first CPU of this group ?" */
+	for (int c = 0; c < 8; c++)
+		assert_int_equal(ir_should_we_balance(d, c, 2, idle, false), c == 0 || c == 4);
+	/* the lowest level's group is the CPU itself: always */
+	for (int c = 0; c < 8; c++)
+		assert_true(ir_should_we_balance(d, c, 0, idle, true));
+	/* CPU 1 idle beside busy CPU 0, core {2,3} idle: v6.1 takes the first
+	 * idle CPU, 1; v6.6 skips 1 (its core is busy) for 2, the first idle
+	 * CPU of an idle core */
+	idle[1] = idle[2] = idle[3] = true;
+	for (int c = 0; c < 4; c++) {
+		assert_int_equal(ir_should_we_balance(d, c, 2, idle, false), c == 1);
+		assert_int_equal(ir_should_we_balance(d, c, 2, idle, true), c == 2);
+	}
+	/* at MC (level 1) the local group is the core: CPU 1 for {0,1} under
+	 * both rules (v6.6: no idle core, so the first idle SMT CPU) */
+	assert_true(ir_should_we_balance(d, 1, 1, idle, false));
+	assert_true(ir_should_we_balance(d, 1, 1, idle, true));
+	assert_false(ir_should_we_balance(d, 0, 1, idle, true));
+	/* only CPU 3 idle, its sibling 2 busy: both rules pick 3 (v6.6 by
+	 * "the first idle CPU with busy siblings") */
+	idle[1] = idle[2] = false;
+	for (int c = 0; c < 4; c++) {
+		assert_int_equal(ir_should_we_balance(d, c, 2, idle, false), c == 3);
+		assert_int_equal(ir_should_we_balance(d, c, 2, idle, true), c == 3);
+	}
+	/* the other package is all busy: its first CPU, whatever CPU 3 does */
+	assert_true(ir_should_we_balance(d, 4, 2, idle, true));
+	assert_false(ir_should_we_balance(d, 5, 2, idle, true));
+	ir_domains_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1587,6 +1630,7 @@ int main(void)
 		cmocka_unit_test(test_pelt_load),
 		cmocka_unit_test(test_all_pinned_redo),
 		cmocka_unit_test(test_balance_kinds),
+		cmocka_unit_test(test_should_we_balance),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
