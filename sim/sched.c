@@ -224,7 +224,7 @@ struct sim {
 	struct hev *heap;
 	uint64_t nh, hcap, seq;
 	uint64_t now, last_acct;
-	uint64_t nr_waiting, nr_idle, nr_overloaded, live, pending;	/* pending: non-balance events */
+	uint64_t nr_waiting, nr_idle, live, pending;	/* pending: non-balance events */
 	uint64_t nr_cpus_queued, sum_cpus_queued;	/* CPUs with waiting tasks, the sum of their ids */
 	bool overload;
 	struct ir_hist *wait;
@@ -403,16 +403,16 @@ static void account(struct sim *s)
 	s->last_acct = s->now;
 }
 
+/* add_nr_running(): "if (prev_nr < 2 && rq->nr_running >= 2)" sets
+ * rd->overload.  Only a crossing sets it; it is cleared only by a top-level
+ * rewrite (rewrite_overload()).  The kernel's nr_running counts curr and
+ * changes only at enqueue and dequeue; here a preempted curr is put back
+ * as queued, a transient crossing with the rq at 2 already, when the flag
+ * can only be set (no rewrite came between). */
 static void set_overload(struct sim *s, int c, unsigned before)
 {
-	unsigned after = nr_running(s, c);
-
-	if (before < 2 && after >= 2) {
-		s->nr_overloaded++;
-		s->overload = true;		/* add_nr_running() */
-	} else if (before >= 2 && after < 2) {
-		s->nr_overloaded--;
-	}
+	if (before < 2 && nr_running(s, c) >= 2)
+		s->overload = true;
 }
 
 static void q_add(struct sim *s, int c, int32_t ti)
@@ -1063,9 +1063,18 @@ static void balance_tune(struct sim *s, int c, int l, enum ir_lb_idle idle, bool
 		r->interval[l] *= 2;
 }
 
+/* update_sd_lb_stats() at the top level (v6.1): "WRITE_ONCE(rd->overload,
+ * sg_status & SG_OVERLOAD)", SG_OVERLOAD where some rq has nr_running > 1
+ * (update_sg_lb_stats(); misfit tasks are not modelled).  Read from the
+ * runqueues as they are: a count kept by the queue operations drifted, as
+ * curr's block, exit and pick change nr_running without them. */
 static void rewrite_overload(struct sim *s)
 {
-	s->overload = s->nr_overloaded > 0;	/* update_sd_lb_stats() at the top level */
+	bool o = false;
+
+	for (int c = 0; c < s->n && !o; c++)
+		o = nr_running(s, c) >= 2;
+	s->overload = o;
 }
 
 /* CPU utilisation (PELT util_avg, 0..1024) up to now. */

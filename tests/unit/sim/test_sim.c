@@ -1762,6 +1762,55 @@ static void test_deterministic(void **state)
 	ir_workload_free(w);
 }
 
+/*
+ * rd->overload as the kernel keeps it: set when a runqueue reaches two
+ * tasks (add_nr_running()), cleared only by a top-level
+ * update_sd_lb_stats() that finds none at two.  Two CPUs, one level: A
+ * (CPU 0) runs 10 ms, wakes B (pinned to CPU 0, so queued behind A: CPU 0
+ * at two, the flag set; a wakeup granularity of 1 s keeps B from
+ * preempting A) and exits; B then runs 200 ms alone; C (CPU 1) runs
+ * c_ms and exits, and CPU 1's newidle balance (mainline: "if
+ * (this_rq->avg_idle < sysctl_sched_migration_cost || !rd->overload)"
+ * bails) reads the flag.  At 12 ms no balance has come since 10 ms (the
+ * busy interval is 2 ms x 16): the flag is still set, avg_idle is its
+ * initial 1 ms, so the walk runs its one level (finding nothing to pull:
+ * B runs alone).  At 100 ms a periodic balance has rewritten it from the
+ * runqueues, one task each: clear, and the call bails without an attempt.
+ * (A count of overloaded runqueues kept by the queue operations alone
+ * missed A's exit and kept the flag set.)
+ */
+static void test_overload_rewrite(void **state)
+{
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		uint64_t c_ms = k == 0 ? 12 : 100;
+		const struct ir_op a[] = { { .kind = IR_OP_RUN, .ns = 10 * MS }, { .kind = IR_OP_WAKE, .arg = 1 },
+					   { .kind = IR_OP_EXIT } };
+		const struct ir_op b[] = { { .kind = IR_OP_BLOCK_TASK }, { .kind = IR_OP_RUN, .ns = 200 * MS },
+					   { .kind = IR_OP_EXIT } };
+		const struct ir_op c[] = { { .kind = IR_OP_RUN, .ns = c_ms * MS }, { .kind = IR_OP_EXIT } };
+		const struct ir_op *ops[] = { a, b, c };
+		const uint32_t nr[] = { 3, 3, 2 };
+		const uint8_t start[] = { IR_START_RUNNABLE, IR_START_BLOCKED, IR_START_RUNNABLE };
+		const uint16_t cpu[] = { 0, 0, 1 };
+		struct ir_workload *w = programs(2, 3, ops, nr, start, cpu);
+		struct ir_policy_params pol;
+		struct ir_sim_params sp;
+		struct ir_sim_result r;
+
+		w->task[1].pinned = true;
+		ir_policy_defaults(IR_POL_MAINLINE, &pol);
+		ir_sim_params_default(&sp, 2);
+		sp.sysctl_sched_wakeup_granularity = 1000 * MS;	/* B does not preempt A */
+		assert_int_equal(ir_simulate(w, NULL, &pol, &sp, &r), 0);
+		assert_false(r.stalled);
+		assert_int_equal(r.completion_ns, 210 * MS);
+		assert_int_equal(r.newidle_pulls, 0);
+		assert_int_equal(r.newidle_attempts, k == 0 ? 1 : 0);
+		ir_workload_free(w);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1794,6 +1843,7 @@ int main(void)
 		cmocka_unit_test(test_idle_exit_distribution),
 		cmocka_unit_test(test_idle_exit_first_wakee),
 		cmocka_unit_test(test_own_timer_cpu),
+		cmocka_unit_test(test_overload_rewrite),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
