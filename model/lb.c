@@ -23,8 +23,8 @@
  *      group_no_capacity -> force (not CPU_NOT_IDLE); else avg_load tests,
  *      then CPU_IDLE the idle-CPU test, the others imbalance_pct.
  *  calculate_imbalance()  local has_spare: busiest overloaded -> migrate_util
- *      (local spare capacity; 1 task if none and this CPU is idle); else migrate_task, the task
- *      difference (prefer_sibling or single-CPU groups) or the idle-CPU
+ *      (local spare capacity; 1 task if none and this CPU is idle); else
+ *      migrate_task, the task difference (prefer_sibling or single-CPU groups) or the idle-CPU
  *      difference; NUMA allowance: v5.19+ adjust_numa_imbalance(imbalance,
  *      local->sum_nr_running + 1, sd->imb_numa_nr) then >>= 1 (7d2b5dd0bcc4);
  *      v5.16-5.18: halve first, no move while busiest->sum_nr_running is
@@ -35,8 +35,8 @@
  *      (v5.7), load the most loaded.  calculate_imbalance() fills spare
  *      capacity by utilisation only above the LLC (v5.10 16b0a7a1a0af).
  *  detach_tasks()  from the tail of cfs_tasks, while the source keeps more
- *      than one task (an idle destination only), until the imbalance is met; CONFIG_PREEMPTION stops a
- *      newidle balance after the first task (parameter "preemption");
+ *      than one task (an idle destination only), until the imbalance is
+ *      met; CONFIG_PREEMPTION stops a newidle balance after the first task (parameter "preemption");
  *      migrate_load skips a task whose load exceeds what the imbalance
  *      allows (load_too_big(): v4.15, v5.5 and v5.10 rules).
  *  can_migrate_task()  skips tasks whose cpus_ptr excludes this CPU

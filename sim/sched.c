@@ -1047,7 +1047,7 @@ static void balance_tune(struct sim *s, int c, int l, enum ir_lb_idle idle, bool
 
 	if (!s->sp->balance_feedback || l < 0 || l >= r->nr_levels)
 		return;
-	if (failed && !moved) {
+	if (failed) {
 		if (idle != IR_CPU_NEWLY_IDLE && r->nr_balance_failed[l] < UINT16_MAX)
 			r->nr_balance_failed[l]++;
 	} else {
@@ -1339,10 +1339,13 @@ static void newidle_next(struct sim *s, int c)
  * sd->cache_nice_tries + 1.  Returns whether a task moved. */
 static bool active_balance(struct sim *s, int c, int l, int src)
 {
-	struct srq *b = &s->rq[src];
+	struct srq *b;
 	int32_t ti = -1;
 
-	if (src < 0 || src >= s->n || src == c || b->curr < 0 || s->w->task[b->curr].pinned)
+	if (src < 0 || src >= s->n || src == c)
+		return false;
+	b = &s->rq[src];
+	if (b->curr < 0 || s->w->task[b->curr].pinned)
 		return false;
 	for (uint32_t i = 0; i < b->nr_queued; i++) {
 		int32_t q = b->q[i];
@@ -1985,11 +1988,13 @@ static void periodic(struct sim *s, int c)
 		bool cont = true;
 
 		if (s->now >= r->last_balance[l] + balance_interval(s, c, l, busy)) {
-			cont = !s->sp->should_we_balance || should_we_balance(s, c, l);
-			if (!cont)	/* out_balanced */
-				balance_tune(s, c, l, busy ? IR_CPU_NOT_IDLE : IR_CPU_IDLE, false, false, false);
-			if (cont) {
-				unsigned moved = periodic_balance(s, c, l, busy ? IR_CPU_NOT_IDLE : IR_CPU_IDLE);
+			enum ir_lb_idle idle = busy ? IR_CPU_NOT_IDLE : IR_CPU_IDLE;
+
+			cont = should_we_balance(s, c, l);
+			if (!cont) {
+				balance_tune(s, c, l, idle, false, false, false);	/* out_balanced */
+			} else {
+				unsigned moved = periodic_balance(s, c, l, idle);
 
 				update_idle_cpu_scan(s, c, l);
 				if (l == r->nr_levels - 1)
@@ -2055,7 +2060,6 @@ void ir_sim_params_default(struct ir_sim_params *p, int nr_cpus)
 	p->sync_wakeups = true;
 	p->newidle_lock_drop = true;
 	p->balance_jiffies = true;
-	p->should_we_balance = true;
 	p->balance_feedback = true;
 }
 

@@ -359,8 +359,6 @@ struct ir_sim_params {
 	bool balance_feedback;		/* default true (every release): load_balance() keeps
 					 * sd->balance_interval (min .. max_interval) and
 					 * sd->nr_balance_failed (task_hot()'s cache_nice_tries) */
-	bool should_we_balance;		/* default true (every release): one CPU per group runs
-					 * a periodic balance (should_we_balance()) */
 	bool swb_idle_core;		/* v6.6+ (b1bfeab9b002): should_we_balance() prefers
 					 * an idle CPU of an idle core */
 	bool balance_jiffies;		/* default true (every release): with tick_ns, balance

@@ -1811,6 +1811,55 @@ static void test_overload_rewrite(void **state)
 	}
 }
 
+/*
+ * Active balance (v6.1 load_balance(): need_active_balance()'s
+ * imbalanced_active_balance()).  One package of two cores of two threads;
+ * A runs on CPU 2 and B on CPU 3 (core {2,3}) for 100 ms and never block;
+ * core {0,1} is idle.  At MC, CPU 0 (should_we_balance(): the first idle
+ * CPU of its core) finds the other core busier (SD_PREFER_SIBLING: two
+ * tasks against none) and asks for one task, migrate_task; the busiest
+ * runqueue holds only its running task ("if (busiest->nr_running > 1)"
+ * fails), so nothing moves and sd->nr_balance_failed rises, balance after
+ * balance, until it passes cache_nice_tries + 2 (MC: 1 + 2): the stopper
+ * then pushes the running task to CPU 0.  Exactly one periodic migration
+ * (afterwards one task per core: balanced); none without the feedback
+ * (sd->nr_balance_failed stays 0), when both tasks share core {2,3} to
+ * the end.
+ */
+static void test_active_balance(void **state)
+{
+	const struct ir_op a[] = { { .kind = IR_OP_RUN, .ns = 100 * MS }, { .kind = IR_OP_EXIT } };
+	const struct ir_op *ops[] = { a, a };
+	const uint32_t nr[] = { 2, 2 };
+	const uint8_t start[] = { IR_START_RUNNABLE, IR_START_RUNNABLE };
+	const uint16_t cpu[] = { 2, 3 };
+	struct ir_workload *w = programs(4, 2, ops, nr, start, cpu);
+	struct ir_topology *t = NULL;
+	struct ir_domains *d;
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
+	struct ir_sim_result r;
+
+	(void)state;
+	assert_int_equal(ir_topology_from_arg("sockets=1,cores=2,threads=2", &t, NULL, 0), 0);
+	d = ir_domains_build(t, NULL, 0);
+	ir_topology_free(t);
+	assert_non_null(d);
+	assert_int_equal(ir_domains_level(d, 0, 1)->cache_nice_tries, 1);
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
+	for (int k = 0; k < 2; k++) {
+		ir_sim_params_default(&sp, 4);
+		sp.balance_feedback = k == 0;
+		assert_int_equal(ir_simulate(w, d, &pol, &sp, &r), 0);
+		assert_false(r.stalled);
+		assert_int_equal(r.mig_wakeup, 0);
+		assert_int_equal(r.mig_newidle, 0);
+		assert_int_equal(r.mig_periodic, k == 0 ? 1 : 0);
+	}
+	ir_domains_free(d);
+	ir_workload_free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1844,6 +1893,7 @@ int main(void)
 		cmocka_unit_test(test_idle_exit_first_wakee),
 		cmocka_unit_test(test_own_timer_cpu),
 		cmocka_unit_test(test_overload_rewrite),
+		cmocka_unit_test(test_active_balance),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
