@@ -612,6 +612,19 @@ static struct ir_workload *programs(int nr_cpus, int n, const struct ir_op *cons
 	return w;
 }
 
+/* The sched domains of a topology spec ("sockets=1,cores=2,threads=2") */
+static struct ir_domains *domains_of(const char *spec)
+{
+	struct ir_topology *t = NULL;
+	struct ir_domains *d;
+
+	assert_int_equal(ir_topology_from_arg(spec, &t, NULL, 0), 0);
+	d = ir_domains_build(t, NULL, 0);
+	ir_topology_free(t);
+	assert_non_null(d);
+	return d;
+}
+
 /*
  * A workload built op by op on two CPUs of one LLC: A (runnable on CPU 0)
  * runs wake_ms, wakes C, runs rest_ms and exits; B (runnable on CPU 1)
@@ -858,7 +871,6 @@ static void test_select_idle_smt(void **state)
 				  IR_START_BLOCKED, IR_START_BLOCKED };
 	const uint16_t cpu[] = { 0, 1, 2, 3, 0, 0 };
 	struct ir_workload *w = programs(4, 6, ops, nr, start, cpu);
-	struct ir_topology *t = NULL;
 	struct ir_domains *d;
 	const struct ir_sched_domain *smt, *llc;
 	struct ir_policy_params pol;
@@ -866,12 +878,9 @@ static void test_select_idle_smt(void **state)
 	struct ir_sim_result r;
 
 	(void)state;
-	assert_int_equal(ir_topology_from_arg("sockets=1,cores=2,threads=2", &t, NULL, 0), 0);
+	d = domains_of("sockets=1,cores=2,threads=2");
 	ir_policy_defaults(IR_POL_MAINLINE, &pol);
-	d = ir_domains_build(t, NULL, 0);
 	ir_sim_params_default(&sp, 4);
-	ir_topology_free(t);
-	assert_non_null(d);
 	smt = ir_domains_level(d, 0, 0);
 	llc = ir_domains_level(d, 0, ir_domains_nr_levels(d, 0) - 1);
 	assert_true(smt->flags & SD_SHARE_CPUCAPACITY);
@@ -1344,7 +1353,6 @@ static void test_newidle_lock_drop(void **state)
 				  IR_START_RUNNABLE, IR_START_BLOCKED };
 	const uint16_t cpu[] = { 0, 1, 2, 2, 3, 0 };
 	struct ir_workload *w = programs(4, 6, ops, nr, start, cpu);
-	struct ir_topology *t = NULL;
 	struct ir_domains *dom;
 	struct ir_policy_params pol;
 	struct ir_sim_params sp;
@@ -1355,10 +1363,7 @@ static void test_newidle_lock_drop(void **state)
 	(void)state;
 	w->task[3].start_ns = 100 * US;
 	w->task[5].pinned = true;
-	assert_int_equal(ir_topology_from_arg("sockets=2,cores=2,threads=1", &t, NULL, 0), 0);
-	dom = ir_domains_build(t, NULL, 0);
-	ir_topology_free(t);
-	assert_non_null(dom);
+	dom = domains_of("sockets=2,cores=2,threads=1");
 	assert_int_equal(ir_domains_nr_levels(dom, 0), 2);
 	assert_int_equal(ir_domains_level(dom, 0, 0)->span_weight, 2);
 	assert_int_equal(ir_domains_level(dom, 0, 1)->span_weight, 4);
@@ -1413,7 +1418,6 @@ static void test_newidle_walk_duration(void **state)
 				  IR_START_RUNNABLE };
 	const uint16_t cpu[] = { 0, 1, 2, 2, 3 };
 	struct ir_workload *w = programs(4, 5, ops, nr, start, cpu);
-	struct ir_topology *t = NULL;
 	struct ir_domains *dom;
 	struct ir_policy_params pol;
 	struct ir_sim_params sp;
@@ -1422,10 +1426,7 @@ static void test_newidle_walk_duration(void **state)
 
 	(void)state;
 	w->task[3].start_ns = 100 * US;
-	assert_int_equal(ir_topology_from_arg("sockets=2,cores=2,threads=1", &t, NULL, 0), 0);
-	dom = ir_domains_build(t, NULL, 0);
-	ir_topology_free(t);
-	assert_non_null(dom);
+	dom = domains_of("sockets=2,cores=2,threads=1");
 	ir_policy_defaults(IR_POL_MAINLINE, &pol);
 	assert_int_equal(pol.max_newidle_lb_cost[ir_domains_level(dom, 0, 0)->kind], 20 * US);
 	assert_int_equal(pol.max_newidle_lb_cost[ir_domains_level(dom, 0, 1)->kind], 50 * US);
@@ -1834,17 +1835,13 @@ static void test_active_balance(void **state)
 	const uint8_t start[] = { IR_START_RUNNABLE, IR_START_RUNNABLE };
 	const uint16_t cpu[] = { 2, 3 };
 	struct ir_workload *w = programs(4, 2, ops, nr, start, cpu);
-	struct ir_topology *t = NULL;
 	struct ir_domains *d;
 	struct ir_policy_params pol;
 	struct ir_sim_params sp;
 	struct ir_sim_result r;
 
 	(void)state;
-	assert_int_equal(ir_topology_from_arg("sockets=1,cores=2,threads=2", &t, NULL, 0), 0);
-	d = ir_domains_build(t, NULL, 0);
-	ir_topology_free(t);
-	assert_non_null(d);
+	d = domains_of("sockets=1,cores=2,threads=2");
 	assert_int_equal(ir_domains_level(d, 0, 1)->cache_nice_tries, 1);
 	ir_policy_defaults(IR_POL_MAINLINE, &pol);
 	for (int k = 0; k < 2; k++) {
