@@ -309,9 +309,17 @@ struct ir_cand {
  * pulled in this call are back on their source runqueue, at its tail.
  * Kept only for traces of at most IR_SNAP_MAX_CPUS CPUs (memory: one
  * snapshot per CPU's open point); above that ir_point.rq is NULL and the
- * models fall back to the per-ring candidates.
+ * models fall back to the per-ring candidates.  IR_SNAP_TASKS queued tasks
+ * per runqueue: detach_tasks() visits at most env->loop_max =
+ * min(sysctl_sched_nr_migrate, busiest->nr_running), and
+ * sysctl_sched_nr_migrate is 32 (v2.6.23 through v6.18; 8 only under
+ * PREEMPT_RT from v6.0, whose SCHED_NR_MIGRATE_BREAK is 32 otherwise, so
+ * the "take a breather" break never comes before loop_max).  32 holds every
+ * task one load_balance() can look at, and so the up to 16 an idle CPU's
+ * periodic balance moves at once from a queue of 33.  Memory: nr_cpus
+ * snapshots of about 1 KB per CPU (two with probes).
  */
-#define IR_SNAP_TASKS 8
+#define IR_SNAP_TASKS 32
 #define IR_SNAP_MAX_CPUS 256
 struct ir_snap_task {
 	int32_t pid;

@@ -1552,6 +1552,40 @@ static void test_balance_kinds(void **state)
 	ir_domains_free(t.d);
 }
 
+/* detach_tasks() looks at up to env->loop_max = min(sysctl_sched_nr_migrate
+ * = 32, busiest->nr_running) tasks in one pass (SCHED_NR_MIGRATE_BREAK is
+ * 32 too, v6.0+ !PREEMPT_RT): a periodic balance of an idle CPU moves as
+ * many as the imbalance asks, beyond any shorter window.  Two CPUs of one
+ * LLC; CPU 1 runs one task and queues 40 cold ones (nr_running 41), CPU 0
+ * is idle.  By hand from v6.1 calculate_imbalance(): local has spare, MC
+ * is SD_SHARE_PKG_RESOURCES (no migrate_util), busiest->group_weight 1:
+ * migrate_task, imbalance (41 - 0) >> 1 = 20, detached from the tail of
+ * cfs_tasks (pid 100 first).  With 81 tasks the imbalance is 40 but the
+ * pass stops at loop_max: "if (env->loop > env->loop_max ...) break" after
+ * 32 tasks, all movable: 32. */
+static void test_detach_window(void **state)
+{
+	struct lbt t;
+	struct ir_policy_params p;
+	struct ir_lb_env env;
+	struct ir_lb_result r;
+
+	(void)state;
+	ir_policy_defaults(IR_POL_PROPORTIONAL, &p);
+	lbt_init(&t, domains("sockets=1,cores=2,threads=1"), 2);
+	many(t.rq, 1, 41, 100);
+	ir_lb_env_init(&env, &p, t.d, &t.pt, IR_CPU_IDLE);
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.why, IR_LB_PULLED);
+	assert_int_equal(r.moved, 20);
+	assert_int_equal(r.from_cpu, 1);
+	assert_int_equal(r.pid, 100);
+	many(t.rq, 1, 81, 100);
+	ir_load_balance(&env, &r);
+	assert_int_equal(r.moved, 32);
+	ir_domains_free(t.d);
+}
+
 /* should_we_balance() (v6.1; v6.6+ b1bfeab9b002), by hand from the kernel
  * code: two packages of two cores of two threads, no NUMA nodes: SMT
  * {0,1} .., MC {0-3} {4-7}, a top level over all 8.  At the top level
@@ -1631,6 +1665,7 @@ int main(void)
 		cmocka_unit_test(test_all_pinned_redo),
 		cmocka_unit_test(test_balance_kinds),
 		cmocka_unit_test(test_should_we_balance),
+		cmocka_unit_test(test_detach_window),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -185,10 +185,11 @@ static void test_snapshot_pulled_back(void **state)
  * enqueue there not: the kernel called newidle) is not in CPU 0's entry.  CPU 5 runs V with C queued; before
  * level 0 an RT task, ksoftirqd/5 (pinned) and U wake onto it: every level
  * has them queued (nr_running 5), the CFS ones tail first: C, ksoftirqd, U
- * (the RT task is no CFS task: not in the list).  CPU 6 runs a task with 7
- * CFS tasks queued and an 8th wakes at exactly level 0's time: every level
- * has it, at task[7].  CPU 7 has 8 queued and a 9th wakes at e + 8 us:
- * nr_running 10, the list still the 8 oldest.  Where the call lasts past
+ * (the RT task is no CFS task: not in the list).  CPU 6 runs a task with
+ * IR_SNAP_TASKS - 1 CFS tasks queued (600, 601, ...) and one more wakes at
+ * exactly level 0's time: every level has it, the last of the window.
+ * CPU 7 has IR_SNAP_TASKS queued (700, ...) and one more wakes at e + 8 us:
+ * nr_running IR_SNAP_TASKS + 2, the list still the IR_SNAP_TASKS oldest.  Where the call lasts past
  * e + 70 us, a task wakes onto CPU 1 at e + 70, the first record after
  * e + 30: a level read at e + 70 has it (the very ns included).
  * A's next block (at e + 2 ms, no probe) is a point of its own without the
@@ -222,10 +223,10 @@ static void walk(const char *spec, int nr_cpus, int nr_levels, int64_t exit_us, 
 	other(s, T0, 2, 0);			/* CPUs 2 and 4 seen idle */
 	other(s, T0, 4, 0);
 	wake(s, T0 + 1 * US, 5, 50, 51, 5);
-	for (int i = 0; i < 8; i++) {
-		if (i < 7)
-			wake(s, T0 + (2 + (uint64_t)i) * US, 6, 60, 61 + i, 6);
-		wake(s, T0 + (2 + (uint64_t)i) * US, 7, 70, 71 + i, 7);
+	for (int i = 0; i < IR_SNAP_TASKS; i++) {
+		if (i < IR_SNAP_TASKS - 1)
+			wake(s, T0 + (2 + (uint64_t)i) * US, 6, 60, 600 + i, 6);
+		wake(s, T0 + (2 + (uint64_t)i) * US, 7, 70, 700 + i, 7);
 	}
 	sw(s, T0 + H, 3, 30, S_SLEEP, 0);
 	sw(s, T0 + H, 0, 0, S_RUN, 13);		/* A */
@@ -241,8 +242,8 @@ static void walk(const char *spec, int nr_cpus, int nr_levels, int64_t exit_us, 
 	wakec(s, IR_EV_WAKEUP, e + 5 * US, 5, 50, 52, 50, 5, "rt");
 	wakec(s, IR_EV_WAKEUP, e + 6 * US, 5, 50, 53, 120, 5, "ksoftirqd/5");
 	wake(s, e + 7 * US, 5, 50, 54, 5);
-	wake(s, e + 8 * US, 7, 70, 79, 7);
-	wake(s, e + 10 * US, 6, 60, 68, 6);
+	wake(s, e + 8 * US, 7, 70, 700 + IR_SNAP_TASKS, 7);
+	wake(s, e + 10 * US, 6, 60, 600 + IR_SNAP_TASKS - 1, 6);
 	{
 		/* the same from a damaged record (common_pid 0, not its prev) */
 		struct ir_event d = { .ts = e + 12 * US, .cpu = 2, .common_pid = 0, .type = IR_EV_SWITCH,
@@ -290,15 +291,14 @@ static void walk(const char *spec, int nr_cpus, int nr_levels, int64_t exit_us, 
 		assert_true(k->lvl[l][5].task[1].pinned);
 		assert_int_equal(k->lvl[l][5].task[2].pid, 54);
 		assert_false(k->lvl[l][5].task[2].pinned);
-		assert_int_equal(k->lvl[l][6].nr_running, 9);
-		assert_int_equal(k->lvl[l][6].nr_tasks, 8);
-		for (int i = 0; i < 7; i++)
-			assert_int_equal(k->lvl[l][6].task[i].pid, 61 + i);
-		assert_int_equal(k->lvl[l][6].task[7].pid, 68);
-		assert_int_equal(k->lvl[l][7].nr_running, 10);
-		assert_int_equal(k->lvl[l][7].nr_tasks, 8);
-		for (int i = 0; i < 8; i++)
-			assert_int_equal(k->lvl[l][7].task[i].pid, 71 + i);
+		assert_int_equal(k->lvl[l][6].nr_running, IR_SNAP_TASKS + 1);
+		assert_int_equal(k->lvl[l][6].nr_tasks, IR_SNAP_TASKS);
+		for (int i = 0; i < IR_SNAP_TASKS; i++)
+			assert_int_equal(k->lvl[l][6].task[i].pid, 600 + i);
+		assert_int_equal(k->lvl[l][7].nr_running, IR_SNAP_TASKS + 2);
+		assert_int_equal(k->lvl[l][7].nr_tasks, IR_SNAP_TASKS);
+		for (int i = 0; i < IR_SNAP_TASKS; i++)
+			assert_int_equal(k->lvl[l][7].task[i].pid, 700 + i);
 		/* task 19 woken onto CPU 1 at e + 70 us, nothing between it and
 		 * e + 30: a level at e + 70 has it */
 		assert_int_equal(k->lvl[l][1].nr_running, want_us[l] >= 70 ? 1 : 0);
@@ -330,8 +330,8 @@ static void walk(const char *spec, int nr_cpus, int nr_levels, int64_t exit_us, 
 	assert_true(k->rq[3].curr_idle);
 	assert_int_equal(k->rq[5].nr_running, 2);
 	assert_int_equal(k->rq[5].nr_tasks, 1);
-	assert_int_equal(k->rq[6].nr_tasks, 7);
-	assert_int_equal(k->rq[7].nr_tasks, 8);
+	assert_int_equal(k->rq[6].nr_tasks, IR_SNAP_TASKS - 1);
+	assert_int_equal(k->rq[7].nr_tasks, IR_SNAP_TASKS);
 	assert_int_equal(k->rq[0].nr_running, 0);
 	assert_int_equal(k->rq[0].nr_tasks, 0);
 	assert_true(k->rq[0].curr_idle);
@@ -374,11 +374,12 @@ static void expect_task(const struct ir_rq_snap *q, int i, int32_t pid, uint64_t
 /* A CPU's queue as load_balance() walks it (detach_tasks() from the tail of
  * cfs_tasks, the longest queued first): CPU 0 runs X and has, in the order
  * they woke, ksoftirqd/0 (a per-CPU kthread: pinned), an RT task (prio 50:
- * counted in nr_running, not a CFS task) and nine CFS tasks 31..39.  The
- * snapshot keeps IR_SNAP_TASKS (8) CFS tasks tail first: ksoftirqd, 31 ..
- * 37, none ever run (exec_start 0), priority unknown (-1); nr_running 12.
- * The point is CPU 2's (A blocks), so CPU 0 is one of the others.  A second
- * point on CPU 2 after 31 .. 39 ran and left, with one task 40 woken:
+ * counted in nr_running, not a CFS task) and IR_SNAP_TASKS + 1 CFS tasks
+ * 1000, 1001, ....  The snapshot keeps IR_SNAP_TASKS CFS tasks tail first:
+ * ksoftirqd, 1000 .. 1000 + IR_SNAP_TASKS - 2, none ever run (exec_start 0),
+ * priority unknown (-1); nr_running 3 + IR_SNAP_TASKS + 1.  The point is
+ * CPU 2's (A blocks), so CPU 0 is one of the others.  A second point on
+ * CPU 2 after all of them ran and left, with one task 40 woken:
  * ksoftirqd, 40 (the buffer is reused: nothing of the first stays). */
 static void test_snapshot_queue(void **state)
 {
@@ -394,26 +395,26 @@ static void test_snapshot_queue(void **state)
 	sw(s, T0, 0, 0, S_RUN, 20);		/* X */
 	wakec(s, IR_EV_WAKEUP, T0 + 1 * US, 0, 20, 21, 120, 0, "ksoftirqd/0");
 	wakec(s, IR_EV_WAKEUP, T0 + 2 * US, 0, 20, 22, 50, 0, "rt");
-	for (int i = 0; i < 9; i++)
-		wake(s, T0 + (3 + (uint64_t)i) * US, 0, 20, 31 + i, 0);
+	for (int i = 0; i < IR_SNAP_TASKS + 1; i++)
+		wake(s, T0 + (3 + (uint64_t)i) * US, 0, 20, 1000 + i, 0);
 	sw(s, T0 + 100 * US, 2, 0, S_RUN, 13);
 	sw(s, b, 2, 13, S_SLEEP, 0);
 	sw(s, b + 100 * US, 2, 0, S_RUN, 14);	/* CPU 2's idle ends: the point is delivered */
 	assert_int_equal(w.n, 1);
-	assert_int_equal(w.s[0].rq[0].nr_running, 12);
+	assert_int_equal(w.s[0].rq[0].nr_running, 3 + IR_SNAP_TASKS + 1);
 	assert_false(w.s[0].rq[0].curr_idle);
 	assert_int_equal(w.s[0].rq[0].nr_tasks, IR_SNAP_TASKS);
 	expect_task(&w.s[0].rq[0], 0, 21, 0, true);
 	for (int i = 1; i < IR_SNAP_TASKS; i++)
-		expect_task(&w.s[0].rq[0], i, 30 + i, 0, false);
+		expect_task(&w.s[0].rq[0], i, 999 + i, 0, false);
 	assert_int_equal(w.s[0].rq[1].nr_tasks, 0);
-	/* 31 .. 39 each run 10 us on CPU 0 and block */
-	for (int i = 0; i < 9; i++) {
-		uint64_t t = b + 200 * US + (uint64_t)i * 10 * US;
+	/* 1000 .. 1000 + IR_SNAP_TASKS each run 2 us on CPU 0 and block */
+	for (int i = 0; i < IR_SNAP_TASKS + 1; i++) {
+		uint64_t t = b + 200 * US + (uint64_t)i * 2 * US;
 
-		sw(s, t, 0, i ? 30 + i : 20, i ? S_SLEEP : S_PRE, 31 + i);
+		sw(s, t, 0, i ? 999 + i : 20, i ? S_SLEEP : S_PRE, 1000 + i);
 	}
-	sw(s, b + 300 * US, 0, 39, S_SLEEP, 22);	/* the RT task; X, 21 still queued */
+	sw(s, b + 300 * US, 0, 1000 + IR_SNAP_TASKS, S_SLEEP, 22);	/* the RT task; X, 21 still queued */
 	wake(s, b + 310 * US, 0, 22, 40, 0);
 	sw(s, b + 400 * US, 2, 14, S_SLEEP, 0);
 	sw(s, b + 500 * US, 2, 0, S_RUN, 15);
@@ -434,9 +435,10 @@ static void test_snapshot_queue(void **state)
  *    and so not idle_cpu(), Y its only task (and Y's own block later is an
  *    IDLE point on CPU 0 whose CPU 1 is idle and empty: the earlier pull is
  *    not put back);
- *  - the source running X with Y (oldest) and 41 .. 48 queued: Y back at
- *    the tail, then the seven oldest of the others (the snapshot's 8),
- *    nr_running 10. */
+ *  - the source running X with Y (oldest) and IR_SNAP_TASKS others
+ *    queued (1041, 1042, ...): Y back at the tail, then the
+ *    IR_SNAP_TASKS - 1 oldest of the others (the snapshot's window),
+ *    nr_running IR_SNAP_TASKS + 2. */
 static void test_snapshot_pulled_from_queue(void **state)
 {
 	struct ir_state_params prm;
@@ -474,8 +476,8 @@ static void test_snapshot_pulled_from_queue(void **state)
 	sw(s, T0, 0, 0, S_RUN, 100);
 	sw(s, T0, 1, 0, S_RUN, 200);		/* X */
 	wake(s, T0 + 1 * US, 1, 200, 201, 1);	/* Y, the oldest */
-	for (int i = 0; i < 8; i++)
-		wake(s, T0 + (2 + (uint64_t)i) * US, 1, 200, 41 + i, 1);
+	for (int i = 0; i < IR_SNAP_TASKS; i++)
+		wake(s, T0 + (2 + (uint64_t)i) * US, 1, 200, 1041 + i, 1);
 	mig(s, b, 0, 100, 201, 1, 0);
 	sw(s, b + 5 * US, 0, 100, S_SLEEP, 201);
 	ir_state_finish(s, b + 100 * US);
@@ -483,12 +485,12 @@ static void test_snapshot_pulled_from_queue(void **state)
 	ir_state_free(s);
 	assert_int_equal(w.n, 1);
 	assert_int_equal(w.s[0].pt.kind, IR_PT_PULLED);
-	assert_int_equal(w.s[0].rq[1].nr_running, 10);
+	assert_int_equal(w.s[0].rq[1].nr_running, IR_SNAP_TASKS + 2);
 	assert_false(w.s[0].rq[1].curr_idle);
 	assert_int_equal(w.s[0].rq[1].nr_tasks, IR_SNAP_TASKS);
 	expect_task(&w.s[0].rq[1], 0, 201, 0, false);
 	for (int i = 1; i < IR_SNAP_TASKS; i++)
-		expect_task(&w.s[0].rq[1], i, 40 + i, 0, false);
+		expect_task(&w.s[0].rq[1], i, 1040 + i, 0, false);
 }
 
 /* Another CPU inside its own probed newidle call (v6.1 __schedule():
