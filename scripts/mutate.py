@@ -190,6 +190,8 @@ NAMED = [
      "should_we_balance() without v6.6's idle-core rule"),
     ("sim/sched.c", "r->interval[l] *= 2;", "r->interval[l] *= 1;",
      "a balanced domain's sd->balance_interval no longer doubles"),
+    ("replay/replay.h", "#define IR_SNAP_TASKS 32", "#define IR_SNAP_TASKS 8",
+     "load_balance() sees 8 queued tasks a runqueue, not sysctl_sched_nr_migrate's 32"),
 ]
 
 
