@@ -1857,6 +1857,75 @@ static void test_active_balance(void **state)
 	ir_workload_free(w);
 }
 
+/*
+ * A periodic balance moves as many tasks as the imbalance asks, in one
+ * balance: detach_tasks() looks at up to loop_max = min(sysctl_sched_nr_migrate
+ * = 32, busiest->nr_running) of them.  Two CPUs of one LLC; 21 tasks start
+ * runnable on CPU 1 and each runs 100 ms, never blocking.  Placed as they
+ * start (select_task_rq_fair()): the first on CPU 1 (prev, idle), the second
+ * on idle CPU 0 (select_idle_sibling()), the other 19 on CPU 1 (no idle CPU
+ * left): 1 against 20.  The first balance that moves anything is CPU 0's
+ * once CPU 1's group is overloaded (CPU_NOT_IDLE: "if (busiest->group_type
+ * != group_overloaded) ... goto out_balanced" before): v6.1
+ * calculate_imbalance() with local having spare capacity, groups of one
+ * CPU: migrate_task, (20 - 1) >> 1 = 9, all at that one time, from CPU 1 to
+ * CPU 0 (the queued tasks ran well before; a window of 8 tasks moved 8).
+ * Counted from the capture: the migrations of the earliest periodic balance.
+ */
+static void test_balance_burst(void **state)
+{
+	enum { N = 21 };
+	const struct ir_op a[] = { { .kind = IR_OP_RUN, .ns = 100 * MS }, { .kind = IR_OP_EXIT } };
+	const struct ir_op *ops[N];
+	uint32_t nr[N];
+	uint8_t start[N];
+	uint16_t cpu[N];
+	struct ir_workload *w;
+	struct ir_domains *d;
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
+	struct ir_sim_result r;
+	uint64_t first = UINT64_MAX;
+	int burst = 0;
+
+	(void)state;
+	for (int i = 0; i < N; i++) {
+		ops[i] = a;
+		nr[i] = 2;
+		start[i] = IR_START_RUNNABLE;
+		cpu[i] = 1;
+	}
+	w = programs(2, N, ops, nr, start, cpu);
+	d = domains_of("sockets=1,cores=2,threads=1");
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
+	ir_sim_params_default(&sp, 2);
+	sp.capture = ir_capture_new(2, 100000);
+	assert_non_null(sp.capture);
+	assert_int_equal(ir_simulate(w, d, &pol, &sp, &r), 0);
+	assert_false(r.stalled);
+	for (uint64_t i = 0; i < sp.capture->n; i++) {
+		const struct ir_cap_rec *c = &sp.capture->rec[i];
+
+		if (c->kind == IR_CAP_MIGRATE && c->arg == IR_CAP_PERIODIC && c->ts < first)
+			first = c->ts;
+	}
+	assert_true(first != UINT64_MAX);
+	for (uint64_t i = 0; i < sp.capture->n; i++) {
+		const struct ir_cap_rec *c = &sp.capture->rec[i];
+
+		if (c->kind == IR_CAP_MIGRATE && c->arg == IR_CAP_PERIODIC && c->ts == first) {
+			assert_int_equal(c->from, 1);
+			assert_int_equal(c->cpu, 0);
+			burst++;
+		}
+	}
+	assert_int_equal(burst, 9);
+	assert_int_equal(r.mig_wakeup, 0);
+	ir_capture_free(sp.capture);
+	ir_domains_free(d);
+	ir_workload_free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1891,6 +1960,7 @@ int main(void)
 		cmocka_unit_test(test_own_timer_cpu),
 		cmocka_unit_test(test_overload_rewrite),
 		cmocka_unit_test(test_active_balance),
+		cmocka_unit_test(test_balance_burst),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
