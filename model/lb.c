@@ -641,7 +641,7 @@ static void detach(const struct ir_lb_env *env, const struct ir_sched_domain *sd
 			res->pid = p->pid;
 			res->from_cpu = src_cpu;
 		}
-		res->moved++;
+		res->moved_pid[res->moved++] = p->pid;	/* moved <= i < IR_SNAP_TASKS */
 		nr_running--;
 		if (env->preemption || imbalance <= 0)
 			break;	/* CONFIG_PREEMPTION: newidle stops after one */

@@ -1373,42 +1373,35 @@ static bool active_balance(struct sim *s, int c, int l, int src)
  * sched_balance_domains() v6.10+; CPU_IDLE or CPU_NOT_IDLE): model/'s
  * load_balance() on the simulated runqueues, c's own included.  The kernel
  * detaches up to the imbalance in one call (detach_tasks(), no
- * CONFIG_PREEMPTION stop outside newidle); here the first call says how
- * many (lb_gained), and each is the first task a fresh call would take, the
- * runqueues updated after every move.  Returns the tasks moved. */
+ * CONFIG_PREEMPTION stop outside newidle, up to loop_max tasks looked at),
+ * and so does this: every task the one call detached moves.  Returns the
+ * tasks moved. */
 static unsigned periodic_balance(struct sim *s, int c, int l, enum ir_lb_idle idle)
 {
 	struct ir_point pt;
 	struct ir_lb_env env;
 	struct ir_lb_result r;
 	unsigned moved = 0;
-	int want = 1;
 
-	for (int i = 0; i < want; i++) {
-		int32_t ti;
-		int from;
+	snapshot(s, c, &pt, true);
+	ir_lb_env_init(&env, s->pol, s->dom, &pt, idle);
+	ir_lb_env_level(&env, s->pol, l);
+	env.now = s->now;
+	ir_load_balance(&env, &r);
+	balance_tune(s, c, l, idle, r.moved > 0, r.failed, r.all_pinned > 0);
+	if (s->sp->balance_feedback && r.failed && !r.moved && r.migrate_task &&
+	    s->rq[c].nr_balance_failed[l] > s->rq[c].cache_nice_tries[l] + 2)
+		return active_balance(s, c, l, r.busiest_cpu) ? 1 : 0;
+	/* detach_tasks() took them all from one runqueue in one pass, then
+	 * attach_tasks() put them on c in that order */
+	for (int i = 0; i < r.moved && i < IR_SNAP_TASKS; i++) {
+		int32_t ti = r.moved_pid[i];
 
-		snapshot(s, c, &pt, true);
-		ir_lb_env_init(&env, s->pol, s->dom, &pt, idle);
-		ir_lb_env_level(&env, s->pol, l);
-		env.now = s->now;
-		ir_load_balance(&env, &r);
-		if (!i) {
-			balance_tune(s, c, l, idle, r.moved > 0, r.failed, r.all_pinned > 0);
-			if (s->sp->balance_feedback && r.failed && !r.moved && r.migrate_task &&
-			    s->rq[c].nr_balance_failed[l] > s->rq[c].cache_nice_tries[l] + 2)
-				return active_balance(s, c, l, r.busiest_cpu) ? 1 : 0;
-		}
-		if (!r.moved || r.pid < 0 || (uint32_t)r.pid >= s->w->nr_tasks)
+		if (ti < 0 || (uint32_t)ti >= s->w->nr_tasks || s->t[ti].state != S_QUEUED ||
+		    s->t[ti].cpu != r.from_cpu)
 			break;
-		ti = r.pid;
-		if (!i)
-			want = r.moved;
-		if (s->t[ti].state != S_QUEUED || s->t[ti].cpu != r.from_cpu)
-			break;
-		from = s->t[ti].cpu;
 		q_del(s, ti);
-		migrate(s, ti, from, c, &s->res->mig_periodic);
+		migrate(s, ti, r.from_cpu, c, &s->res->mig_periodic);
 		q_add(s, c, ti);
 		moved++;
 	}
