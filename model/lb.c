@@ -637,10 +637,8 @@ static void detach(const struct ir_lb_env *env, const struct ir_sched_domain *sd
 			imbalance--;
 			break;
 		}
-		if (!res->moved) {
-			res->pid = p->pid;
+		if (!res->moved)
 			res->from_cpu = src_cpu;
-		}
 		res->moved_pid[res->moved++] = p->pid;	/* moved <= i < IR_SNAP_TASKS */
 		nr_running--;
 		if (env->preemption || imbalance <= 0)
@@ -709,7 +707,6 @@ void ir_load_balance(const struct ir_lb_env *env, struct ir_lb_result *res)
 
 	memset(res, 0, sizeof(*res));
 	memset(&cpus, 0, sizeof(cpus));
-	res->pid = -1;
 	res->from_cpu = -1;
 	res->busiest_cpu = -1;
 	/* load_balance() "redo:" loop (v6.1; LBF_ALL_PINNED since v2.6) */

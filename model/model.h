@@ -275,9 +275,9 @@ struct ir_lb_env {
 struct ir_lb_result {
 	enum ir_lb_verdict why;
 	int moved;			/* tasks detached (schedstat lb_gained) */
-	int32_t pid, from_cpu;		/* the first of them */
-	int32_t moved_pid[IR_SNAP_TASKS];	/* all of them, in detach order (one
-					 * pass of detach_tasks(): at most loop_max) */
+	int32_t from_cpu;		/* their runqueue (find_busiest_queue()'s) */
+	int32_t moved_pid[IR_SNAP_TASKS];	/* the first `moved` are the tasks, in detach
+					 * order (one pass of detach_tasks(): at most loop_max) */
 	int hot_skipped;
 	int all_pinned;			/* runqueues dropped by LBF_ALL_PINNED before the verdict */
 	bool failed;			/* an imbalance found and nothing moved ("if (!ld_moved)":

@@ -109,9 +109,9 @@ void ir_outcome_lb(const struct ir_decision_ctx *ctx, const struct ir_policy_par
 			o->moved = r.moved;
 			o->level = lvl;
 			o->level_kind = d->kind[i];
-			o->pid = r.pid;
+			o->pid = r.moved_pid[0];
 			o->from_cpu = r.from_cpu;
-			o->idle_recovered_ns = gain_of(pt, r.pid, lvl);
+			o->idle_recovered_ns = gain_of(pt, r.moved_pid[0], lvl);
 			return;
 		}
 	}

@@ -845,13 +845,21 @@ static void update_avg(uint64_t *avg, uint64_t sample, bool shift)
 
 /* ------------------------------------------------------- newidle points */
 
+/* n runqueue snapshots, each up to its nr_tasks: the window of
+ * IR_SNAP_TASKS is mostly empty, and no reader looks past nr_tasks. */
+static void snaps_copy(struct ir_rq_snap *dst, const struct ir_rq_snap *src, int n)
+{
+	for (int o = 0; o < n; o++)
+		memcpy(&dst[o], &src[o], offsetof(struct ir_rq_snap, task) +
+		       (size_t)src[o].nr_tasks * sizeof(src[o].task[0]));
+}
+
 /* Each level's runqueues: the entry snapshot patched up to its time
  * (lookahead.h), in the scratch every policy reads during the callback. */
 static void la_levels(struct ir_state *s, struct open_point *op)
 {
 	struct ir_point *pt = &op->pt;
 	const struct ir_rq_snap *prev = pt->rq;
-	size_t sz = (size_t)s->nr_cpus * sizeof(*pt->rq);
 	int done = 0;
 
 	for (int l = 0; l < op->la->nr_levels && l < IR_MAX_LEVELS; l++) {
@@ -859,7 +867,7 @@ static void la_levels(struct ir_state *s, struct open_point *op)
 
 		pt->rq_level_ts[l] = op->la->level_ts[l];
 		if (done < op->la->n && op->la->rec[done].ts <= op->la->level_ts[l]) {
-			memcpy(out, prev, sz);
+			snaps_copy(out, prev, s->nr_cpus);
 			done = ir_la_apply(op->la, l, done, out, s->nr_cpus);
 			prev = out;
 		}
@@ -1332,7 +1340,7 @@ static void snapshot(struct ir_state *s, int c, struct open_point *op, bool at_p
 	if (op->la)
 		op->la->nr_levels = 0;
 	if (at_probe && op->probe_snap) {
-		memcpy(op->snap, op->probe_snap, (size_t)s->nr_cpus * sizeof(*op->snap));
+		snaps_copy(op->snap, op->probe_snap, s->nr_cpus);
 		op->pt.rq_ts = cp->probe_ts;
 		if (op->la) {
 			/* the call ended before its switch (now) or at its exit probe */

@@ -13,21 +13,10 @@
 #include <cmocka.h>
 
 #include "model/cpumask.h"
+#include "tests/unit/domains.h"
 
 #define US 1000ull
 #define NOW 100000000ull	/* 100 ms */
-
-static struct ir_domains *domains(const char *spec)
-{
-	struct ir_topology *t = NULL;
-	struct ir_domains *d;
-
-	assert_int_equal(ir_topology_from_arg(spec, &t, NULL, 0), 0);
-	d = ir_domains_build(t, NULL, 0);
-	ir_topology_free(t);
-	assert_non_null(d);
-	return d;
-}
 
 /* rq o with nr tasks: one running, nr - 1 queued, last run `ago` before NOW */
 static void busy(struct ir_rq_snap *rq, int o, int nr, uint64_t ago, float util)
@@ -129,7 +118,7 @@ static void test_sibling_only_at_smt(void **state)
 	struct ir_lb_result r;
 
 	(void)state;
-	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
+	lbt_init(&t, ut_domains("sockets=1,cores=2,threads=2"), 4);
 	busy(t.rq, 0, 0, 0, 1024);
 	busy(t.rq, 1, 3, 2 * 1000 * US, 1024);	/* sibling: 2 waiting, cold */
 	busy(t.rq, 2, 1, 0, 1024);
@@ -137,7 +126,7 @@ static void test_sibling_only_at_smt(void **state)
 	r = lb(t.d, &t.pt, 0, 500 * US, true);	/* SMT: groups are CPUs 0 and 1 */
 	assert_int_equal(r.moved, 1);
 	assert_int_equal(r.from_cpu, 1);
-	assert_int_equal(r.pid, 100);		/* the tail of cfs_tasks */
+	assert_int_equal(r.moved_pid[0], 100);		/* the tail of cfs_tasks */
 	/* MC: groups {0,1} (local: 3 tasks on 2 CPUs, util 2048 * 117 > 2048 *
 	 * 100: group_overloaded) and {2,3} (2 tasks on 2 CPUs: group_fully_busy).
 	 * The local group is never the busiest, and it is busier: balanced */
@@ -155,7 +144,7 @@ static void test_cache_hot(void **state)
 	struct ir_lb_result r;
 
 	(void)state;
-	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
+	lbt_init(&t, ut_domains("sockets=1,cores=2,threads=2"), 4);
 	busy(t.rq, 0, 0, 0, 0);
 	busy(t.rq, 1, 0, 0, 0);
 	busy(t.rq, 2, 4, 100 * US, 400);		/* 3 waiting, ran 100 us ago */
@@ -198,7 +187,7 @@ static void test_numa_allowance(void **state)
 	int numa;
 
 	(void)state;
-	lbt_init(&t, domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
+	lbt_init(&t, ut_domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
 	numa = ir_domains_nr_levels(t.d, 0) - 1;
 	assert_int_equal(ir_domains_level(t.d, 0, numa)->kind, IR_LVL_NUMA);
 	busy(t.rq, 4, 2, 10 * 1000 * US, 300);
@@ -224,7 +213,7 @@ static void test_llc_spread(void **state)
 	struct ir_lb_result r;
 
 	(void)state;
-	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
+	lbt_init(&t, ut_domains("sockets=1,cores=2,threads=2"), 4);
 	busy(t.rq, 0, 0, 0, 0);
 	busy(t.rq, 1, 1, 0, 1024);
 	busy(t.rq, 2, 3, 10 * 1000 * US, 1024);	/* 2 waiting, cold, util 100 each */
@@ -261,7 +250,7 @@ static void test_busiest_queue_util(void **state)
 	int numa;
 
 	(void)state;
-	lbt_init(&t, domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
+	lbt_init(&t, ut_domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
 	numa = ir_domains_nr_levels(t.d, 0) - 1;
 	busy(t.rq, 4, 3, 10 * 1000 * US, 1000);	/* the longest queue */
 	busy(t.rq, 5, 2, 10 * 1000 * US, 1010);	/* the busiest of those with 2+ */
@@ -272,7 +261,7 @@ static void test_busiest_queue_util(void **state)
 	r = lb(t.d, &t.pt, numa, 500 * US, true);
 	assert_int_equal(r.moved, 1);
 	assert_int_equal(r.from_cpu, 5);
-	assert_int_equal(r.pid, 500);
+	assert_int_equal(r.moved_pid[0], 500);
 	/* Node 1 fully busy, not overloaded: 4 tasks on 4 CPUs (CPUs 6 and 7
 	 * just went idle, util still 1024), 4096 * 100 < 3972 * 117.
 	 * calculate_imbalance() gives migrate_util only for a busiest group
@@ -287,7 +276,7 @@ static void test_busiest_queue_util(void **state)
 	r = lb(t.d, &t.pt, numa, 500 * US, true);
 	assert_int_equal(r.moved, 1);
 	assert_int_equal(r.from_cpu, 4);
-	assert_int_equal(r.pid, 400);
+	assert_int_equal(r.moved_pid[0], 400);
 	ir_domains_free(t.d);
 }
 
@@ -305,7 +294,7 @@ static void test_busiest_queue_util_zero(void **state)
 	int numa;
 
 	(void)state;
-	lbt_init(&t, domains("sockets=2,cores=8,nodes=2"), 16);
+	lbt_init(&t, ut_domains("sockets=2,cores=8,nodes=2"), 16);
 	numa = ir_domains_nr_levels(t.d, 0) - 1;
 	for (int o = 8; o < 15; o++)
 		busy(t.rq, o, 1, 0, 1024);
@@ -327,7 +316,7 @@ static void test_busiest_queue_util_zero(void **state)
  * nice-0 task's load. */
 static void test_migrate_load(void **state)
 {
-	struct ir_domains *d = domains("sockets=1,cores=2,threads=2");
+	struct ir_domains *d = ut_domains("sockets=1,cores=2,threads=2");
 	struct ir_rq_snap rq[4] = { 0 };
 	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 4 };
 	struct ir_lb_env env = {
@@ -364,12 +353,12 @@ static void test_pinned(void **state)
 	struct ir_lb_result r;
 
 	(void)state;
-	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
+	lbt_init(&t, ut_domains("sockets=1,cores=2,threads=2"), 4);
 	busy(t.rq, 1, 3, 2 * 1000 * US, 1024);
 	t.rq[1].task[0].pinned = true;
 	r = lb(t.d, &t.pt, 0, 500 * US, true);
 	assert_int_equal(r.moved, 1);
-	assert_int_equal(r.pid, 101);
+	assert_int_equal(r.moved_pid[0], 101);
 	t.rq[1].task[1].pinned = true;
 	r = lb(t.d, &t.pt, 0, 500 * US, true);
 	assert_int_equal(r.moved, 0);
@@ -382,7 +371,7 @@ static void test_pinned(void **state)
  * are cold (ran 10 ms ago) and weigh NICE_0_LOAD. */
 static struct ir_domains *three_cores(void)
 {
-	struct ir_domains *d = domains("sockets=1,cores=3,threads=2");
+	struct ir_domains *d = ut_domains("sockets=1,cores=3,threads=2");
 
 	assert_int_equal(ir_domains_level(d, 0, 1)->kind, IR_LVL_MC);
 	assert_int_equal(ir_domains_level(d, 0, 1)->span_weight, 6);
@@ -479,7 +468,7 @@ static void test_three_cores(void **state)
 		loads(t.rq, 6, c->nr, c->util);
 		r = expect_lb(&t, 1, c->rules, c->preemption, c->moved, c->from);
 		if (c->pid >= 0)
-			assert_int_equal(r.pid, c->pid);
+			assert_int_equal(r.moved_pid[0], c->pid);
 		if (c->why >= 0)
 			assert_int_equal(r.why, c->why);
 		ir_domains_free(t.d);
@@ -496,7 +485,7 @@ static void test_numa_v516(void **state)
 	int numa;
 
 	(void)state;
-	lbt_init(&t, domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
+	lbt_init(&t, ut_domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
 	numa = ir_domains_nr_levels(t.d, 0) - 1;
 	busy(t.rq, 4, 2, 10 * 1000 * US, 300);
 	/* (2 - 0) >> 1 = 1; busiest 2 tasks, not below 8 >> 2: pulled */
@@ -511,7 +500,7 @@ static void test_numa_v516(void **state)
  * idle, no busiest) then MC (20 us). */
 static void test_outcome_lb(void **state)
 {
-	struct ir_domains *d = domains("sockets=1,cores=2,threads=2");
+	struct ir_domains *d = ut_domains("sockets=1,cores=2,threads=2");
 	struct ir_rq_snap rq[4] = { 0 };
 	/* the point is handled a second after the snapshot: task_hot() is
 	 * measured at the snapshot (rq_ts), where the runqueues were */
@@ -600,7 +589,7 @@ static void test_outcome_lb(void **state)
  * lb_release is rel: tasks moved */
 static int moved_at_release(const struct ir_point *pt0, unsigned rel)
 {
-	struct ir_domains *d = domains("sockets=1,cores=2,threads=2");
+	struct ir_domains *d = ut_domains("sockets=1,cores=2,threads=2");
 	struct ir_point pt = *pt0;
 	struct ir_decision dec = { .nr_tried = 1, .tried = { 1 }, .kind = { IR_LVL_MC },
 				   .cost = { 20 * US }, .stop_level = -1 };
@@ -656,13 +645,13 @@ static void test_single_cpu_groups(void **state)
 	struct ir_lb_result r;
 
 	(void)state;
-	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
+	lbt_init(&t, ut_domains("sockets=1,cores=2,threads=2"), 4);
 	/* CPU 1: 2 tasks, util 300: 1024 * 100 > 300 * 110, spare.  No
 	 * prefer_sibling at the lowest level.  migrate_task, a group of one
 	 * CPU: 2 - 0, >> 1 = 1 */
 	busy(t.rq, 1, 2, 10 * 1000 * US, 300);
 	r = expect_lb(&t, 0, IR_LB_V519, true, 1, 1);
-	assert_int_equal(r.pid, 100);
+	assert_int_equal(r.moved_pid[0], 100);
 	busy(t.rq, 1, 1, 10 * 1000 * US, 300);
 	r = expect_lb(&t, 0, IR_LB_V519, true, 0, -1);
 	assert_int_equal(r.why, IR_LB_BALANCED);
@@ -675,8 +664,8 @@ static void test_single_cpu_groups(void **state)
  * most 2 while the local node's tasks + 1 are below imb_numa_nr. */
 static void test_numa_edges(void **state)
 {
-	struct ir_domains *d = domains("sockets=2,cores=7,threads=2,nodes=2");
-	struct ir_domains *d8 = domains("sockets=2,cores=2,threads=2,nodes=2");
+	struct ir_domains *d = ut_domains("sockets=2,cores=7,threads=2,nodes=2");
+	struct ir_domains *d8 = ut_domains("sockets=2,cores=2,threads=2,nodes=2");
 	struct ir_rq_snap rq[28] = { 0 };
 	struct ir_point pt = { .cpu = 0, .ts = NOW, .rq = rq, .nr_rq = 28 };
 	struct ir_lb_result r;
@@ -892,7 +881,7 @@ static void test_imb_numa_nr_domains(void **state)
 		assert_int_equal(ir_domains_level(d, c, 2)->imb_numa_nr, 2);
 	}
 	ir_domains_free(d);
-	d = domains("sockets=2,cores=2,threads=2,nodes=2");
+	d = ut_domains("sockets=2,cores=2,threads=2,nodes=2");
 	for (int c = 0; c < 8; c++) {
 		assert_int_equal(ir_domains_level(d, c, 2)->kind, IR_LVL_NUMA);
 		assert_int_equal(ir_domains_level(d, c, 2)->imb_numa_nr, 1);
@@ -935,7 +924,7 @@ static void test_asymmetric_levels(void **state)
 	assert_int_equal(ir_domains_nr_levels(c.d, 2), 1);
 	busy(c.rq, 2, 2, 10 * 1000 * US, 300);
 	r = expect_lb(&c, 1, IR_LB_V519, true, 1, 2);
-	assert_int_equal(r.pid, 200);
+	assert_int_equal(r.moved_pid[0], 200);
 	/* from CPU 2: CPU 1 with 2 tasks, CPU 0 idle */
 	idle_all(c.rq, 3);
 	busy(c.rq, 1, 2, 10 * 1000 * US, 300);
@@ -997,7 +986,7 @@ static void test_overlap_group_inside(void **state)
 	busy(c.rq, 5, 2, 10 * 1000 * US, 1024);
 	c.pt.cpu = 1;
 	r = expect_lb(&c, 1, IR_LB_V519, true, 1, 5);
-	assert_int_equal(r.pid, 500);
+	assert_int_equal(r.moved_pid[0], 500);
 	ir_domains_free(c.d);
 }
 
@@ -1009,7 +998,7 @@ static void test_no_busiest(void **state)
 	struct ir_lb_result r;
 
 	(void)state;
-	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
+	lbt_init(&t, ut_domains("sockets=1,cores=2,threads=2"), 4);
 	busy(t.rq, 1, 3, 10 * 1000 * US, 1024);
 	r = lb(t.d, &t.pt, 1, 500 * US, true);
 	assert_int_equal(r.moved, 0);
@@ -1026,7 +1015,7 @@ static void test_busiest_queue_tie(void **state)
 	int numa;
 
 	(void)state;
-	lbt_init(&t, domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
+	lbt_init(&t, ut_domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
 	numa = ir_domains_nr_levels(t.d, 0) - 1;
 	loads(t.rq, 8, (const int[]){ 0, 0, 0, 0, 3, 2, 3, 1 }, (const float[]){ 0, 0, 0, 0, 1010, 1010, 1010, 1010 });
 	/* node 1: 9 tasks, util 4040 * 125 > 4096 * 100: overloaded;
@@ -1050,7 +1039,7 @@ static void test_numa_allowance_inclusive(void **state)
 	int numa;
 
 	(void)state;
-	lbt_init(&t, domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
+	lbt_init(&t, ut_domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
 	numa = ir_domains_nr_levels(t.d, 0) - 1;
 	busy(t.rq, 4, 2, 10 * 1000 * US, 300);
 	expect_lb(&t, numa, IR_LB_V519, true, 0, -1);
@@ -1078,7 +1067,7 @@ static void test_numa_imbalance_pct(void **state)
 	int numa;
 
 	(void)state;
-	lbt_init(&t, domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
+	lbt_init(&t, ut_domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
 	numa = ir_domains_nr_levels(t.d, 0) - 1;
 	assert_int_equal(ir_domains_level(t.d, 0, numa)->imbalance_pct, 125);
 	busy(t.rq, 0, 0, 0, 1024);
@@ -1137,7 +1126,7 @@ static void test_imbalance_pct_edges(void **state)
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		struct lbt t;
 
-		lbt_init(&t, domains(c[i].spec), 4);
+		lbt_init(&t, ut_domains(c[i].spec), 4);
 		for (unsigned extra = 0; extra <= 1; extra++) {
 			struct ir_lb_env env = {
 				.dom = t.d, .pt = &t.pt, .level = c[i].level, .rules = c[i].rules, .now = NOW,
@@ -1222,7 +1211,7 @@ static void test_runnable_overloaded(void **state)
 	struct ir_lb_result r;
 
 	(void)state;
-	lbt_init(&t, domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
+	lbt_init(&t, ut_domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
 	busy(t.rq, 0, 0, 0, 1000);
 	for (int o = 1; o < 4; o++)
 		busy(t.rq, o, 1, 10 * 1000 * US, 1000);
@@ -1277,7 +1266,7 @@ static void test_runnable_fully_busy(void **state)
 	struct ir_lb_result r;
 
 	(void)state;
-	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
+	lbt_init(&t, ut_domains("sockets=1,cores=2,threads=2"), 4);
 	busy(t.rq, 0, 0, 0, 900);
 	busy(t.rq, 1, 2, 10 * 1000 * US, 600);
 	busy(t.rq, 2, 3, 10 * 1000 * US, 300);
@@ -1323,7 +1312,7 @@ static void test_util_est(void **state)
 	struct ir_lb_result r;
 
 	(void)state;
-	lbt_init(&t, domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
+	lbt_init(&t, ut_domains("sockets=2,cores=2,threads=2,nodes=2"), 8);
 	busy(t.rq, 0, 0, 0, 950);
 	for (int o = 1; o < 4; o++)
 		busy(t.rq, o, 1, 10 * 1000 * US, 950);
@@ -1342,16 +1331,16 @@ static void test_util_est(void **state)
 	};
 	ir_load_balance(&env, &r);
 	assert_int_equal(r.moved, 1);
-	assert_int_equal(r.pid, 400);
+	assert_int_equal(r.moved_pid[0], 400);
 	t.rq[4].task[0].util_est = 400;
 	t.rq[4].task[1].util_est = 400;
 	t.rq[4].task[2].util_est = 250;
 	ir_load_balance(&env, &r);
 	assert_int_equal(r.moved, 1);
-	assert_int_equal(r.pid, 402);
+	assert_int_equal(r.moved_pid[0], 402);
 	env.util_est = false;
 	ir_load_balance(&env, &r);
-	assert_int_equal(r.pid, 400);
+	assert_int_equal(r.moved_pid[0], 400);
 	env.util_est = true;
 	t.rq[1].util_est = 1250;
 	ir_load_balance(&env, &r);
@@ -1400,7 +1389,7 @@ static void test_pelt_load(void **state)
 	static const float runnable[4] = { 200, 1500, 1400, 2400 };
 
 	(void)state;
-	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
+	lbt_init(&t, ut_domains("sockets=1,cores=2,threads=2"), 4);
 	busy(t.rq, 0, 0, 0, 1024);
 	busy(t.rq, 1, 3, 10 * 1000 * US, 1024);
 	busy(t.rq, 2, 4, 10 * 1000 * US, 1024);
@@ -1424,7 +1413,7 @@ static void test_pelt_load(void **state)
 	ir_load_balance(&env, &r);
 	assert_int_equal(r.moved, 1);
 	assert_int_equal(r.from_cpu, 3);
-	assert_int_equal(r.pid, 300);
+	assert_int_equal(r.moved_pid[0], 300);
 	env.pelt_load = false;	/* before v5.7: weights, CPU 2 */
 	ir_load_balance(&env, &r);
 	assert_int_equal(r.from_cpu, 2);
@@ -1460,7 +1449,7 @@ static void test_all_pinned_redo(void **state)
 	struct ir_lb_result r;
 
 	(void)state;
-	lbt_init(&t, domains("sockets=1,cores=2,threads=2"), 4);
+	lbt_init(&t, ut_domains("sockets=1,cores=2,threads=2"), 4);
 	env = (struct ir_lb_env){
 		.dom = t.d, .pt = &t.pt, .level = 1, .rules = IR_LB_V519, .now = NOW,
 		.sysctl_sched_migration_cost = 500 * US, .preemption = true,
@@ -1478,7 +1467,7 @@ static void test_all_pinned_redo(void **state)
 	assert_int_equal(r.why, IR_LB_PULLED);
 	assert_int_equal(r.moved, 1);
 	assert_int_equal(r.from_cpu, 3);
-	assert_int_equal(r.pid, 300);
+	assert_int_equal(r.moved_pid[0], 300);
 	assert_int_equal(r.all_pinned, 1);
 	/* the rule off: the pinned runqueue ends the balance */
 	env.all_pinned_redo = false;
@@ -1526,7 +1515,7 @@ static void test_balance_kinds(void **state)
 	(void)state;
 	ir_policy_defaults(IR_POL_PROPORTIONAL, &p);
 	assert_true(p.preemption && p.lb_release >= 519);
-	lbt_init(&t, domains("sockets=1,cores=2,threads=1"), 2);
+	lbt_init(&t, ut_domains("sockets=1,cores=2,threads=1"), 2);
 	busy(t.rq, 1, 5, 10 * 1000 * US, 100);
 	ir_lb_env_init(&env, &p, t.d, &t.pt, IR_CPU_NEWLY_IDLE);
 	assert_int_equal(env.now, NOW);
@@ -1572,14 +1561,14 @@ static void test_detach_window(void **state)
 
 	(void)state;
 	ir_policy_defaults(IR_POL_PROPORTIONAL, &p);
-	lbt_init(&t, domains("sockets=1,cores=2,threads=1"), 2);
+	lbt_init(&t, ut_domains("sockets=1,cores=2,threads=1"), 2);
 	many(t.rq, 1, 41, 100);
 	ir_lb_env_init(&env, &p, t.d, &t.pt, IR_CPU_IDLE);
 	ir_load_balance(&env, &r);
 	assert_int_equal(r.why, IR_LB_PULLED);
 	assert_int_equal(r.moved, 20);
 	assert_int_equal(r.from_cpu, 1);
-	assert_int_equal(r.pid, 100);
+	assert_int_equal(r.moved_pid[0], 100);
 	many(t.rq, 1, 81, 100);
 	ir_load_balance(&env, &r);
 	assert_int_equal(r.moved, 32);
@@ -1592,7 +1581,7 @@ static void test_detach_window(void **state)
  * CPU c's local group is its package (the MC span). */
 static void test_should_we_balance(void **state)
 {
-	struct ir_domains *d = domains("sockets=2,cores=2,threads=2");
+	struct ir_domains *d = ut_domains("sockets=2,cores=2,threads=2");
 	bool idle[8] = { false };
 
 	(void)state;

@@ -16,6 +16,7 @@
 
 #include "sim/capture.h"
 #include "sim/sim.h"
+#include "tests/unit/domains.h"
 
 #define US 1000ull
 #define MS 1000000ull
@@ -612,19 +613,6 @@ static struct ir_workload *programs(int nr_cpus, int n, const struct ir_op *cons
 	return w;
 }
 
-/* The sched domains of a topology spec ("sockets=1,cores=2,threads=2") */
-static struct ir_domains *domains_of(const char *spec)
-{
-	struct ir_topology *t = NULL;
-	struct ir_domains *d;
-
-	assert_int_equal(ir_topology_from_arg(spec, &t, NULL, 0), 0);
-	d = ir_domains_build(t, NULL, 0);
-	ir_topology_free(t);
-	assert_non_null(d);
-	return d;
-}
-
 /*
  * A workload built op by op on two CPUs of one LLC: A (runnable on CPU 0)
  * runs wake_ms, wakes C, runs rest_ms and exits; B (runnable on CPU 1)
@@ -878,7 +866,7 @@ static void test_select_idle_smt(void **state)
 	struct ir_sim_result r;
 
 	(void)state;
-	d = domains_of("sockets=1,cores=2,threads=2");
+	d = ut_domains("sockets=1,cores=2,threads=2");
 	ir_policy_defaults(IR_POL_MAINLINE, &pol);
 	ir_sim_params_default(&sp, 4);
 	smt = ir_domains_level(d, 0, 0);
@@ -1363,7 +1351,7 @@ static void test_newidle_lock_drop(void **state)
 	(void)state;
 	w->task[3].start_ns = 100 * US;
 	w->task[5].pinned = true;
-	dom = domains_of("sockets=2,cores=2,threads=1");
+	dom = ut_domains("sockets=2,cores=2,threads=1");
 	assert_int_equal(ir_domains_nr_levels(dom, 0), 2);
 	assert_int_equal(ir_domains_level(dom, 0, 0)->span_weight, 2);
 	assert_int_equal(ir_domains_level(dom, 0, 1)->span_weight, 4);
@@ -1426,7 +1414,7 @@ static void test_newidle_walk_duration(void **state)
 
 	(void)state;
 	w->task[3].start_ns = 100 * US;
-	dom = domains_of("sockets=2,cores=2,threads=1");
+	dom = ut_domains("sockets=2,cores=2,threads=1");
 	ir_policy_defaults(IR_POL_MAINLINE, &pol);
 	assert_int_equal(pol.max_newidle_lb_cost[ir_domains_level(dom, 0, 0)->kind], 20 * US);
 	assert_int_equal(pol.max_newidle_lb_cost[ir_domains_level(dom, 0, 1)->kind], 50 * US);
@@ -1841,7 +1829,7 @@ static void test_active_balance(void **state)
 	struct ir_sim_result r;
 
 	(void)state;
-	d = domains_of("sockets=1,cores=2,threads=2");
+	d = ut_domains("sockets=1,cores=2,threads=2");
 	assert_int_equal(ir_domains_level(d, 0, 1)->cache_nice_tries, 1);
 	ir_policy_defaults(IR_POL_MAINLINE, &pol);
 	for (int k = 0; k < 2; k++) {
@@ -1896,7 +1884,7 @@ static void test_balance_burst(void **state)
 		cpu[i] = 1;
 	}
 	w = programs(2, N, ops, nr, start, cpu);
-	d = domains_of("sockets=1,cores=2,threads=1");
+	d = ut_domains("sockets=1,cores=2,threads=1");
 	ir_policy_defaults(IR_POL_MAINLINE, &pol);
 	ir_sim_params_default(&sp, 2);
 	sp.capture = ir_capture_new(2, 100000);
