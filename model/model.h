@@ -223,7 +223,8 @@ struct ir_outcome {
 	bool pulled;
 	int level;			/* index of the level that pulled, -1 */
 	enum ir_level_kind level_kind;
-	int32_t pid, from_cpu;
+	int32_t pid, from_cpu;		/* pid: moved_pid[0] */
+	int32_t moved_pid[IR_SNAP_TASKS];	/* the first `moved` tasks, in detach order */
 	uint64_t idle_recovered_ns;
 	uint64_t idle_lost_ns;
 	int attempts;			/* load_balance() calls made */

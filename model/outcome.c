@@ -50,7 +50,7 @@ void ir_outcome(const struct ir_point *pt, const struct ir_decision *d, struct i
 			o->moved = 1;
 			o->level = lvl;
 			o->level_kind = d->kind[i];
-			o->pid = pt->ring[best].pid;
+			o->pid = o->moved_pid[0] = pt->ring[best].pid;
 			o->from_cpu = pt->ring[best].cpu;
 			o->idle_recovered_ns = pt->ring[best].gain_ns;
 			return;
@@ -107,6 +107,7 @@ void ir_outcome_lb(const struct ir_decision_ctx *ctx, const struct ir_policy_par
 			/* sched_balance_newidle(): "if (pulled_task ...) break" */
 			o->pulled = true;
 			o->moved = r.moved;
+			memcpy(o->moved_pid, r.moved_pid, (size_t)r.moved * sizeof(r.moved_pid[0]));
 			o->level = lvl;
 			o->level_kind = d->kind[i];
 			o->pid = r.moved_pid[0];

@@ -138,8 +138,6 @@ static const char *const not_modelled[] = {
 	"NOHZ idle balance as the kicked CPU runs it for every idle CPU (each idle CPU balances "
 	"itself at its idle interval); active balance for asym packing, misfit or reduced capacity",
 	"the per-CPU kthread waker case of select_idle_sibling()",
-	"a newidle balance without CONFIG_PREEMPTION's one-task stop (a policy's preemption=0): it moves "
-	"its first detached task only",
 	"the tick's phase (a trace does not record it: ticks fall on multiples of the jiffy)",
 	"cgroups, affinity other than per-CPU kthreads, NUMA balancing, exec balancing",
 };

@@ -192,6 +192,8 @@ NAMED = [
      "a balanced domain's sd->balance_interval no longer doubles"),
     ("replay/replay.h", "#define IR_SNAP_TASKS 32", "#define IR_SNAP_TASKS 8",
      "load_balance() sees 8 queued tasks a runqueue, not sysctl_sched_nr_migrate's 32"),
+    ("sim/sched.c", "if (o->moved > 1)", "if (o->moved > IR_SNAP_TASKS)",
+     "a newidle balance without CONFIG_PREEMPTION moves its first detached task only"),
 ]
 
 

@@ -1144,6 +1144,40 @@ static void snapshot(struct sim *s, int c, struct ir_point *pt, bool own)
 	}
 }
 
+/* attach_tasks(): the tasks detach_tasks() took from `from` in one pass
+ * (pid[first..n), in detach order) are enqueued on c in that order.  It
+ * stops at one no longer queued on `from`.  Returns the tasks moved. */
+static unsigned attach_tasks(struct sim *s, int c, int from, const int32_t *pid, int first, int n,
+			     uint64_t *counter)
+{
+	unsigned moved = 0;
+
+	for (int i = first; i < n && i < IR_SNAP_TASKS; i++) {
+		int32_t ti = pid[i];
+
+		if (ti < 0 || (uint32_t)ti >= s->w->nr_tasks || s->t[ti].state != S_QUEUED ||
+		    s->t[ti].cpu != from)
+			break;
+		q_del(s, ti);
+		migrate(s, ti, from, c, counter);
+		q_add(s, c, ti);
+		moved++;
+	}
+	return moved;
+}
+
+/* A newidle load_balance() that detached more than one task (no
+ * CONFIG_PREEMPTION: v6.1 detach_tasks() breaks after the first only
+ * "#ifdef CONFIG_PREEMPTION ... if (env->idle == CPU_NEWLY_IDLE)"):
+ * attach_tasks() enqueues the others on c now; the first is c's next curr,
+ * moved when it is picked (set_curr()). */
+static void newidle_attach_rest(struct sim *s, int c, const struct ir_outcome *o)
+{
+	if (o->moved > 1)
+		attach_tasks(s, c, o->from_cpu, o->moved_pid, 1, o->moved,
+			     s->sp->frozen ? NULL : &s->res->mig_newidle);
+}
+
 /* The end of a newidle walk: the policy learns its outcome, and the
  * figures and the capture take it.  broke: a task arrived on c during the
  * level in progress, so the walk stopped after it (the decision is cut
@@ -1220,6 +1254,7 @@ static int32_t newidle_level(struct sim *s, int c, struct ir_point *pt)
 		r->nb_o.pid = o1.pid;
 		r->nb_o.from_cpu = o1.from_cpu;
 		r->nb_active = false;
+		newidle_attach_rest(s, c, &o1);
 		newidle_end(s, c, &r->nb_ctx, d, &r->nb_o, r->nb_start, false);
 		return o1.pid;
 	}
@@ -1287,9 +1322,10 @@ static int32_t newidle(struct sim *s, int c)
 		if (d.tried[i] == r->nr_levels - 1 && (!o.pulled || o.level == d.tried[i]))
 			rewrite_overload(s);	/* the walk reached the top level */
 	if (o.pulled && o.pid >= 0 && (uint32_t)o.pid < s->w->nr_tasks &&
-	    s->t[o.pid].state == S_QUEUED && s->t[o.pid].cpu == o.from_cpu)
+	    s->t[o.pid].state == S_QUEUED && s->t[o.pid].cpu == o.from_cpu) {
 		pulled = o.pid;
-	else
+		newidle_attach_rest(s, c, &o);
+	} else
 		o.pulled = false;
 	s->res->newidle_attempts += (uint64_t)o.attempts;
 	s->res->balance_cpu_ns += o.cost_ns;
@@ -1381,7 +1417,6 @@ static unsigned periodic_balance(struct sim *s, int c, int l, enum ir_lb_idle id
 	struct ir_point pt;
 	struct ir_lb_env env;
 	struct ir_lb_result r;
-	unsigned moved = 0;
 
 	snapshot(s, c, &pt, true);
 	ir_lb_env_init(&env, s->pol, s->dom, &pt, idle);
@@ -1392,20 +1427,7 @@ static unsigned periodic_balance(struct sim *s, int c, int l, enum ir_lb_idle id
 	if (s->sp->balance_feedback && r.failed && !r.moved && r.migrate_task &&
 	    s->rq[c].nr_balance_failed[l] > s->rq[c].cache_nice_tries[l] + 2)
 		return active_balance(s, c, l, r.busiest_cpu) ? 1 : 0;
-	/* detach_tasks() took them all from one runqueue in one pass, then
-	 * attach_tasks() put them on c in that order */
-	for (int i = 0; i < r.moved && i < IR_SNAP_TASKS; i++) {
-		int32_t ti = r.moved_pid[i];
-
-		if (ti < 0 || (uint32_t)ti >= s->w->nr_tasks || s->t[ti].state != S_QUEUED ||
-		    s->t[ti].cpu != r.from_cpu)
-			break;
-		q_del(s, ti);
-		migrate(s, ti, r.from_cpu, c, &s->res->mig_periodic);
-		q_add(s, c, ti);
-		moved++;
-	}
-	return moved;
+	return attach_tasks(s, c, r.from_cpu, r.moved_pid, 0, r.moved, &s->res->mig_periodic);
 }
 
 static void frozen_pick(struct sim *s, int c);

@@ -1914,6 +1914,81 @@ static void test_balance_burst(void **state)
 	ir_workload_free(w);
 }
 
+/* Newidle without CONFIG_PREEMPTION (v6.1 detach_tasks(): the one-task stop
+ * is "#ifdef CONFIG_PREEMPTION ... if (env->idle == CPU_NEWLY_IDLE) break"):
+ * CPU 0's only task exits after 1 ms while CPU 1 holds 20.  Worked out by
+ * hand from calculate_imbalance() (local has spare, groups of one CPU,
+ * migrate_task): (20 - 0) >> 1 = 10 tasks move in that newidle balance, all
+ * at once; with the stop (preemption=1) one does. */
+static int newidle_burst(bool preemption, uint64_t *periodic_before)
+{
+	enum { N = 21 };
+	const struct ir_op a[] = { { .kind = IR_OP_RUN, .ns = 100 * MS }, { .kind = IR_OP_EXIT } };
+	const struct ir_op b[] = { { .kind = IR_OP_RUN, .ns = 1 * MS }, { .kind = IR_OP_EXIT } };
+	const struct ir_op *ops[N];
+	uint32_t nr[N];
+	uint8_t start[N];
+	uint16_t cpu[N];
+	struct ir_workload *w;
+	struct ir_domains *d;
+	struct ir_policy_params pol;
+	struct ir_sim_params sp;
+	struct ir_sim_result r;
+	uint64_t first = UINT64_MAX;
+	int burst = 0;
+
+	for (int i = 0; i < N; i++) {
+		ops[i] = i ? a : b;
+		nr[i] = 2;
+		start[i] = IR_START_RUNNABLE;
+		cpu[i] = i ? 1 : 0;
+	}
+	w = programs(2, N, ops, nr, start, cpu);
+	d = ut_domains("sockets=1,cores=2,threads=1");
+	ir_policy_defaults(IR_POL_MAINLINE, &pol);
+	pol.preemption = preemption;
+	ir_sim_params_default(&sp, 2);
+	sp.capture = ir_capture_new(2, 100000);
+	assert_non_null(sp.capture);
+	assert_int_equal(ir_simulate(w, d, &pol, &sp, &r), 0);
+	assert_false(r.stalled);
+	for (uint64_t i = 0; i < sp.capture->n; i++) {
+		const struct ir_cap_rec *c = &sp.capture->rec[i];
+
+		if (c->kind == IR_CAP_MIGRATE && c->arg == IR_CAP_NEWIDLE_PULL && c->ts < first)
+			first = c->ts;
+	}
+	assert_true(first != UINT64_MAX);
+	*periodic_before = 0;
+	for (uint64_t i = 0; i < sp.capture->n; i++) {
+		const struct ir_cap_rec *c = &sp.capture->rec[i];
+
+		if (c->kind == IR_CAP_MIGRATE && c->arg == IR_CAP_PERIODIC && c->ts <= first)
+			(*periodic_before)++;
+		if (c->kind == IR_CAP_MIGRATE && c->arg == IR_CAP_NEWIDLE_PULL && c->ts == first) {
+			assert_int_equal(c->from, 1);
+			assert_int_equal(c->cpu, 0);
+			burst++;
+		}
+	}
+	assert_int_equal(r.mig_wakeup, 0);
+	ir_capture_free(sp.capture);
+	ir_domains_free(d);
+	ir_workload_free(w);
+	return burst;
+}
+
+static void test_newidle_no_preemption(void **state)
+{
+	uint64_t periodic_before;
+
+	(void)state;
+	assert_int_equal(newidle_burst(false, &periodic_before), 10);
+	assert_int_equal(periodic_before, 0);
+	assert_int_equal(newidle_burst(true, &periodic_before), 1);
+	assert_int_equal(periodic_before, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1949,6 +2024,7 @@ int main(void)
 		cmocka_unit_test(test_overload_rewrite),
 		cmocka_unit_test(test_active_balance),
 		cmocka_unit_test(test_balance_burst),
+		cmocka_unit_test(test_newidle_no_preemption),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
