@@ -1845,82 +1845,12 @@ static void test_active_balance(void **state)
 	ir_workload_free(w);
 }
 
-/*
- * A periodic balance moves as many tasks as the imbalance asks, in one
- * balance: detach_tasks() looks at up to loop_max = min(sysctl_sched_nr_migrate
- * = 32, busiest->nr_running) of them.  Two CPUs of one LLC; 21 tasks start
- * runnable on CPU 1 and each runs 100 ms, never blocking.  Placed as they
- * start (select_task_rq_fair()): the first on CPU 1 (prev, idle), the second
- * on idle CPU 0 (select_idle_sibling()), the other 19 on CPU 1 (no idle CPU
- * left): 1 against 20.  The first balance that moves anything is CPU 0's
- * once CPU 1's group is overloaded (CPU_NOT_IDLE: "if (busiest->group_type
- * != group_overloaded) ... goto out_balanced" before): v6.1
- * calculate_imbalance() with local having spare capacity, groups of one
- * CPU: migrate_task, (20 - 1) >> 1 = 9, all at that one time, from CPU 1 to
- * CPU 0 (the queued tasks ran well before; a window of 8 tasks moved 8).
- * Counted from the capture: the migrations of the earliest periodic balance.
- */
-static void test_balance_burst(void **state)
-{
-	enum { N = 21 };
-	const struct ir_op a[] = { { .kind = IR_OP_RUN, .ns = 100 * MS }, { .kind = IR_OP_EXIT } };
-	const struct ir_op *ops[N];
-	uint32_t nr[N];
-	uint8_t start[N];
-	uint16_t cpu[N];
-	struct ir_workload *w;
-	struct ir_domains *d;
-	struct ir_policy_params pol;
-	struct ir_sim_params sp;
-	struct ir_sim_result r;
-	uint64_t first = UINT64_MAX;
-	int burst = 0;
-
-	(void)state;
-	for (int i = 0; i < N; i++) {
-		ops[i] = a;
-		nr[i] = 2;
-		start[i] = IR_START_RUNNABLE;
-		cpu[i] = 1;
-	}
-	w = programs(2, N, ops, nr, start, cpu);
-	d = ut_domains("sockets=1,cores=2,threads=1");
-	ir_policy_defaults(IR_POL_MAINLINE, &pol);
-	ir_sim_params_default(&sp, 2);
-	sp.capture = ir_capture_new(2, 100000);
-	assert_non_null(sp.capture);
-	assert_int_equal(ir_simulate(w, d, &pol, &sp, &r), 0);
-	assert_false(r.stalled);
-	for (uint64_t i = 0; i < sp.capture->n; i++) {
-		const struct ir_cap_rec *c = &sp.capture->rec[i];
-
-		if (c->kind == IR_CAP_MIGRATE && c->arg == IR_CAP_PERIODIC && c->ts < first)
-			first = c->ts;
-	}
-	assert_true(first != UINT64_MAX);
-	for (uint64_t i = 0; i < sp.capture->n; i++) {
-		const struct ir_cap_rec *c = &sp.capture->rec[i];
-
-		if (c->kind == IR_CAP_MIGRATE && c->arg == IR_CAP_PERIODIC && c->ts == first) {
-			assert_int_equal(c->from, 1);
-			assert_int_equal(c->cpu, 0);
-			burst++;
-		}
-	}
-	assert_int_equal(burst, 9);
-	assert_int_equal(r.mig_wakeup, 0);
-	ir_capture_free(sp.capture);
-	ir_domains_free(d);
-	ir_workload_free(w);
-}
-
-/* Newidle without CONFIG_PREEMPTION (v6.1 detach_tasks(): the one-task stop
- * is "#ifdef CONFIG_PREEMPTION ... if (env->idle == CPU_NEWLY_IDLE) break"):
- * CPU 0's only task exits after 1 ms while CPU 1 holds 20.  Worked out by
- * hand from calculate_imbalance() (local has spare, groups of one CPU,
- * migrate_task): (20 - 0) >> 1 = 10 tasks move in that newidle balance, all
- * at once; with the stop (preemption=1) one does. */
-static int newidle_burst(bool preemption, uint64_t *periodic_before)
+/* The first burst of `cause` migrations: 21 tasks of 100 ms start runnable
+ * on CPU 1 of two CPUs of one LLC (MC: groups of one CPU); with cpu0_task,
+ * one of them is a 1 ms task on CPU 0 instead.  Returns how many moved at
+ * the earliest time one of `cause` did, checking each went from CPU 1 to
+ * CPU 0; *before: the migrations of any other cause up to then. */
+static int first_burst(bool cpu0_task, bool preemption, uint8_t cause, uint64_t *before)
 {
 	enum { N = 21 };
 	const struct ir_op a[] = { { .kind = IR_OP_RUN, .ns = 100 * MS }, { .kind = IR_OP_EXIT } };
@@ -1938,10 +1868,12 @@ static int newidle_burst(bool preemption, uint64_t *periodic_before)
 	int burst = 0;
 
 	for (int i = 0; i < N; i++) {
-		ops[i] = i ? a : b;
+		bool on0 = cpu0_task && i == 0;
+
+		ops[i] = on0 ? b : a;
 		nr[i] = 2;
 		start[i] = IR_START_RUNNABLE;
-		cpu[i] = i ? 1 : 0;
+		cpu[i] = on0 ? 0 : 1;
 	}
 	w = programs(2, N, ops, nr, start, cpu);
 	d = ut_domains("sockets=1,cores=2,threads=1");
@@ -1952,41 +1884,73 @@ static int newidle_burst(bool preemption, uint64_t *periodic_before)
 	assert_non_null(sp.capture);
 	assert_int_equal(ir_simulate(w, d, &pol, &sp, &r), 0);
 	assert_false(r.stalled);
+	assert_int_equal(r.mig_wakeup, 0);
 	for (uint64_t i = 0; i < sp.capture->n; i++) {
 		const struct ir_cap_rec *c = &sp.capture->rec[i];
 
-		if (c->kind == IR_CAP_MIGRATE && c->arg == IR_CAP_NEWIDLE_PULL && c->ts < first)
+		if (c->kind == IR_CAP_MIGRATE && c->arg == cause && c->ts < first)
 			first = c->ts;
 	}
 	assert_true(first != UINT64_MAX);
-	*periodic_before = 0;
+	*before = 0;
 	for (uint64_t i = 0; i < sp.capture->n; i++) {
 		const struct ir_cap_rec *c = &sp.capture->rec[i];
 
-		if (c->kind == IR_CAP_MIGRATE && c->arg == IR_CAP_PERIODIC && c->ts <= first)
-			(*periodic_before)++;
-		if (c->kind == IR_CAP_MIGRATE && c->arg == IR_CAP_NEWIDLE_PULL && c->ts == first) {
+		if (c->kind != IR_CAP_MIGRATE || c->ts > first)
+			continue;
+		if (c->arg != cause) {
+			(*before)++;
+		} else if (c->ts == first) {
 			assert_int_equal(c->from, 1);
 			assert_int_equal(c->cpu, 0);
 			burst++;
 		}
 	}
-	assert_int_equal(r.mig_wakeup, 0);
 	ir_capture_free(sp.capture);
 	ir_domains_free(d);
 	ir_workload_free(w);
 	return burst;
 }
 
-static void test_newidle_no_preemption(void **state)
+/*
+ * A periodic balance moves as many tasks as the imbalance asks, in one
+ * balance: detach_tasks() looks at up to loop_max = min(sysctl_sched_nr_migrate
+ * = 32, busiest->nr_running) of them.  Two CPUs of one LLC; 21 tasks start
+ * runnable on CPU 1 and each runs 100 ms, never blocking.  Placed as they
+ * start (select_task_rq_fair()): the first on CPU 1 (prev, idle), the second
+ * on idle CPU 0 (select_idle_sibling()), the other 19 on CPU 1 (no idle CPU
+ * left): 1 against 20.  The first balance that moves anything is CPU 0's
+ * once CPU 1's group is overloaded (CPU_NOT_IDLE: "if (busiest->group_type
+ * != group_overloaded) ... goto out_balanced" before): v6.1
+ * calculate_imbalance() with local having spare capacity, groups of one
+ * CPU: migrate_task, (20 - 1) >> 1 = 9, all at that one time, from CPU 1 to
+ * CPU 0 (the queued tasks ran well before; a window of 8 tasks moved 8).
+ * Counted from the capture: the migrations of the earliest periodic balance.
+ */
+static void test_balance_burst(void **state)
 {
-	uint64_t periodic_before;
+	uint64_t before;
 
 	(void)state;
-	assert_int_equal(newidle_burst(false, &periodic_before), 10);
-	assert_int_equal(periodic_before, 0);
-	assert_int_equal(newidle_burst(true, &periodic_before), 1);
-	assert_int_equal(periodic_before, 0);
+	assert_int_equal(first_burst(false, true, IR_CAP_PERIODIC, &before), 9);
+}
+
+/* Newidle without CONFIG_PREEMPTION (v6.1 detach_tasks(): the one-task stop
+ * is "#ifdef CONFIG_PREEMPTION ... if (env->idle == CPU_NEWLY_IDLE) break"):
+ * CPU 0's only task exits after 1 ms while CPU 1 holds 20.  Worked out by
+ * hand from calculate_imbalance() (local has spare, groups of one CPU,
+ * migrate_task): (20 - 0) >> 1 = 10 tasks move in that newidle balance, all
+ * at once, and no periodic balance came first; with the stop
+ * (preemption=1) one does. */
+static void test_newidle_no_preemption(void **state)
+{
+	uint64_t before;
+
+	(void)state;
+	assert_int_equal(first_burst(true, false, IR_CAP_NEWIDLE_PULL, &before), 10);
+	assert_int_equal(before, 0);
+	assert_int_equal(first_burst(true, true, IR_CAP_NEWIDLE_PULL, &before), 1);
+	assert_int_equal(before, 0);
 }
 
 int main(void)
